@@ -1,0 +1,361 @@
+//! The Scenario: the single source of truth that the URL query, localStorage, JSON
+//! import/export and the CLI all read and write. `validate` lists every problem with its
+//! field, value and allowed range.
+
+use serde::{Deserialize, Serialize};
+
+use crate::cost::CostAssumptions;
+use crate::graph::ModelSpec;
+use crate::perf::PerfAssumptions;
+
+/// Numeric precision of training.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Precision {
+    /// Plain fp32 on CUDA cores (TF32 disabled).
+    Fp32,
+    /// fp32 storage, matmul/conv on TF32 tensor cores (`allow_tf32 = True`).
+    Tf32,
+    /// `torch.autocast(dtype=float16)` + GradScaler: fp32 weights, fp16 conv/linear.
+    AmpFp16,
+    /// `torch.autocast(dtype=bfloat16)`: fp32 weights, bf16 conv/linear.
+    AmpBf16,
+    /// The whole model cast to bf16 (`model.to(torch.bfloat16)`), optimizer states in bf16.
+    Bf16,
+}
+
+impl Precision {
+    pub const ALL: [Precision; 5] = [
+        Precision::Fp32,
+        Precision::Tf32,
+        Precision::AmpFp16,
+        Precision::AmpBf16,
+        Precision::Bf16,
+    ];
+
+    /// True for autocast modes, where fp32 parameters are the master weights and
+    /// conv/linear/matmul run on half-precision copies.
+    pub fn is_autocast(self) -> bool {
+        matches!(self, Precision::AmpFp16 | Precision::AmpBf16)
+    }
+
+    /// Bytes of one parameter (and of its gradient) as stored.
+    pub fn param_bytes(self) -> u64 {
+        match self {
+            Precision::Bf16 => 2,
+            _ => 4,
+        }
+    }
+
+    /// Bytes of one element of a conv/linear/matmul operand or result.
+    pub fn matmul_bytes(self) -> u64 {
+        match self {
+            Precision::Fp32 | Precision::Tf32 => 4,
+            _ => 2,
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Precision::Fp32 => "fp32",
+            Precision::Tf32 => "tf32",
+            Precision::AmpFp16 => "amp_fp16",
+            Precision::AmpBf16 => "amp_bf16",
+            Precision::Bf16 => "bf16",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Optimizer {
+    Sgd,
+    SgdMomentum,
+    Adam,
+    Adamw,
+}
+
+impl Optimizer {
+    pub const ALL: [Optimizer; 4] = [
+        Optimizer::Sgd,
+        Optimizer::SgdMomentum,
+        Optimizer::Adam,
+        Optimizer::Adamw,
+    ];
+
+    /// State tensors kept per parameter (momentum buffer; Adam's exp_avg and exp_avg_sq).
+    pub fn states_per_param(self) -> u64 {
+        match self {
+            Optimizer::Sgd => 0,
+            Optimizer::SgdMomentum => 1,
+            Optimizer::Adam | Optimizer::Adamw => 2,
+        }
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Optimizer::Sgd => "sgd",
+            Optimizer::SgdMomentum => "sgd_momentum",
+            Optimizer::Adam => "adam",
+            Optimizer::Adamw => "adamw",
+        }
+    }
+}
+
+/// How the cards talk to each other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Interconnect {
+    /// PCIe x16; peer-to-peer where the card allows it, else through host memory.
+    Pcie,
+    /// NVLink bridges joining pairs of cards; the ring still crosses PCIe between pairs.
+    NvlinkBridge,
+    /// SXM boards: every card on NVLink / NVSwitch.
+    Nvswitch,
+}
+
+impl Interconnect {
+    pub const ALL: [Interconnect; 3] = [
+        Interconnect::Pcie,
+        Interconnect::NvlinkBridge,
+        Interconnect::Nvswitch,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Interconnect::Pcie => "pcie",
+            Interconnect::NvlinkBridge => "nvlink_bridge",
+            Interconnect::Nvswitch => "nvswitch",
+        }
+    }
+}
+
+/// How several cards are used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParallelMode {
+    /// One run, DistributedDataParallel over all cards (fixed per-GPU batch).
+    Ddp,
+    /// N independent runs, one per card, no communication.
+    ParallelExperiments,
+}
+
+/// Vision-transformer foundation-model size presets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VitSize {
+    Small,
+    Base,
+    Large,
+    Huge,
+}
+
+/// Which model: a zoo preset with its options, or a custom layer list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ModelChoice {
+    Preset {
+        id: String,
+        /// Width multiplier or base channel count where the paper has one; None = paper default.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        width: Option<u32>,
+        /// Size for the ViT foundation model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        size: Option<VitSize>,
+    },
+    Custom {
+        spec: ModelSpec,
+    },
+}
+
+/// Memory-model constants that cannot be derived; each is documented where it is used
+/// (see `memory.rs`) and can be overridden here.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MemoryAssumptions {
+    /// Fraction of card memory kept free when computing the largest batch (0.2 = 20 %).
+    pub headroom: f64,
+    /// CUDA context + PyTorch/cuDNN/cuBLAS kernels and handles, bytes.
+    pub cuda_context_bytes: u64,
+    /// Caching-allocator fragmentation, as a fraction of the allocated peak.
+    pub fragmentation: f64,
+    /// Bytes of the card's memory that the driver keeps for itself (not usable by CUDA).
+    pub driver_reserved_bytes: u64,
+}
+
+impl Default for MemoryAssumptions {
+    fn default() -> Self {
+        MemoryAssumptions {
+            headroom: 0.20,
+            cuda_context_bytes: crate::memory::DEFAULT_CUDA_CONTEXT_BYTES,
+            fragmentation: crate::memory::DEFAULT_FRAGMENTATION,
+            driver_reserved_bytes: crate::memory::DEFAULT_DRIVER_RESERVED_BYTES,
+        }
+    }
+}
+
+/// What is trained, for how long: drives epoch time, sweeps and cost.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Workload {
+    pub mode: ParallelMode,
+    /// Fraction of the labeled pixels used for training (0..1].
+    pub train_fraction: f64,
+    pub epochs: u32,
+    /// Runs in a hyper-parameter sweep (K).
+    pub sweep_runs: u32,
+    /// Gradient-accumulation micro-steps per optimizer step.
+    pub grad_accum_steps: u32,
+}
+
+impl Default for Workload {
+    fn default() -> Self {
+        Workload {
+            mode: ParallelMode::Ddp,
+            train_fraction: 0.1,
+            epochs: 100,
+            sweep_runs: 8,
+            grad_accum_steps: 1,
+        }
+    }
+}
+
+/// Everything the estimator needs. Serialises to the JSON the CLI, the URL and storage use.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Scenario {
+    pub model: ModelChoice,
+    /// Dataset preset id; fills bands/classes defaults in the UI and sizes an epoch.
+    pub dataset: String,
+    /// Spectral bands B fed to the model (after PCA or band removal).
+    pub bands: u32,
+    /// Spatial patch side s (pixels); the patch is s x s.
+    pub patch: u32,
+    pub classes: u32,
+    pub batch_per_gpu: u32,
+    pub precision: Precision,
+    pub optimizer: Optimizer,
+    pub checkpointing: bool,
+    pub gpu: String,
+    pub cards: u32,
+    pub interconnect: Interconnect,
+    pub workload: Workload,
+    pub memory: MemoryAssumptions,
+    pub perf: PerfAssumptions,
+    pub cost: CostAssumptions,
+}
+
+impl Default for Scenario {
+    /// HybridSN on Indian Pines (PCA to 30 bands, 25x25 patches), batch 64, fp32 Adam,
+    /// one RTX A5500: the article's workload.
+    fn default() -> Self {
+        Scenario {
+            model: ModelChoice::Preset {
+                id: "hybridsn".into(),
+                width: None,
+                size: None,
+            },
+            dataset: "indian_pines".into(),
+            bands: 30,
+            patch: 25,
+            classes: 16,
+            batch_per_gpu: 64,
+            precision: Precision::Fp32,
+            optimizer: Optimizer::Adam,
+            checkpointing: false,
+            gpu: "rtx_a5500".into(),
+            cards: 1,
+            interconnect: Interconnect::Pcie,
+            workload: Workload::default(),
+            memory: MemoryAssumptions::default(),
+            perf: PerfAssumptions::default(),
+            cost: CostAssumptions::default(),
+        }
+    }
+}
+
+/// One problem with a Scenario: which field, what it holds, what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldError {
+    pub field: String,
+    pub value: String,
+    pub allowed: String,
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {} is not allowed (allowed: {})",
+            self.field, self.value, self.allowed
+        )
+    }
+}
+
+/// Collects field errors while validating.
+#[derive(Default)]
+pub struct Problems(pub Vec<FieldError>);
+
+impl Problems {
+    pub fn push(&mut self, field: &str, value: impl ToString, allowed: impl ToString) {
+        self.0.push(FieldError {
+            field: field.into(),
+            value: value.to_string(),
+            allowed: allowed.to_string(),
+        });
+    }
+
+    /// Records an error unless `lo <= value <= hi`.
+    pub fn range_u64(&mut self, field: &str, value: u64, lo: u64, hi: u64) {
+        if value < lo || value > hi {
+            self.push(field, value, format!("an integer from {lo} to {hi}"));
+        }
+    }
+
+    /// Records an error unless `value` is finite and `lo <= value <= hi`.
+    pub fn range_f64(&mut self, field: &str, value: f64, lo: f64, hi: f64) {
+        if !value.is_finite() || value < lo || value > hi {
+            self.push(field, value, format!("a number from {lo} to {hi}"));
+        }
+    }
+}
+
+/// Input-geometry limits: wide enough for whole-scene segmentation, small enough that
+/// every product stays exact in f64 and u64.
+pub const MAX_BANDS: u32 = 1024;
+pub const MAX_PATCH: u32 = 4096;
+pub const MAX_CLASSES: u32 = 10_000;
+pub const MAX_BATCH: u32 = 1 << 20;
+pub const MAX_CARDS: u32 = 8;
+
+impl Scenario {
+    /// Every problem with this scenario's plain fields (the model's own checks come from
+    /// building it). Empty means valid.
+    pub fn validate(&self) -> Vec<FieldError> {
+        let mut p = Problems::default();
+        p.range_u64("bands", self.bands.into(), 1, MAX_BANDS.into());
+        p.range_u64("patch", self.patch.into(), 1, MAX_PATCH.into());
+        p.range_u64("classes", self.classes.into(), 1, MAX_CLASSES.into());
+        p.range_u64("batch_per_gpu", self.batch_per_gpu.into(), 1, MAX_BATCH.into());
+        p.range_u64("cards", self.cards.into(), 1, MAX_CARDS.into());
+        if crate::gpu::gpu_by_id(&self.gpu).is_none() {
+            p.push("gpu", &self.gpu, crate::gpu::gpu_ids().join(", "));
+        }
+        if crate::dataset::dataset_by_id(&self.dataset).is_none() {
+            p.push("dataset", &self.dataset, crate::dataset::dataset_ids().join(", "));
+        }
+        let w = &self.workload;
+        p.range_f64("workload.train_fraction", w.train_fraction, 1e-6, 1.0);
+        p.range_u64("workload.epochs", w.epochs.into(), 1, 100_000);
+        p.range_u64("workload.sweep_runs", w.sweep_runs.into(), 1, 100_000);
+        p.range_u64("workload.grad_accum_steps", w.grad_accum_steps.into(), 1, 4096);
+        let m = &self.memory;
+        p.range_f64("memory.headroom", m.headroom, 0.0, 0.9);
+        p.range_u64("memory.cuda_context_bytes", m.cuda_context_bytes, 0, 1 << 36);
+        p.range_f64("memory.fragmentation", m.fragmentation, 0.0, 1.0);
+        p.range_u64("memory.driver_reserved_bytes", m.driver_reserved_bytes, 0, 1 << 36);
+        self.perf.validate(&mut p);
+        self.cost.validate(&mut p);
+        p.0
+    }
+}

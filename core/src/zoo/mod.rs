@@ -1,0 +1,1 @@
+//! Model zoo (stub, being written).
