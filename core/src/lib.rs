@@ -8,6 +8,7 @@ pub mod gpu;
 pub mod graph;
 pub mod memory;
 pub mod perf;
+pub mod report;
 pub mod scenario;
 pub mod zoo;
 

@@ -6,3 +6,5 @@ pub struct PerfAssumptions {}
 impl PerfAssumptions {
     pub fn validate(&self, _p: &mut crate::scenario::Problems) {}
 }
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PerfReport {}
