@@ -1,1 +1,228 @@
-//! Chart geometry (stub, being written).
+//! Chart geometry for the web app's SVG views: scales, tick positions and stacked-bar
+//! layout. Pure arithmetic, so it is tested natively and the components only draw.
+
+/// Maps a linear domain onto a pixel range (the range may run backwards, as SVG's y does).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinearScale {
+    pub domain: (f64, f64),
+    pub range: (f64, f64),
+}
+
+impl LinearScale {
+    pub fn new(domain: (f64, f64), range: (f64, f64)) -> Self {
+        LinearScale { domain, range }
+    }
+
+    pub fn map(&self, value: f64) -> f64 {
+        let (d0, d1) = self.domain;
+        let (r0, r1) = self.range;
+        if d1 == d0 {
+            return r0;
+        }
+        r0 + (value - d0) / (d1 - d0) * (r1 - r0)
+    }
+}
+
+/// Maps a positive domain onto a pixel range logarithmically. Values at or below zero are
+/// clamped to the domain's lower end rather than producing NaN.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LogScale {
+    pub domain: (f64, f64),
+    pub range: (f64, f64),
+}
+
+impl LogScale {
+    pub fn new(domain: (f64, f64), range: (f64, f64)) -> Self {
+        LogScale { domain, range }
+    }
+
+    pub fn map(&self, value: f64) -> f64 {
+        let lo = self.domain.0.max(f64::MIN_POSITIVE);
+        let hi = self.domain.1.max(lo);
+        let v = if value > 0.0 { value } else { lo };
+        LinearScale::new((lo.log10(), hi.log10()), self.range).map(v.log10())
+    }
+}
+
+/// Step of 1, 2 or 5 times a power of ten that splits `span` into about `target` parts.
+pub fn nice_step(span: f64, target: usize) -> f64 {
+    if !span.is_finite() || span <= 0.0 {
+        return 1.0;
+    }
+    let raw = span / target.max(1) as f64;
+    let power = 10f64.powf(raw.log10().floor());
+    let fraction = raw / power;
+    let nice = if fraction <= 1.0 {
+        1.0
+    } else if fraction <= 2.0 {
+        2.0
+    } else if fraction <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * power
+}
+
+/// Rounds a domain outwards to multiples of the nice step, so axes end on a tick.
+pub fn nice_domain(min: f64, max: f64, target: usize) -> (f64, f64) {
+    let (min, max) = if max > min {
+        (min, max)
+    } else {
+        (min, min + 1.0)
+    };
+    let step = nice_step(max - min, target);
+    ((min / step).floor() * step, (max / step).ceil() * step)
+}
+
+/// Tick values at multiples of the nice step inside `[min, max]`.
+pub fn linear_ticks(min: f64, max: f64, target: usize) -> Vec<f64> {
+    if !(min.is_finite() && max.is_finite()) || max < min {
+        return Vec::new();
+    }
+    let step = nice_step(max - min, target);
+    let first = (min / step).ceil() as i64;
+    let last = (max / step).floor() as i64;
+    // Multiplying the index (not accumulating) keeps ticks free of rounding drift.
+    (first..=last).map(|i| i as f64 * step).collect()
+}
+
+/// Widens a positive domain outwards to whole decades: (3.2, 870) -> (1, 1000).
+pub fn decade_domain(min: f64, max: f64) -> (f64, f64) {
+    let lo = min.max(f64::MIN_POSITIVE).log10().floor();
+    let hi = max.max(min).max(f64::MIN_POSITIVE).log10().ceil();
+    let hi = if hi > lo { hi } else { lo + 1.0 };
+    (10f64.powf(lo), 10f64.powf(hi))
+}
+
+/// Powers of ten inside a positive domain (the labelled ticks of a log axis).
+pub fn decade_ticks(min: f64, max: f64) -> Vec<f64> {
+    if min <= 0.0 || max < min || !max.is_finite() {
+        return Vec::new();
+    }
+    // The small tolerance keeps 1000 in (1, 1000) despite log10 rounding.
+    let first = (min.log10() - 1e-9).ceil() as i32;
+    let last = (max.log10() + 1e-9).floor() as i32;
+    (first..=last).map(|e| 10f64.powi(e)).collect()
+}
+
+/// One segment of a stacked bar: where it starts and ends along the bar, in pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Segment {
+    pub start: f64,
+    pub end: f64,
+}
+
+impl Segment {
+    pub fn length(&self) -> f64 {
+        self.end - self.start
+    }
+}
+
+/// Lays out values end to end along a scale starting at zero. Negative or non-finite
+/// values take no room, so a bad figure cannot push the other segments backwards.
+pub fn stack(values: &[f64], scale: &LinearScale) -> Vec<Segment> {
+    let mut running = 0.0;
+    values
+        .iter()
+        .map(|&v| {
+            let start = scale.map(running);
+            if v.is_finite() && v > 0.0 {
+                running += v;
+            }
+            Segment {
+                start,
+                end: scale.map(running),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9 * a.abs().max(b.abs()).max(1.0)
+    }
+
+    #[test]
+    fn linear_scale_maps_ends_and_middle_even_reversed() {
+        let s = LinearScale::new((0.0, 10.0), (200.0, 0.0));
+        assert!(close(s.map(0.0), 200.0));
+        assert!(close(s.map(10.0), 0.0));
+        assert!(close(s.map(2.5), 150.0));
+        let flat = LinearScale::new((3.0, 3.0), (5.0, 9.0));
+        assert_eq!(flat.map(3.0), 5.0);
+    }
+
+    #[test]
+    fn log_scale_puts_decades_equally_apart() {
+        let s = LogScale::new((1.0, 1000.0), (0.0, 300.0));
+        assert!(close(s.map(1.0), 0.0));
+        assert!(close(s.map(10.0), 100.0));
+        assert!(close(s.map(100.0), 200.0));
+        assert!(close(s.map(1000.0), 300.0));
+        // Non-positive values clamp to the bottom instead of becoming NaN.
+        assert!(close(s.map(0.0), 0.0));
+        assert!(close(s.map(-5.0), 0.0));
+    }
+
+    #[test]
+    fn nice_steps_are_1_2_5_times_powers_of_ten() {
+        assert!(close(nice_step(10.0, 5), 2.0));
+        assert!(close(nice_step(24.0, 5), 5.0));
+        assert!(close(nice_step(1.0, 4), 0.5));
+        assert!(close(nice_step(7.0, 7), 1.0));
+        assert!(close(nice_step(0.0, 5), 1.0));
+        for span in [0.003, 0.7, 13.0, 999.0, 2.5e10] {
+            let step = nice_step(span, 5);
+            let mantissa = step / 10f64.powf(step.log10().floor());
+            assert!(
+                [1.0, 2.0, 5.0, 10.0].iter().any(|m| close(*m, mantissa)),
+                "{span} -> {step}"
+            );
+            let parts = span / step;
+            assert!((2.0..=10.0).contains(&parts), "{span} -> {parts} parts");
+        }
+    }
+
+    #[test]
+    fn linear_ticks_cover_the_domain_without_drift() {
+        let ticks = linear_ticks(0.0, 24.0, 5);
+        assert_eq!(ticks, vec![0.0, 5.0, 10.0, 15.0, 20.0]);
+        let fine = linear_ticks(0.0, 1.0, 10);
+        assert_eq!(fine.len(), 11);
+        assert_eq!(fine[3], 3.0 * 0.1);
+        assert!(linear_ticks(5.0, 1.0, 5).is_empty());
+        assert_eq!(nice_domain(0.3, 23.1, 5), (0.0, 25.0));
+    }
+
+    #[test]
+    fn decade_ticks_and_domain() {
+        assert_eq!(decade_domain(3.2, 870.0), (1.0, 1000.0));
+        assert_eq!(decade_ticks(1.0, 1000.0), vec![1.0, 10.0, 100.0, 1000.0]);
+        let small = decade_ticks(0.02, 3.0);
+        assert_eq!(small.len(), 2);
+        assert!(close(small[0], 0.1) && close(small[1], 1.0));
+        assert!(decade_ticks(0.0, 10.0).is_empty());
+        // A single value still gets a decade of room.
+        assert_eq!(decade_domain(10.0, 10.0), (10.0, 100.0));
+    }
+
+    #[test]
+    fn stacked_segments_abut_and_sum_to_the_total() {
+        let scale = LinearScale::new((0.0, 100.0), (0.0, 500.0));
+        let values = [10.0, 0.0, 30.0, -4.0, f64::NAN, 20.0];
+        let segs = stack(&values, &scale);
+        assert_eq!(segs.len(), values.len());
+        for pair in segs.windows(2) {
+            assert_eq!(pair[0].end, pair[1].start);
+        }
+        assert!(close(segs[0].length(), 50.0));
+        assert_eq!(segs[1].length(), 0.0);
+        assert_eq!(segs[3].length(), 0.0);
+        assert_eq!(segs[4].length(), 0.0);
+        assert!(close(segs.last().unwrap().end, 300.0));
+    }
+}

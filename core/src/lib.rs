@@ -4,6 +4,7 @@
 pub mod chart;
 pub mod cost;
 pub mod dataset;
+pub mod format;
 pub mod gpu;
 pub mod graph;
 pub mod memory;
