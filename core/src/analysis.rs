@@ -1,0 +1,1054 @@
+//! Shape inference and per-layer accounting: parameters, FLOPs, the bytes autograd keeps
+//! for backward, and the traffic primitives the roofline uses.
+//!
+//! The model of "what autograd keeps" follows PyTorch's derivatives.yaml, checked against
+//! saved-tensor hooks by `tools/validate_zoo.py` (fixture `core/tests/fixtures/pytorch_zoo.json`):
+//! - conv keeps its input and its weight; linear/matmul keep each operand the other
+//!   operand's gradient needs (the input only when the weight needs a gradient, the
+//!   weight only when the input does);
+//! - ReLU, tanh, sigmoid and softmax keep their output; LeakyReLU, GELU, SiLU and Mish
+//!   their input; dropout a 1-byte mask; max-pool its input and int64 indices; average
+//!   pools their input; batch/layer/group norm their input plus fp32 mean and inverse std;
+//! - views (flatten, reshape, permute, token selection) share their input's storage; a
+//!   reshape or matmul of a non-contiguous view makes a copy;
+//! - a storage kept by two ops counts once (de-duplication by tensor id);
+//! - under autocast (CUDA policy) conv/linear/matmul cast float inputs and weights to
+//!   16 bit and keep those copies; layer/group norm, softmax and the loss run in fp32;
+//! - the loss is cross-entropy: log_softmax keeps its fp32 output, nll_loss the int64
+//!   targets.
+//!
+//! FLOPs follow `torch.utils.flop_counter`: only conv, linear and matmul count
+//! (multiply-add = 2, bias ignored); backward counts the input gradient only where the
+//! input requires one, so a first layer fed by the data costs 1x its forward, others 2x.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::graph::{Activation, ModelSpec, Op};
+use crate::report::LayerReport;
+use crate::scenario::{FieldError, Precision};
+
+/// Largest per-sample element count of any tensor; keeps every product exact in u64/f64.
+pub const MAX_ELEMENTS_PER_SAMPLE: u64 = 1 << 40;
+
+const FP32: u64 = 4;
+const INT64: u64 = 8;
+const MASK: u64 = 1;
+
+/// Everything `analyze` finds for one batch size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    pub layers: Vec<LayerReport>,
+    pub params: u64,
+    /// Whole-batch FLOPs (flop_counter convention), including the loss's none.
+    pub fwd_flops: f64,
+    pub bwd_flops: f64,
+    /// Every storage autograd keeps for backward, de-duplicated, parameters excluded,
+    /// the loss's included: what saved-tensor hooks report.
+    pub saved_bytes: f64,
+    /// Bytes the loss keeps (log_softmax output, targets).
+    pub loss_saved_bytes: f64,
+    /// The input batch, when no layer keeps it (it is resident anyway).
+    pub unsaved_input_bytes: f64,
+    /// Largest temporary on top of the kept tensors (see `transient_bytes`).
+    pub transient_bytes: f64,
+    /// Per-sample output shape of the model.
+    pub output_shape: Vec<u64>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Storage {
+    per_sample: u64,
+    fixed: u64,
+}
+
+/// A tensor flowing between layers (per sample).
+#[derive(Clone, Debug)]
+struct Value {
+    shape: Vec<u64>,
+    dtype: u64,
+    storage: usize,
+    requires_grad: bool,
+    contiguous: bool,
+}
+
+impl Value {
+    fn elements(&self) -> u64 {
+        self.shape.iter().product()
+    }
+    fn bytes(&self) -> u64 {
+        self.elements() * self.dtype
+    }
+}
+
+struct Ctx {
+    batch: u64,
+    precision: Precision,
+    storages: Vec<Storage>,
+    saved: BTreeSet<usize>,
+}
+
+impl Ctx {
+    fn new_storage(&mut self, per_sample: u64, fixed: u64) -> usize {
+        self.storages.push(Storage { per_sample, fixed });
+        self.storages.len() - 1
+    }
+
+    fn storage_bytes(&self, id: usize) -> f64 {
+        let s = self.storages[id];
+        s.per_sample as f64 * self.batch as f64 + s.fixed as f64
+    }
+
+    /// A fresh activation tensor of `shape` and `dtype`.
+    fn fresh(&mut self, shape: Vec<u64>, dtype: u64, requires_grad: bool) -> Value {
+        let storage = self.new_storage(shape.iter().product::<u64>() * dtype, 0);
+        Value {
+            shape,
+            dtype,
+            storage,
+            requires_grad,
+            contiguous: true,
+        }
+    }
+
+    /// Keeps a storage for backward; returns the bytes newly kept.
+    fn keep(&mut self, id: usize) -> f64 {
+        if self.saved.insert(id) {
+            self.storage_bytes(id)
+        } else {
+            0.0
+        }
+    }
+
+    /// Keeps a per-sample or fixed-size side tensor (mask, indices, statistics).
+    fn keep_new(&mut self, per_sample: u64, fixed: u64) -> f64 {
+        let id = self.new_storage(per_sample, fixed);
+        self.keep(id)
+    }
+
+    /// The operand a matmul-class op actually uses: a contiguous copy of a strided view,
+    /// cast to 16 bit under autocast.
+    fn matmul_operand(&mut self, v: &Value) -> Value {
+        let dtype = self.compute_dtype(v.dtype);
+        if v.contiguous && dtype == v.dtype {
+            return v.clone();
+        }
+        self.fresh(v.shape.clone(), dtype, v.requires_grad)
+    }
+
+    /// Dtype conv/linear/matmul compute in.
+    fn compute_dtype(&self, dtype: u64) -> u64 {
+        if self.precision.is_autocast() {
+            2
+        } else {
+            dtype
+        }
+    }
+
+    /// The input as an op in autocast's fp32 list (norms, softmax, loss) sees it.
+    fn fp32_operand(&mut self, v: &Value) -> Value {
+        if self.precision.is_autocast() && v.dtype != FP32 {
+            self.fresh(v.shape.clone(), FP32, v.requires_grad)
+        } else {
+            v.clone()
+        }
+    }
+
+    /// A half-precision weight copy autocast keeps (`params` elements, batch-independent).
+    fn keep_weight_copy(&mut self, params: u64) -> f64 {
+        if self.precision.is_autocast() {
+            self.keep_new(0, params * 2)
+        } else {
+            0.0
+        }
+    }
+
+    fn param_dtype(&self) -> u64 {
+        self.precision.param_bytes()
+    }
+}
+
+/// What one layer contributes, per sample unless noted.
+#[derive(Default)]
+struct LayerAccount {
+    params: u64,
+    fwd_flops: f64,
+    bwd_flops: f64,
+    other_flops: f64,
+    saved_bytes: f64,
+    tensor_core: bool,
+    kernels_fwd: u32,
+    kernels_bwd: u32,
+    /// Temporaries beyond gradients (bytes, whole batch), e.g. attention scores.
+    scratch_bytes: f64,
+}
+
+fn err(
+    index: usize,
+    name: &str,
+    kind: &str,
+    value: impl ToString,
+    allowed: impl ToString,
+) -> FieldError {
+    FieldError {
+        field: format!("model.layers[{index}] ({kind} '{name}')"),
+        value: value.to_string(),
+        allowed: allowed.to_string(),
+    }
+}
+
+/// Expands a per-dimension list: empty = default, one entry = repeated.
+fn per_dim(list: &[u64], dims: usize, default: u64) -> Option<Vec<u64>> {
+    match list.len() {
+        0 => Some(vec![default; dims]),
+        1 => Some(vec![list[0]; dims]),
+        n if n == dims => Some(list.to_vec()),
+        _ => None,
+    }
+}
+
+fn checked_product(shape: &[u64]) -> Option<u64> {
+    shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
+}
+
+/// Runs shape inference and accounting for `spec` at `batch` samples per GPU.
+pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Analysis, FieldError> {
+    if spec.input.is_empty() || spec.input.contains(&0) {
+        return Err(FieldError {
+            field: "model.input".into(),
+            value: format!("{:?}", spec.input),
+            allowed: "a non-empty list of positive dimensions".into(),
+        });
+    }
+    if spec.layers.is_empty() {
+        return Err(FieldError {
+            field: "model.layers".into(),
+            value: "[]".into(),
+            allowed: "at least one layer".into(),
+        });
+    }
+    let input_elems = checked_product(&spec.input).filter(|&n| n <= MAX_ELEMENTS_PER_SAMPLE);
+    let Some(input_elems) = input_elems else {
+        return Err(FieldError {
+            field: "model.input".into(),
+            value: format!("{:?}", spec.input),
+            allowed: format!("at most {MAX_ELEMENTS_PER_SAMPLE} elements per sample"),
+        });
+    };
+    let mut ctx = Ctx {
+        batch,
+        precision,
+        storages: Vec::new(),
+        saved: BTreeSet::new(),
+    };
+    // The data arrive in fp32; a model cast to bf16 gets bf16 data.
+    let data_dtype = if precision == Precision::Bf16 {
+        2
+    } else {
+        FP32
+    };
+    let input = ctx.fresh(spec.input.clone(), data_dtype, false);
+    let input_storage = input.storage;
+    let mut values: HashMap<String, Value> = HashMap::new();
+    values.insert("input".into(), input.clone());
+    let mut previous = input;
+    let mut layers = Vec::with_capacity(spec.layers.len());
+    let mut max_scratch = 0.0f64;
+
+    for (index, layer) in spec.layers.iter().enumerate() {
+        let kind = layer.op.kind();
+        let name = layer
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{kind}{index}"));
+        let inputs: Vec<Value> = if layer.from.is_empty() {
+            vec![previous.clone()]
+        } else {
+            layer
+                .from
+                .iter()
+                .map(|f| {
+                    values.get(f).cloned().ok_or_else(|| {
+                        err(
+                            index,
+                            &name,
+                            kind,
+                            format!("from '{f}'"),
+                            "names of earlier layers or 'input'",
+                        )
+                    })
+                })
+                .collect::<Result<_, _>>()?
+        };
+        let (output, account) = apply(&mut ctx, &layer.op, &inputs)
+            .map_err(|(value, allowed)| err(index, &name, kind, value, allowed))?;
+        if output.shape.contains(&0)
+            || checked_product(&output.shape).is_none_or(|n| n > MAX_ELEMENTS_PER_SAMPLE)
+        {
+            return Err(err(
+                index,
+                &name,
+                kind,
+                format!("output shape {:?}", output.shape),
+                format!(
+                    "positive dimensions, at most {MAX_ELEMENTS_PER_SAMPLE} elements per sample"
+                ),
+            ));
+        }
+        let n = batch as f64;
+        let input_bytes: f64 = inputs.iter().map(|v| v.bytes() as f64 * n).sum();
+        // Gradients of the output and of the inputs coexist in backward.
+        let input_grads = if inputs.iter().any(|v| v.requires_grad) {
+            input_bytes
+        } else {
+            0.0
+        };
+        let grads = output.bytes() as f64 * n + input_grads;
+        max_scratch = max_scratch.max(grads + account.scratch_bytes);
+        let weight_dtype = ctx.compute_dtype(ctx.param_dtype());
+        layers.push(LayerReport {
+            name: name.clone(),
+            kind: kind.into(),
+            output_shape: output.shape.clone(),
+            params: account.params,
+            fwd_flops: account.fwd_flops * n,
+            bwd_flops: account.bwd_flops * n,
+            other_flops: account.other_flops * n,
+            input_bytes,
+            output_bytes: output.bytes() as f64 * n,
+            weight_bytes: (account.params * weight_dtype) as f64,
+            saved_bytes: account.saved_bytes,
+            tensor_core: account.tensor_core,
+            kernels_fwd: account.kernels_fwd,
+            kernels_bwd: account.kernels_bwd,
+        });
+        if values.insert(name.clone(), output.clone()).is_some() && layer.name.is_some() {
+            return Err(err(
+                index,
+                &name,
+                kind,
+                format!("name '{name}'"),
+                "a name not used by an earlier layer",
+            ));
+        }
+        previous = output;
+    }
+
+    // Cross-entropy: log_softmax (fp32 under autocast) keeps its output; nll_loss the targets.
+    let logits = ctx.fp32_operand(&previous);
+    let log_probs = ctx.fresh(logits.shape.clone(), logits.dtype, true);
+    let classes = previous.shape[0].max(1);
+    let targets_per_sample = previous.elements() / classes;
+    let loss_saved_bytes =
+        ctx.keep(log_probs.storage) + ctx.keep_new(targets_per_sample * INT64, 0);
+
+    let saved_bytes: f64 = ctx.saved.iter().map(|&id| ctx.storage_bytes(id)).sum();
+    let unsaved_input_bytes = if ctx.saved.contains(&input_storage) {
+        0.0
+    } else {
+        input_elems as f64 * data_dtype as f64 * batch as f64
+    };
+    Ok(Analysis {
+        params: layers.iter().map(|l| l.params).sum(),
+        fwd_flops: layers.iter().map(|l| l.fwd_flops).sum(),
+        bwd_flops: layers.iter().map(|l| l.bwd_flops).sum(),
+        layers,
+        saved_bytes,
+        loss_saved_bytes,
+        unsaved_input_bytes,
+        transient_bytes: max_scratch,
+        output_shape: previous.shape,
+    })
+}
+
+type OpResult = Result<(Value, LayerAccount), (String, String)>;
+
+fn bad(value: impl ToString, allowed: impl ToString) -> (String, String) {
+    (value.to_string(), allowed.to_string())
+}
+
+fn expect_inputs(inputs: &[Value], n: usize) -> Result<(), (String, String)> {
+    if inputs.len() == n {
+        Ok(())
+    } else {
+        Err(bad(
+            format!("{} inputs", inputs.len()),
+            format!("exactly {n} input(s) in 'from'"),
+        ))
+    }
+}
+
+/// Checks a channels-first input of `dims` spatial dimensions and returns (channels, spatial).
+fn spatial_input(v: &Value, dims: u8) -> Result<(u64, Vec<u64>), (String, String)> {
+    if !(1..=3).contains(&dims) {
+        return Err(bad(format!("dims {dims}"), "1, 2 or 3"));
+    }
+    if v.shape.len() != dims as usize + 1 {
+        return Err(bad(
+            format!("input shape {:?}", v.shape),
+            format!("[channels, {dims} spatial dimensions]"),
+        ));
+    }
+    Ok((v.shape[0], v.shape[1..].to_vec()))
+}
+
+/// Output length of a sliding window (PyTorch's formula, floor mode).
+fn window_out(len: u64, kernel: u64, stride: u64, padding: u64, dilation: u64) -> Option<u64> {
+    let span = dilation
+        .checked_mul(kernel.checked_sub(1)?)?
+        .checked_add(1)?;
+    let padded = len.checked_add(padding.checked_mul(2)?)?;
+    if stride == 0 || kernel == 0 || padded < span {
+        return None;
+    }
+    Some((padded - span) / stride + 1)
+}
+
+struct Window {
+    kernel: Vec<u64>,
+    stride: Vec<u64>,
+    padding: Vec<u64>,
+    dilation: Vec<u64>,
+}
+
+fn window(
+    dims: usize,
+    kernel: &[u64],
+    stride: &[u64],
+    padding: &[u64],
+    dilation: &[u64],
+    stride_default_kernel: bool,
+) -> Result<Window, (String, String)> {
+    let list = |l: &[u64], default: u64, what: &str| {
+        per_dim(l, dims, default).ok_or_else(|| {
+            bad(
+                format!("{what} {l:?}"),
+                format!("empty, one value, or {dims} values"),
+            )
+        })
+    };
+    let kernel = list(kernel, 1, "kernel")?;
+    if kernel.is_empty() || kernel.contains(&0) {
+        return Err(bad(format!("kernel {kernel:?}"), "positive sizes"));
+    }
+    let stride = if stride.is_empty() && stride_default_kernel {
+        kernel.clone()
+    } else {
+        list(stride, 1, "stride")?
+    };
+    Ok(Window {
+        stride,
+        padding: list(padding, 0, "padding")?,
+        dilation: list(dilation, 1, "dilation")?,
+        kernel,
+    })
+}
+
+fn window_output(spatial: &[u64], w: &Window) -> Result<Vec<u64>, (String, String)> {
+    spatial
+        .iter()
+        .enumerate()
+        .map(|(i, &len)| {
+            window_out(len, w.kernel[i], w.stride[i], w.padding[i], w.dilation[i]).ok_or_else(
+                || {
+                    bad(
+                        format!(
+                            "input size {len} with kernel {} (dilation {}, padding {})",
+                            w.kernel[i], w.dilation[i], w.padding[i]
+                        ),
+                        "an input at least as large as the dilated kernel, and stride >= 1",
+                    )
+                },
+            )
+        })
+        .collect()
+}
+
+/// Backward FLOPs of a matmul-class op: weight gradient always, input gradient only
+/// when the input requires one.
+fn backward_flops(fwd: f64, input_requires_grad: bool) -> f64 {
+    if input_requires_grad {
+        2.0 * fwd
+    } else {
+        fwd
+    }
+}
+
+fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
+    let first = inputs
+        .first()
+        .cloned()
+        .ok_or_else(|| bad("no input", "one input"))?;
+    match op {
+        Op::Conv {
+            dims,
+            out_channels,
+            kernel,
+            stride,
+            padding,
+            dilation,
+            groups,
+            bias,
+        } => {
+            expect_inputs(inputs, 1)?;
+            let (channels, spatial) = spatial_input(&first, *dims)?;
+            let groups = *groups;
+            if groups == 0
+                || channels % groups != 0
+                || out_channels % groups != 0
+                || *out_channels == 0
+            {
+                return Err(bad(
+                    format!("in {channels}, out {out_channels}, groups {groups}"),
+                    "positive channels divisible by groups",
+                ));
+            }
+            let w = window(*dims as usize, kernel, stride, padding, dilation, false)?;
+            let out_spatial = window_output(&spatial, &w)?;
+            let kernel_elems: u64 = w.kernel.iter().product();
+            let weight = out_channels * (channels / groups) * kernel_elems;
+            let params = weight + if *bias { *out_channels } else { 0 };
+            let out_positions: u64 = out_spatial.iter().product();
+            let fwd = 2.0 * out_positions as f64 * weight as f64;
+            let operand = ctx.matmul_operand(&first);
+            let saved = ctx.keep(operand.storage) + ctx.keep_weight_copy(weight);
+            let mut shape = vec![*out_channels];
+            shape.extend(out_spatial);
+            let output = ctx.fresh(shape, operand.dtype, true);
+            Ok((
+                output,
+                LayerAccount {
+                    params,
+                    fwd_flops: fwd,
+                    bwd_flops: backward_flops(fwd, first.requires_grad),
+                    other_flops: if *bias {
+                        (out_positions * out_channels) as f64
+                    } else {
+                        0.0
+                    },
+                    saved_bytes: saved,
+                    tensor_core: true,
+                    kernels_fwd: 1 + *bias as u32,
+                    kernels_bwd: 1 + first.requires_grad as u32 + *bias as u32,
+                    scratch_bytes: 0.0,
+                },
+            ))
+        }
+        Op::Linear { out_features, bias } => {
+            expect_inputs(inputs, 1)?;
+            let features = *first.shape.last().unwrap_or(&0);
+            if *out_features == 0 {
+                return Err(bad("out_features 0", "a positive number of features"));
+            }
+            let rows = first.elements() / features.max(1);
+            let weight = features * out_features;
+            let params = weight + if *bias { *out_features } else { 0 };
+            let fwd = 2.0 * rows as f64 * weight as f64;
+            let operand = ctx.matmul_operand(&first);
+            let mut saved = ctx.keep(operand.storage);
+            if first.requires_grad {
+                saved += ctx.keep_weight_copy(weight);
+            }
+            let mut shape = first.shape.clone();
+            *shape.last_mut().expect("non-empty shape") = *out_features;
+            let output = ctx.fresh(shape, operand.dtype, true);
+            Ok((
+                output,
+                LayerAccount {
+                    params,
+                    fwd_flops: fwd,
+                    bwd_flops: backward_flops(fwd, first.requires_grad),
+                    other_flops: 0.0,
+                    saved_bytes: saved,
+                    tensor_core: true,
+                    kernels_fwd: 1,
+                    kernels_bwd: 1 + first.requires_grad as u32 + *bias as u32,
+                    scratch_bytes: 0.0,
+                },
+            ))
+        }
+        Op::BatchNorm | Op::GroupNorm { .. } | Op::LayerNorm => normalization(ctx, op, &first),
+        Op::Act { kind } => {
+            expect_inputs(inputs, 1)?;
+            let softmax = *kind == Activation::Softmax;
+            let operand = if softmax {
+                ctx.fp32_operand(&first)
+            } else {
+                first.clone()
+            };
+            let output = ctx.fresh(first.shape.clone(), operand.dtype, first.requires_grad);
+            let keeps_output = matches!(
+                kind,
+                Activation::Relu | Activation::Tanh | Activation::Sigmoid | Activation::Softmax
+            );
+            let saved = if !first.requires_grad {
+                0.0
+            } else if keeps_output {
+                ctx.keep(output.storage)
+            } else {
+                ctx.keep(operand.storage)
+            };
+            let flops_per_element = match kind {
+                Activation::Relu | Activation::LeakyRelu => 1.0,
+                Activation::Sigmoid | Activation::Tanh | Activation::Silu => 4.0,
+                Activation::Gelu | Activation::Mish | Activation::Softmax => 8.0,
+            };
+            Ok((
+                output.clone(),
+                elementwise(&output, flops_per_element, saved, 1),
+            ))
+        }
+        Op::Dropout { p } => {
+            expect_inputs(inputs, 1)?;
+            if !(0.0..1.0).contains(p) {
+                return Err(bad(format!("p {p}"), "a probability in [0, 1)"));
+            }
+            if *p == 0.0 {
+                return Ok((first, LayerAccount::default()));
+            }
+            let output = ctx.fresh(first.shape.clone(), first.dtype, first.requires_grad);
+            let saved = if first.requires_grad {
+                ctx.keep_new(first.elements() * MASK, 0)
+            } else {
+                0.0
+            };
+            Ok((output.clone(), elementwise(&output, 2.0, saved, 1)))
+        }
+        Op::MaxPool {
+            dims,
+            kernel,
+            stride,
+            padding,
+        }
+        | Op::AvgPool {
+            dims,
+            kernel,
+            stride,
+            padding,
+        } => {
+            expect_inputs(inputs, 1)?;
+            let (channels, spatial) = spatial_input(&first, *dims)?;
+            let w = window(*dims as usize, kernel, stride, padding, &[], true)?;
+            if w.padding.iter().zip(&w.kernel).any(|(p, k)| 2 * p > *k) {
+                return Err(bad(
+                    format!("padding {:?} with kernel {:?}", w.padding, w.kernel),
+                    "padding at most half the kernel",
+                ));
+            }
+            let mut shape = vec![channels];
+            shape.extend(window_output(&spatial, &w)?);
+            let output = ctx.fresh(shape, first.dtype, first.requires_grad);
+            let mut saved = 0.0;
+            if first.requires_grad {
+                saved += ctx.keep(first.storage);
+                if matches!(op, Op::MaxPool { .. }) {
+                    saved += ctx.keep_new(output.elements() * INT64, 0);
+                }
+            }
+            let window_elems: u64 = w.kernel.iter().product();
+            Ok((
+                output.clone(),
+                elementwise(&output, window_elems as f64, saved, 1),
+            ))
+        }
+        Op::AdaptiveAvgPool {
+            dims,
+            output: target,
+        } => {
+            expect_inputs(inputs, 1)?;
+            let (channels, spatial) = spatial_input(&first, *dims)?;
+            let target = per_dim(target, *dims as usize, 1)
+                .filter(|t| !t.contains(&0))
+                .ok_or_else(|| {
+                    bad(
+                        format!("output {target:?}"),
+                        format!("one or {dims} positive sizes"),
+                    )
+                })?;
+            let mut shape = vec![channels];
+            shape.extend(target);
+            let output = ctx.fresh(shape, first.dtype, first.requires_grad);
+            let saved = if first.requires_grad {
+                ctx.keep(first.storage)
+            } else {
+                0.0
+            };
+            let per_output = spatial.iter().product::<u64>() as f64
+                / output.elements().max(1) as f64
+                * channels as f64;
+            Ok((output.clone(), elementwise(&output, per_output, saved, 1)))
+        }
+        Op::Upsample { dims, scale } => {
+            expect_inputs(inputs, 1)?;
+            let (channels, spatial) = spatial_input(&first, *dims)?;
+            if *scale == 0 {
+                return Err(bad("scale 0", "a positive integer factor"));
+            }
+            let mut shape = vec![channels];
+            shape.extend(spatial.iter().map(|s| s * scale));
+            let output = ctx.fresh(shape, first.dtype, first.requires_grad);
+            Ok((output.clone(), elementwise(&output, 0.0, 0.0, 1)))
+        }
+        Op::Flatten => {
+            expect_inputs(inputs, 1)?;
+            view(ctx, &first, vec![first.elements()])
+        }
+        Op::Reshape { shape } => {
+            expect_inputs(inputs, 1)?;
+            if checked_product(shape) != Some(first.elements()) {
+                return Err(bad(
+                    format!("shape {shape:?} from {:?}", first.shape),
+                    "a shape with the same number of elements",
+                ));
+            }
+            view(ctx, &first, shape.clone())
+        }
+        Op::Permute { order } => {
+            expect_inputs(inputs, 1)?;
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            if sorted != (0..first.shape.len()).collect::<Vec<_>>() {
+                return Err(bad(
+                    format!("order {order:?} for shape {:?}", first.shape),
+                    "a permutation of the per-sample dimensions",
+                ));
+            }
+            let mut output = first.clone();
+            output.shape = order.iter().map(|&i| first.shape[i]).collect();
+            let moves_data = order
+                .iter()
+                .zip(&first.shape)
+                .enumerate()
+                .any(|(i, (&o, _))| o != i && first.shape[o] > 1);
+            output.contiguous = first.contiguous && !moves_data;
+            Ok((output, LayerAccount::default()))
+        }
+        Op::Add => {
+            if inputs.len() < 2 || inputs.iter().any(|v| v.shape != first.shape) {
+                return Err(bad(
+                    format!(
+                        "{} inputs of shapes {:?}",
+                        inputs.len(),
+                        inputs.iter().map(|v| &v.shape).collect::<Vec<_>>()
+                    ),
+                    "two or more inputs of equal shape",
+                ));
+            }
+            let output = ctx.fresh(
+                first.shape.clone(),
+                inputs.iter().map(|v| v.dtype).max().unwrap_or(FP32),
+                inputs.iter().any(|v| v.requires_grad),
+            );
+            Ok((
+                output.clone(),
+                elementwise(
+                    &output,
+                    (inputs.len() - 1) as f64,
+                    0.0,
+                    inputs.len() as u32 - 1,
+                ),
+            ))
+        }
+        Op::Mul => {
+            expect_inputs(inputs, 2)?;
+            let (a, b) = (&inputs[0], &inputs[1]);
+            if !broadcasts(&b.shape, &a.shape) {
+                return Err(bad(
+                    format!("shapes {:?} and {:?}", a.shape, b.shape),
+                    "the second input broadcastable to the first",
+                ));
+            }
+            // Each operand is kept for the other's gradient.
+            let mut saved = 0.0;
+            if a.requires_grad {
+                saved += ctx.keep(b.storage);
+            }
+            if b.requires_grad {
+                saved += ctx.keep(a.storage);
+            }
+            let output = ctx.fresh(
+                a.shape.clone(),
+                a.dtype.max(b.dtype),
+                a.requires_grad || b.requires_grad,
+            );
+            Ok((output.clone(), elementwise(&output, 1.0, saved, 1)))
+        }
+        Op::Concat { axis } => {
+            if inputs.len() < 2 {
+                return Err(bad(
+                    format!("{} inputs", inputs.len()),
+                    "two or more inputs",
+                ));
+            }
+            let rank = first.shape.len();
+            let same_elsewhere = inputs.iter().all(|v| {
+                v.shape.len() == rank
+                    && v.shape
+                        .iter()
+                        .enumerate()
+                        .all(|(i, d)| i == *axis || *d == first.shape[i])
+            });
+            if *axis >= rank || !same_elsewhere {
+                return Err(bad(
+                    format!(
+                        "axis {axis}, shapes {:?}",
+                        inputs.iter().map(|v| &v.shape).collect::<Vec<_>>()
+                    ),
+                    "inputs equal in every dimension but the axis, which must exist",
+                ));
+            }
+            let mut shape = first.shape.clone();
+            shape[*axis] = inputs.iter().map(|v| v.shape[*axis]).sum();
+            let output = ctx.fresh(
+                shape,
+                inputs.iter().map(|v| v.dtype).max().unwrap_or(FP32),
+                inputs.iter().any(|v| v.requires_grad),
+            );
+            Ok((output.clone(), elementwise(&output, 0.0, 0.0, 1)))
+        }
+        Op::Matmul => {
+            expect_inputs(inputs, 2)?;
+            matmul(ctx, &inputs[0], &inputs[1])
+        }
+        Op::Attention {
+            heads,
+            head_dim,
+            qkv_bias,
+        } => {
+            expect_inputs(inputs, 1)?;
+            attention(ctx, &first, *heads, *head_dim, *qkv_bias)
+        }
+        Op::ClassToken => {
+            expect_inputs(inputs, 1)?;
+            let [tokens, dim] = first.shape[..] else {
+                return Err(bad(
+                    format!("input shape {:?}", first.shape),
+                    "tokens [T, D]",
+                ));
+            };
+            let output = ctx.fresh(vec![tokens + 1, dim], first.dtype, true);
+            let mut account = elementwise(&output, 0.0, 0.0, 1);
+            account.params = dim;
+            Ok((output, account))
+        }
+        Op::PositionEmbedding => {
+            expect_inputs(inputs, 1)?;
+            let output = ctx.fresh(
+                first.shape.clone(),
+                first.dtype.max(ctx.param_dtype()),
+                true,
+            );
+            let mut account = elementwise(&output, 1.0, 0.0, 1);
+            account.params = first.elements();
+            Ok((output, account))
+        }
+        Op::TakeToken { index } => {
+            expect_inputs(inputs, 1)?;
+            let [tokens, dim] = first.shape[..] else {
+                return Err(bad(
+                    format!("input shape {:?}", first.shape),
+                    "tokens [T, D]",
+                ));
+            };
+            if *index >= tokens {
+                return Err(bad(
+                    format!("index {index}"),
+                    format!("a token index below {tokens}"),
+                ));
+            }
+            // A strided view into the token storage; kept whole if a later op saves it.
+            let mut output = first.clone();
+            output.shape = vec![dim];
+            Ok((output, LayerAccount::default()))
+        }
+    }
+}
+
+/// True if `small` broadcasts to `big` (trailing alignment, 1s stretch).
+fn broadcasts(small: &[u64], big: &[u64]) -> bool {
+    small.len() <= big.len()
+        && small
+            .iter()
+            .rev()
+            .zip(big.iter().rev())
+            .all(|(s, b)| s == b || *s == 1)
+}
+
+/// A memory-bound op over `output`: `flops` per output element, one read and one write.
+fn elementwise(
+    output: &Value,
+    flops_per_element: f64,
+    saved_bytes: f64,
+    kernels: u32,
+) -> LayerAccount {
+    LayerAccount {
+        other_flops: flops_per_element * output.elements() as f64,
+        saved_bytes,
+        kernels_fwd: kernels,
+        kernels_bwd: kernels * output.requires_grad as u32,
+        ..LayerAccount::default()
+    }
+}
+
+/// Flatten/reshape: a view of contiguous data, a copy of a strided view.
+fn view(ctx: &mut Ctx, input: &Value, shape: Vec<u64>) -> OpResult {
+    if input.contiguous {
+        let mut output = input.clone();
+        output.shape = shape;
+        return Ok((output, LayerAccount::default()));
+    }
+    let output = ctx.fresh(shape, input.dtype, input.requires_grad);
+    Ok((output.clone(), elementwise(&output, 0.0, 0.0, 1)))
+}
+
+fn normalization(ctx: &mut Ctx, op: &Op, input: &Value) -> OpResult {
+    let (params, stats_per_sample, fixed_stats, autocast_fp32) = match op {
+        Op::BatchNorm => {
+            let c = input.shape[0];
+            // Per-channel mean and inverse std of the batch; running stats are buffers.
+            (2 * c, 0, 2 * c, false)
+        }
+        Op::GroupNorm { groups } => {
+            let c = input.shape[0];
+            if *groups == 0 || c % groups != 0 || input.shape.len() < 2 {
+                return Err(bad(
+                    format!("{groups} groups over {c} channels"),
+                    "groups dividing the channel count, input [C, ...]",
+                ));
+            }
+            (2 * c, 2 * groups, 0, true)
+        }
+        _ => {
+            let d = *input.shape.last().unwrap_or(&1);
+            (2 * d, 2 * (input.elements() / d.max(1)), 0, true)
+        }
+    };
+    let operand = if autocast_fp32 {
+        ctx.fp32_operand(input)
+    } else {
+        input.clone()
+    };
+    let saved =
+        ctx.keep(operand.storage) + ctx.keep_new(stats_per_sample * FP32, fixed_stats * FP32);
+    let output = ctx.fresh(input.shape.clone(), operand.dtype, true);
+    let mut account = elementwise(&output, 8.0, saved, 1);
+    account.params = params;
+    account.kernels_bwd = 2;
+    Ok((output, account))
+}
+
+/// Batched matmul [.., M, K] x [.., K, N].
+fn matmul(ctx: &mut Ctx, a: &Value, b: &Value) -> OpResult {
+    let (ra, rb) = (a.shape.len(), b.shape.len());
+    if ra < 2
+        || rb < 2
+        || a.shape[ra - 1] != b.shape[rb - 2]
+        || a.shape[..ra - 2] != b.shape[..rb - 2]
+    {
+        return Err(bad(
+            format!("shapes {:?} and {:?}", a.shape, b.shape),
+            "[.., M, K] and [.., K, N] with equal leading dimensions",
+        ));
+    }
+    let (m, k, n) = (a.shape[ra - 2], a.shape[ra - 1], b.shape[rb - 1]);
+    let batch: u64 = a.shape[..ra - 2].iter().product();
+    let fwd = 2.0 * (batch * m * k * n) as f64;
+    let (oa, ob) = (ctx.matmul_operand(a), ctx.matmul_operand(b));
+    let mut saved = 0.0;
+    if b.requires_grad {
+        saved += ctx.keep(oa.storage);
+    }
+    if a.requires_grad {
+        saved += ctx.keep(ob.storage);
+    }
+    let mut shape = a.shape[..ra - 2].to_vec();
+    shape.extend([m, n]);
+    let output = ctx.fresh(shape, oa.dtype, a.requires_grad || b.requires_grad);
+    let grads = a.requires_grad as u32 + b.requires_grad as u32;
+    Ok((
+        output,
+        LayerAccount {
+            fwd_flops: fwd,
+            bwd_flops: fwd * grads as f64,
+            saved_bytes: saved,
+            tensor_core: true,
+            kernels_fwd: 1,
+            kernels_bwd: grads,
+            ..LayerAccount::default()
+        },
+    ))
+}
+
+/// Multi-head self-attention written out (see `Op::Attention`).
+fn attention(
+    ctx: &mut Ctx,
+    x: &Value,
+    heads: u64,
+    head_dim: Option<u64>,
+    qkv_bias: bool,
+) -> OpResult {
+    let [tokens, dim] = x.shape[..] else {
+        return Err(bad(format!("input shape {:?}", x.shape), "tokens [T, D]"));
+    };
+    if heads == 0 || (head_dim.is_none() && dim % heads != 0) || head_dim == Some(0) {
+        return Err(bad(
+            format!("{heads} heads over dim {dim}"),
+            "heads dividing the dimension, or an explicit head_dim",
+        ));
+    }
+    let hd = head_dim.unwrap_or(dim / heads);
+    let inner = heads * hd;
+    let qkv_weight = dim * 3 * inner;
+    let out_weight = inner * dim;
+    let params = qkv_weight + out_weight + dim + if qkv_bias { 3 * inner } else { 0 };
+    let scores = heads * tokens * tokens;
+
+    // qkv projection keeps x (and its weight copy under autocast).
+    let xin = ctx.matmul_operand(x);
+    let mut saved = ctx.keep(xin.storage);
+    if x.requires_grad {
+        saved += ctx.keep_weight_copy(qkv_weight);
+    }
+    let act = xin.dtype;
+    // q, k and v are strided views of the qkv output; the two batched matmuls copy them
+    // to [N*heads, T, hd] and keep the copies.
+    for _ in 0..3 {
+        saved += ctx.keep_new(tokens * hd * heads * act, 0);
+    }
+    // Softmax (fp32 under autocast) keeps its output; the second matmul keeps the
+    // probabilities again as a 16-bit copy under autocast.
+    let softmax_dtype = if ctx.precision.is_autocast() {
+        FP32
+    } else {
+        act
+    };
+    saved += ctx.keep_new(scores * softmax_dtype, 0);
+    if ctx.precision.is_autocast() {
+        saved += ctx.keep_new(scores * act, 0);
+    }
+    // Heads merged back to [T, inner]: a copy the output projection keeps.
+    saved += ctx.keep_new(tokens * inner * act, 0);
+    saved += ctx.keep_weight_copy(out_weight);
+
+    let fwd = 2.0 * (tokens * dim * 3 * inner + 2 * scores * hd + tokens * inner * dim) as f64;
+    let input_grad_flops = if x.requires_grad {
+        2.0 * (tokens * dim * 3 * inner) as f64
+    } else {
+        0.0
+    };
+    let output = ctx.fresh(vec![tokens, dim], act, true);
+    Ok((
+        output,
+        LayerAccount {
+            params,
+            fwd_flops: fwd,
+            bwd_flops: 2.0 * fwd - 2.0 * (tokens * dim * 3 * inner) as f64 + input_grad_flops,
+            other_flops: 8.0 * scores as f64,
+            saved_bytes: saved,
+            tensor_core: true,
+            kernels_fwd: 6,
+            kernels_bwd: 8,
+            // Scores before softmax, and their fp32 cast under autocast.
+            scratch_bytes: (scores * (act + softmax_dtype)) as f64 * ctx.batch as f64,
+        },
+    ))
+}
