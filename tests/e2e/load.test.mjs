@@ -1,0 +1,65 @@
+// The release page loads from a sub-path (as on a lab wiki), becomes ready, shows the
+// default scenario's total memory as the CLI computes it, logs no error and asks nothing
+// of any other origin.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import {
+  estimateWithCli,
+  launchBrowser,
+  openApp,
+  parseByteQuantity,
+  serveDist,
+} from "./harness.mjs";
+
+// Served only under this prefix: an absolute asset URL ("/app.js") would get a 404.
+const SUB_PATH = "/lab-wiki/hsi/";
+
+let server;
+let browser;
+let app;
+
+before(async () => {
+  server = await serveDist(SUB_PATH);
+  browser = await launchBrowser();
+  app = await openApp(browser, server.url);
+  await app.waitForReady();
+  await app.screenshot("load-default");
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test("every asset is fetched from under the sub-path", () => {
+  assert.deepEqual(app.failedResponses, []);
+  const outsideSubPath = app.requests.filter(
+    (url) => url.startsWith(server.origin) && !new URL(url).pathname.startsWith(SUB_PATH),
+  );
+  assert.deepEqual(outsideSubPath, []);
+  assert.ok(
+    app.requests.some((url) => url.endsWith(".wasm")),
+    `no .wasm among requests: ${app.requests.join(", ")}`,
+  );
+});
+
+test("total memory shown equals the CLI's estimate for the default scenario", async () => {
+  const shownText = await app.text("total-memory");
+  const shown = parseByteQuantity(shownText);
+  const expected = estimateWithCli("{}").memory.total;
+  assert.ok(expected > 0, `CLI total memory should be positive, got ${expected}`);
+  assert.ok(
+    Math.abs(shown.bytes - expected) <= shown.resolution * (1 + 1e-9),
+    `page shows ${JSON.stringify(shownText)}, CLI says ${expected} bytes`,
+  );
+});
+
+test("no console errors", () => {
+  assert.deepEqual(app.consoleErrors, []);
+});
+
+test("no request leaves the page's origin", () => {
+  assert.deepEqual(app.outsideRequests, []);
+});

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Release build of the web app into dist/ (wasm-opt -Oz, relative asset URLs).
+# Expects tools/setup.sh to have run; prints the files and their sizes.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+
+# npm's wasm-opt first: Trunk picks tools from PATH and must not find an older system one.
+export PATH="$repo/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+
+trunk build --release
+ls -l dist

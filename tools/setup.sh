@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Installs, idempotently, everything the build needs; with --browser also what the browser
+# tests need. Safe to run again: each step checks first and only installs what is missing
+# or at the wrong version. Runs without stdin (CI).
+#
+#   tools/setup.sh             Rust targets/components, trunk, wasm-bindgen-cli, wasm-opt, crates
+#   tools/setup.sh --browser   the above plus chromium and the e2e test's node packages
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+
+readonly trunk_version="0.21.14"
+
+with_browser=false
+case "${1:-}" in
+  "") ;;
+  --browser) with_browser=true ;;
+  *) echo "usage: tools/setup.sh [--browser]" >&2; exit 2 ;;
+esac
+
+say() { printf '\n==> %s\n' "$*"; }
+die() { printf 'setup: %s\n' "$*" >&2; exit 1; }
+
+# Root on CI; elsewhere use sudo for the apt steps when it is there.
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+apt_install() {
+  command -v apt-get >/dev/null || die "apt-get not found: install $* with your package manager"
+  say "apt-get install $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
+}
+
+# Prints the version of package $1 recorded in Cargo.lock.
+locked_crate_version() {
+  awk -v name="$1" '
+    $0 == "name = \"" name "\"" { found = 1; next }
+    found && /^version = / { gsub(/"/, "", $3); print $3; exit }
+  ' Cargo.lock
+}
+
+command -v cargo >/dev/null || die "cargo not found: install Rust with rustup (https://rustup.rs) first"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+say "Rust: wasm32 target, rustfmt, clippy"
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+cargo fmt --version >/dev/null 2>&1 || rustup component add rustfmt
+cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
+
+say "trunk $trunk_version"
+if [ "$(trunk --version 2>/dev/null || true)" != "trunk $trunk_version" ]; then
+  cargo install --locked trunk --version "=$trunk_version"
+fi
+
+bindgen_version="$(locked_crate_version wasm-bindgen)"
+[ -n "$bindgen_version" ] || die "wasm-bindgen not found in Cargo.lock"
+say "wasm-bindgen-cli $bindgen_version (the version Cargo.lock pins; Trunk insists they match)"
+if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $bindgen_version" ]; then
+  cargo install --force wasm-bindgen-cli --version "=$bindgen_version"
+fi
+
+command -v npm >/dev/null || apt_install nodejs npm
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+[ "$node_major" -ge 18 ] || die "node $node_major is too old: the tests need node >= 18"
+
+# Trunk.toml pins the wasm-opt version Trunk accepts; tools/package.json pins the npm
+# binaryen that provides it. Check they agree rather than trusting either.
+wasm_opt_wanted="$(sed -n 's/^wasm_opt = "\(.*\)"/\1/p' Trunk.toml)"
+say "wasm-opt $wasm_opt_wanted (npm binaryen in tools/node_modules)"
+wasm_opt_found() { tools/node_modules/.bin/wasm-opt --version 2>/dev/null | awk '{print "version_" $3}'; }
+if [ "$(wasm_opt_found)" != "$wasm_opt_wanted" ]; then
+  npm ci --prefix tools --no-audit --no-fund
+fi
+[ "$(wasm_opt_found)" = "$wasm_opt_wanted" ] ||
+  die "tools/package.json installs wasm-opt $(wasm_opt_found) but Trunk.toml asks for $wasm_opt_wanted"
+
+say "crates (cargo fetch --locked; the build itself then runs offline)"
+cargo fetch --locked
+
+if $with_browser; then
+  say "chromium (Debian package; Playwright never downloads a browser here)"
+  command -v chromium >/dev/null || apt_install chromium
+  say "e2e node packages (tests/e2e)"
+  # playwright-core has no browser download step; the variable guards against a future one.
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix tests/e2e --no-audit --no-fund
+fi
+
+say "setup done"

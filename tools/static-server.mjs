@@ -1,0 +1,86 @@
+// A small static file server for dist/: used by tools/serve.sh and by the browser tests.
+// Node built-ins only. Serves `root` under the URL prefix `mount` (e.g. "/lab-wiki/hsi/")
+// and answers 404 everywhere else, so a page that asks for an absolute asset path fails.
+//
+//   node tools/static-server.mjs DIR [PORT] [MOUNT]
+
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { createServer } from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const CONTENT_TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  // WebAssembly.instantiateStreaming refuses any other type.
+  ".wasm": "application/wasm",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".txt": "text/plain; charset=utf-8",
+};
+
+/** Maps a request path to a file under `root`, or null when it is outside `mount`/`root`. */
+function resolveFile(root, mount, urlPath) {
+  if (!urlPath.startsWith(mount)) return null;
+  const relative = decodeURIComponent(urlPath.slice(mount.length));
+  const file = path.resolve(root, relative);
+  if (file !== root && !file.startsWith(root + path.sep)) return null;
+  return file;
+}
+
+/**
+ * Starts serving `root` at http://host:port/mount. Port 0 picks a free port.
+ * Resolves to { origin, url, close } where `url` is the page's address.
+ */
+export async function startStaticServer({ root, mount = "/", host = "127.0.0.1", port = 0 }) {
+  if (!mount.startsWith("/") || !mount.endsWith("/")) {
+    throw new Error(`mount must start and end with "/", got ${JSON.stringify(mount)}`);
+  }
+  const rootDir = path.resolve(root);
+  const server = createServer(async (request, response) => {
+    const urlPath = new URL(request.url, "http://localhost").pathname;
+    // Like most web servers: ".../hsi" redirects to ".../hsi/" so relative URLs resolve.
+    if (urlPath === mount.slice(0, -1)) {
+      response.writeHead(301, { Location: mount }).end();
+      return;
+    }
+    let file = resolveFile(rootDir, mount, urlPath);
+    try {
+      if (file && (await stat(file)).isDirectory()) file = path.join(file, "index.html");
+      if (!file || !(await stat(file)).isFile()) throw new Error("not a file");
+    } catch {
+      response.writeHead(404, { "Content-Type": "text/plain" }).end(`not found: ${urlPath}\n`);
+      return;
+    }
+    response.writeHead(200, {
+      "Content-Type": CONTENT_TYPES[path.extname(file)] ?? "application/octet-stream",
+      "Cache-Control": "no-store",
+    });
+    createReadStream(file).pipe(response);
+  });
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, resolve);
+  });
+  const origin = `http://${host}:${server.address().port}`;
+  return {
+    origin,
+    url: origin + mount,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [root, port = "8080", mount = "/"] = process.argv.slice(2);
+  if (!root) {
+    console.error("usage: node tools/static-server.mjs DIR [PORT] [MOUNT]");
+    process.exit(2);
+  }
+  const server = await startStaticServer({ root, mount, port: Number(port) });
+  console.log(`Serving ${path.resolve(root)} at ${server.url} (Ctrl-C to stop)`);
+}
