@@ -14,4 +14,55 @@ pub mod report;
 pub mod scenario;
 pub mod zoo;
 
+pub use report::Report;
 pub use scenario::{FieldError, Scenario};
+
+use graph::ModelSpec;
+use scenario::ModelChoice;
+use zoo::ZooOptions;
+
+/// The model a scenario describes: a zoo preset built for its geometry, or its custom spec.
+pub fn build_model(s: &Scenario) -> Result<ModelSpec, FieldError> {
+    match &s.model {
+        ModelChoice::Custom { spec } => Ok(spec.clone()),
+        ModelChoice::Preset { id, width, size } => {
+            let entry = zoo::zoo_entry(id).ok_or_else(|| FieldError {
+                field: "model.id".into(),
+                value: id.clone(),
+                allowed: zoo::zoo_ids().join(", "),
+            })?;
+            (entry.build)(&ZooOptions {
+                bands: s.bands,
+                patch: s.patch,
+                classes: s.classes,
+                width: *width,
+                size: *size,
+            })
+        }
+    }
+}
+
+/// Everything the planner computes for a scenario, or every problem with it.
+pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
+    let mut errors = s.validate();
+    let spec = build_model(s).map_err(|e| errors.push(e)).ok();
+    let gpu = gpu::gpu_by_id(&s.gpu);
+    let (Some(spec), Some(gpu), true) = (spec, gpu, errors.is_empty()) else {
+        return Err(errors);
+    };
+    let analysis =
+        analysis::analyze(&spec, s.batch_per_gpu.into(), s.precision).map_err(|e| vec![e])?;
+    let memory = memory::breakdown(&analysis, s, gpu);
+    let max_batch = memory::max_batch(&spec, s, gpu).map_err(|e| vec![e])?;
+    Ok(Report {
+        model_name: spec.name.clone(),
+        params: analysis.params,
+        fwd_flops_per_sample: analysis.fwd_flops / f64::from(s.batch_per_gpu),
+        bwd_flops_per_sample: analysis.bwd_flops / f64::from(s.batch_per_gpu),
+        memory,
+        max_batch,
+        perf: perf::PerfReport::default(),
+        warnings: Vec::new(),
+        layers: analysis.layers,
+    })
+}

@@ -1,4 +1,146 @@
-//! Memory model (being written).
+//! Memory per GPU for one training step, term by term, and the largest batch that fits.
+//!
+//! total = CUDA context + weights + gradients + optimizer states + kept activations
+//!       + transient peak + allocator overhead
+//!
+//! - weights and gradients: params x 4 B (fp32, tf32 and autocast, whose fp32 parameters
+//!   are the master weights) or x 2 B (a model cast to bf16, which has no master copy);
+//! - optimizer states: params x states x parameter bytes (torch keeps states in the
+//!   parameter dtype: SGD 0, momentum 1, Adam/AdamW 2 states);
+//! - activations: what autograd keeps for backward (`analysis`), plus the input batch
+//!   when no layer keeps it; with gradient checkpointing, see `checkpointed_activations`;
+//! - transient: the largest temporary on top of the kept activations: a layer's output
+//!   and input gradients during backward plus op scratch (attention scores), or the
+//!   optimizer's parameter-sized temporaries (Adam's foreach sqrt), whichever is larger;
+//! - allocator: PyTorch's caching allocator rounds blocks (512 B, 2 MiB and 20 MiB
+//!   segments) and fragments; modelled as a fraction of activations + transient.
+//!
+//! The estimate is conservative in one respect: gradients are counted as alive together
+//! with all kept activations (true for `zero_grad(set_to_none=False)`; with the default
+//! set_to_none the early part of backward needs less).
+
+use crate::analysis::{analyze, Analysis};
+use crate::gpu::GpuSpec;
+use crate::graph::ModelSpec;
+use crate::report::MemoryBreakdown;
+use crate::scenario::{FieldError, Scenario, MAX_BATCH};
+
+/// CUDA context plus PyTorch, cuDNN and cuBLAS kernels and handles, resident outside
+/// `torch.cuda.max_memory_allocated`. About 300 MB with CUDA lazy module loading
+/// (CUDA >= 11.7, pytorch PR 86509) plus cuDNN/cuBLAS handles on first use; other tools
+/// use 650 MB-1000 MiB. Calibrate it with a measurement (`tools/`).
 pub const DEFAULT_CUDA_CONTEXT_BYTES: u64 = 500 << 20;
+/// Caching-allocator rounding and fragmentation as a fraction of activations + transient.
+/// Rough default; `torch.cuda.max_memory_reserved / max_memory_allocated` on a real run
+/// is typically a few to ~15 % above 1.
 pub const DEFAULT_FRAGMENTATION: f64 = 0.05;
+/// Memory the driver keeps on the card (ECC reserve, display). 0 by default: the catalog
+/// gives physical memory; set it from `nvidia-smi` (total - usable) for your box.
 pub const DEFAULT_DRIVER_RESERVED_BYTES: u64 = 0;
+
+/// Kept activations with sqrt(L) segment checkpointing (`checkpoint_sequential` with
+/// ceil(sqrt(L)) segments): each segment's input is kept, and during backward one
+/// segment at a time is recomputed and keeps its own tensors. The loss keeps its tensors.
+pub fn checkpointed_activations(a: &Analysis) -> f64 {
+    let layers = &a.layers;
+    let segments = (layers.len() as f64).sqrt().ceil().max(1.0) as usize;
+    let per_segment = layers.len().div_ceil(segments);
+    let mut boundaries = 0.0;
+    let mut largest_segment = 0.0f64;
+    for (i, chunk) in layers.chunks(per_segment).enumerate() {
+        if i > 0 {
+            boundaries += layers[i * per_segment - 1].output_bytes;
+        }
+        largest_segment = largest_segment.max(chunk.iter().map(|l| l.saved_bytes).sum());
+    }
+    boundaries + largest_segment + a.loss_saved_bytes + a.unsaved_input_bytes
+}
+
+/// Builds the breakdown for an analysed model on `gpu`.
+pub fn breakdown(a: &Analysis, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
+    let params = a.params as f64;
+    let param_bytes = s.precision.param_bytes() as f64;
+    let weights = params * param_bytes;
+    let gradients = params * param_bytes;
+    let states = s.optimizer.states_per_param() as f64;
+    let optimizer_states = params * states * param_bytes;
+    let activations = if s.checkpointing {
+        checkpointed_activations(a).min(a.saved_bytes + a.unsaved_input_bytes)
+    } else {
+        a.saved_bytes + a.unsaved_input_bytes
+    };
+    // Adam's foreach implementation builds one parameter-sized temporary list.
+    let optimizer_temporary = if states >= 2.0 { weights } else { 0.0 };
+    let transient = a.transient_bytes.max(optimizer_temporary);
+    let allocator = s.memory.fragmentation * (activations + transient);
+    let cuda_context = s.memory.cuda_context_bytes as f64;
+    let total =
+        cuda_context + weights + gradients + optimizer_states + activations + transient + allocator;
+    let capacity = gpu
+        .memory_bytes
+        .saturating_sub(s.memory.driver_reserved_bytes) as f64;
+    MemoryBreakdown {
+        cuda_context,
+        weights,
+        gradients,
+        optimizer_states,
+        activations,
+        transient,
+        allocator,
+        total,
+        capacity,
+        fits: total <= capacity,
+        headroom: if capacity > 0.0 {
+            (capacity - total) / capacity
+        } else {
+            -1.0
+        },
+    }
+}
+
+/// Total bytes per GPU at `batch` samples.
+pub fn total_at(
+    spec: &ModelSpec,
+    s: &Scenario,
+    gpu: &GpuSpec,
+    batch: u32,
+) -> Result<f64, FieldError> {
+    let a = analyze(spec, batch.into(), s.precision)?;
+    Ok(breakdown(&a, s, gpu).total)
+}
+
+/// Largest batch whose total stays within capacity x (1 - headroom); 0 if even one
+/// sample does not fit. Memory is non-decreasing in batch, so an exponential then a
+/// binary search finds it.
+pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, FieldError> {
+    let budget = gpu
+        .memory_bytes
+        .saturating_sub(s.memory.driver_reserved_bytes) as f64
+        * (1.0 - s.memory.headroom);
+    let fits = |b: u32| total_at(spec, s, gpu, b).map(|t| t <= budget);
+    if !fits(1)? {
+        return Ok(0);
+    }
+    let mut lo = 1u32; // fits
+    let mut hi = 2u32;
+    while hi <= MAX_BATCH && fits(hi)? {
+        lo = hi;
+        hi = hi.saturating_mul(2);
+    }
+    if hi > MAX_BATCH {
+        if fits(MAX_BATCH)? {
+            return Ok(MAX_BATCH);
+        }
+        hi = MAX_BATCH;
+    }
+    // Invariant: lo fits, hi does not.
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(lo)
+}
