@@ -286,7 +286,7 @@ impl std::fmt::Display for FieldError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{}: {} is not allowed (allowed: {})",
+            "{}: got {}; allowed: {}",
             self.field, self.value, self.allowed
         )
     }
@@ -336,26 +336,84 @@ impl Scenario {
         p.range_u64("bands", self.bands.into(), 1, MAX_BANDS.into());
         p.range_u64("patch", self.patch.into(), 1, MAX_PATCH.into());
         p.range_u64("classes", self.classes.into(), 1, MAX_CLASSES.into());
-        p.range_u64("batch_per_gpu", self.batch_per_gpu.into(), 1, MAX_BATCH.into());
+        p.range_u64(
+            "batch_per_gpu",
+            self.batch_per_gpu.into(),
+            1,
+            MAX_BATCH.into(),
+        );
         p.range_u64("cards", self.cards.into(), 1, MAX_CARDS.into());
         if crate::gpu::gpu_by_id(&self.gpu).is_none() {
             p.push("gpu", &self.gpu, crate::gpu::gpu_ids().join(", "));
         }
         if crate::dataset::dataset_by_id(&self.dataset).is_none() {
-            p.push("dataset", &self.dataset, crate::dataset::dataset_ids().join(", "));
+            p.push(
+                "dataset",
+                &self.dataset,
+                crate::dataset::dataset_ids().join(", "),
+            );
         }
         let w = &self.workload;
         p.range_f64("workload.train_fraction", w.train_fraction, 1e-6, 1.0);
         p.range_u64("workload.epochs", w.epochs.into(), 1, 100_000);
         p.range_u64("workload.sweep_runs", w.sweep_runs.into(), 1, 100_000);
-        p.range_u64("workload.grad_accum_steps", w.grad_accum_steps.into(), 1, 4096);
+        p.range_u64(
+            "workload.grad_accum_steps",
+            w.grad_accum_steps.into(),
+            1,
+            4096,
+        );
         let m = &self.memory;
         p.range_f64("memory.headroom", m.headroom, 0.0, 0.9);
-        p.range_u64("memory.cuda_context_bytes", m.cuda_context_bytes, 0, 1 << 36);
+        p.range_u64(
+            "memory.cuda_context_bytes",
+            m.cuda_context_bytes,
+            0,
+            1 << 36,
+        );
         p.range_f64("memory.fragmentation", m.fragmentation, 0.0, 1.0);
-        p.range_u64("memory.driver_reserved_bytes", m.driver_reserved_bytes, 0, 1 << 36);
+        p.range_u64(
+            "memory.driver_reserved_bytes",
+            m.driver_reserved_bytes,
+            0,
+            1 << 36,
+        );
         self.perf.validate(&mut p);
         self.cost.validate(&mut p);
         p.0
     }
+}
+
+/// Largest Scenario JSON accepted (a custom model of thousands of layers fits easily).
+pub const MAX_JSON_BYTES: usize = 4 << 20;
+
+/// Parses Scenario JSON; a missing field takes its default. A syntax or type error names
+/// the field path (e.g. `workload.epochs`) and what was expected.
+pub fn scenario_from_json(text: &str) -> Result<Scenario, FieldError> {
+    if text.len() > MAX_JSON_BYTES {
+        return Err(FieldError {
+            field: "(document)".into(),
+            value: format!("{} bytes", text.len()),
+            allowed: format!("at most {MAX_JSON_BYTES} bytes of JSON"),
+        });
+    }
+    let document_error = |value: String| FieldError {
+        field: "(document)".into(),
+        value,
+        allowed: "one JSON object: a Scenario (see README, 'Scenario JSON')".into(),
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." || path == "?" {
+            return document_error(e.inner().to_string());
+        }
+        FieldError {
+            field: path,
+            value: e.inner().to_string(),
+            allowed: "a value of the documented type (README, 'Scenario JSON')".into(),
+        }
+    })?;
+    de.end().map_err(|e| document_error(e.to_string()))?;
+    Ok(scenario)
 }

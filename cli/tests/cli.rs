@@ -1,0 +1,99 @@
+//! The `hsi-gpu` binary: JSON in, JSON out, one-line errors with a non-zero exit.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hsi-gpu"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+#[test]
+fn estimate_of_empty_object_is_the_default_scenario_report() {
+    let report = json(&run(&["estimate", "-"], "{}"));
+    let expected = hsi_gpu_core::estimate(&hsi_gpu_core::Scenario::default()).unwrap();
+    assert_eq!(report["params"], expected.params);
+    assert_eq!(
+        report["memory"]["total"].as_f64().unwrap(),
+        expected.memory.total
+    );
+    assert_eq!(report["max_batch"], expected.max_batch);
+    assert_eq!(
+        report["layers"].as_array().unwrap().len(),
+        expected.layers.len()
+    );
+}
+
+#[test]
+fn estimate_reads_a_file_and_scenario_prints_an_editable_default() {
+    let default = run(&["scenario"], "");
+    let path = std::env::temp_dir().join(format!("hsi-gpu-cli-{}.json", std::process::id()));
+    let mut scenario = json(&default);
+    scenario["batch_per_gpu"] = 8.into();
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    let small = json(&run(&["estimate", path.to_str().unwrap()], ""));
+    let large = json(&run(&["estimate", "-"], "{\"batch_per_gpu\": 256}"));
+    std::fs::remove_file(&path).unwrap();
+    assert!(small["memory"]["activations"].as_f64() < large["memory"]["activations"].as_f64());
+}
+
+#[test]
+fn presets_list_gpus_models_and_datasets() {
+    let presets = json(&run(&["presets"], ""));
+    for (key, id) in [
+        ("gpus", "rtx_a5500"),
+        ("models", "hybridsn"),
+        ("datasets", "indian_pines"),
+    ] {
+        let ids: Vec<_> = presets[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["id"].as_str().unwrap().to_string())
+            .collect();
+        assert!(ids.iter().any(|i| i == id), "{key} lacks {id}: {ids:?}");
+    }
+}
+
+#[test]
+fn bad_input_exits_non_zero_with_one_line_naming_the_field() {
+    for (input, field) in [
+        ("{\"batch_per_gpu\": \"x\"}", "batch_per_gpu"),
+        ("{\"batch_per_gpu\": 0}", "batch_per_gpu"),
+        ("{\"workload\": {\"epochs\": -1}}", "workload.epochs"),
+        ("{\"gpu\": \"gtx_480\"}", "gpu"),
+        ("{\"colour\": 1}", "colour"),
+        ("{\"patch\": 25", "(document)"),
+        ("[1, 2]", "(document)"),
+    ] {
+        let out = run(&["estimate", "-"], input);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{input}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(field), "{input}: {stderr}");
+    }
+    let usage = run(&["frobnicate"], "");
+    assert_eq!(usage.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&usage.stderr).contains("usage"));
+}
