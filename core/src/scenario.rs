@@ -402,6 +402,9 @@ pub fn scenario_from_json(text: &str) -> Result<Scenario, FieldError> {
         value,
         allowed: "one JSON object: a Scenario (see README, 'Scenario JSON')".into(),
     };
+    if !text.trim_start().starts_with('{') {
+        return Err(document_error("not a JSON object".into()));
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
