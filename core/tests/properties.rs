@@ -1,0 +1,169 @@
+//! Property tests over random valid scenarios and random or hostile JSON.
+
+use hsi_gpu_core::memory::total_at;
+use hsi_gpu_core::scenario::{
+    scenario_from_json, ModelChoice, Optimizer, Precision, Scenario, VitSize,
+};
+use hsi_gpu_core::{build_model, estimate, gpu, zoo};
+use proptest::prelude::*;
+
+fn preset_scenario() -> impl Strategy<Value = Scenario> {
+    let zoo_len = zoo::ZOO.len();
+    let gpu_len = gpu::GPUS.len();
+    (
+        (0..zoo_len, 20u32..=300, 0u32..3, 2u32..=30),
+        (
+            1u32..=512,
+            0..Precision::ALL.len(),
+            0..Optimizer::ALL.len(),
+            any::<bool>(),
+        ),
+        (
+            0..gpu_len,
+            1u32..=8,
+            prop::option::of(prop::sample::select(vec![VitSize::Small, VitSize::Base])),
+        ),
+    )
+        .prop_map(
+            |(
+                (model, bands, patch_step, classes),
+                (batch, precision, optimizer, checkpointing),
+                (gpu, cards, size),
+            )| {
+                let entry = &zoo::ZOO[model];
+                let id = entry.id.to_string();
+                // Multiples of 16 above the paper's patch keep every preset's geometry valid.
+                let patch = entry.default_patch + 16 * patch_step;
+                Scenario {
+                    model: ModelChoice::Preset {
+                        id,
+                        width: None,
+                        size,
+                    },
+                    bands,
+                    patch,
+                    classes,
+                    batch_per_gpu: batch,
+                    precision: Precision::ALL[precision],
+                    optimizer: Optimizer::ALL[optimizer],
+                    checkpointing,
+                    gpu: gpu::GPUS[gpu].id.to_string(),
+                    cards,
+                    ..Scenario::default()
+                }
+            },
+        )
+}
+
+fn finite_non_negative(name: &str, x: f64) {
+    assert!(x.is_finite() && x >= 0.0, "{name} = {x}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// No panic; every figure finite and non-negative; the total is the sum of its terms.
+    #[test]
+    fn estimates_are_finite_and_consistent(s in preset_scenario()) {
+        let r = estimate(&s);
+        prop_assume!(r.is_ok(), "{:?}", r.err());
+        let r = r.unwrap();
+        let m = &r.memory;
+        for (name, x) in [
+            ("context", m.cuda_context), ("weights", m.weights), ("gradients", m.gradients),
+            ("optimizer", m.optimizer_states), ("activations", m.activations),
+            ("transient", m.transient), ("allocator", m.allocator), ("total", m.total),
+            ("capacity", m.capacity), ("fwd flops", r.fwd_flops_per_sample),
+            ("bwd flops", r.bwd_flops_per_sample),
+        ] {
+            finite_non_negative(name, x);
+        }
+        let sum = m.cuda_context + m.weights + m.gradients + m.optimizer_states + m.activations + m.transient + m.allocator;
+        prop_assert!((sum - m.total).abs() <= 1e-9 * m.total);
+        prop_assert_eq!(m.fits, m.total <= m.capacity);
+        for l in &r.layers {
+            for x in [l.fwd_flops, l.bwd_flops, l.other_flops, l.input_bytes, l.output_bytes, l.weight_bytes, l.saved_bytes] {
+                finite_non_negative(&l.name, x);
+            }
+        }
+    }
+
+    /// Memory never shrinks when batch, patch or bands grow.
+    #[test]
+    fn memory_is_monotone_in_batch_patch_and_bands(s in preset_scenario(), extra in 1u32..16) {
+        let gpu = gpu::gpu_by_id(&s.gpu).unwrap();
+        let total = |s: &Scenario| build_model(s).ok().and_then(|m| total_at(&m, s, gpu, s.batch_per_gpu).ok());
+        let base = total(&s);
+        prop_assume!(base.is_some());
+        let base = base.unwrap();
+        for grown in [
+            Scenario { batch_per_gpu: s.batch_per_gpu + extra, ..s.clone() },
+            Scenario { patch: s.patch + extra, ..s.clone() },
+            Scenario { bands: s.bands + extra, ..s.clone() },
+        ] {
+            if let Some(bigger) = total(&grown) {
+                prop_assert!(bigger >= base, "{base} -> {bigger} for {grown:?}");
+            }
+        }
+    }
+
+    /// The reported largest batch fits within the headroom budget and one more does not.
+    #[test]
+    fn max_batch_fits_and_one_more_does_not(s in preset_scenario()) {
+        let r = estimate(&s);
+        prop_assume!(r.is_ok(), "{:?}", r.err());
+        let r = r.unwrap();
+        let gpu = gpu::gpu_by_id(&s.gpu).unwrap();
+        let model = build_model(&s).unwrap();
+        let budget = r.memory.capacity * (1.0 - s.memory.headroom);
+        if r.max_batch > 0 {
+            prop_assert!(total_at(&model, &s, gpu, r.max_batch).unwrap() <= budget);
+        }
+        if r.max_batch < hsi_gpu_core::scenario::MAX_BATCH {
+            prop_assert!(total_at(&model, &s, gpu, r.max_batch + 1).unwrap() > budget);
+        }
+    }
+
+    /// Random bytes never panic the parser.
+    #[test]
+    fn random_text_gives_an_error_or_a_scenario(text in ".{0,200}") {
+        let _ = scenario_from_json(&text);
+    }
+
+    /// Valid JSON with random values in known fields: a clear error or a valid estimate.
+    #[test]
+    fn hostile_values_give_field_errors(
+        field in prop::sample::select(vec!["bands", "patch", "classes", "batch_per_gpu", "cards", "gpu", "precision", "memory", "workload", "model"]),
+        value in prop_oneof![
+            Just("-1".to_string()), Just("1e400".to_string()), Just("18446744073709551616".to_string()),
+            Just("null".to_string()), Just("\"\"".to_string()), Just("[]".to_string()), Just("{}".to_string()),
+            any::<i64>().prop_map(|v| v.to_string()), any::<f64>().prop_map(|v| format!("{v:?}")),
+        ],
+    ) {
+        let text = format!("{{\"{field}\": {value}}}");
+        match scenario_from_json(&text) {
+            Err(e) => prop_assert!(!e.field.is_empty() && !e.value.is_empty()),
+            Ok(s) => {
+                if let Err(errors) = estimate(&s) {
+                    prop_assert!(errors.iter().all(|e| !e.field.is_empty()));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn deep_nesting_and_huge_documents_are_rejected_cleanly() {
+    let deep = format!(
+        "{{\"model\": {}{}}}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    assert!(scenario_from_json(&deep).is_err());
+    let huge = format!(
+        "{{\"dataset\": \"{}\"}}",
+        "x".repeat(hsi_gpu_core::scenario::MAX_JSON_BYTES)
+    );
+    let e = scenario_from_json(&huge).unwrap_err();
+    assert_eq!(e.field, "(document)");
+}
