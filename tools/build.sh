@@ -7,7 +7,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 
 # npm's wasm-opt first: Trunk picks tools from PATH and must not find an older system one.
-export PATH="$repo/tools/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export PATH="$repo/tools/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 trunk build --release
 ls -l dist

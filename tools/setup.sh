@@ -43,7 +43,7 @@ locked_crate_version() {
 }
 
 command -v cargo >/dev/null || die "cargo not found: install Rust with rustup (https://rustup.rs) first"
-export PATH="$HOME/.cargo/bin:$PATH"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 say "Rust: wasm32 target, rustfmt, clippy"
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
@@ -54,7 +54,7 @@ cargo clippy --version >/dev/null 2>&1 || rustup component add clippy
 
 say "trunk $trunk_version"
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $trunk_version" ]; then
-  cargo install --locked trunk --version "=$trunk_version"
+  cargo install --force --locked trunk --version "=$trunk_version"
 fi
 
 bindgen_version="$(locked_crate_version wasm-bindgen)"
