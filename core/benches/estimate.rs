@@ -1,1 +1,56 @@
-fn main(){}
+//! Benchmark of one full estimate (memory, largest-batch search and the performance
+//! model). Run with `cargo bench -p hsi-gpu-core`; prints median and spread over
+//! repeated runs (the machine is shared: read medians and ratios, not single timings).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use hsi_gpu_core::scenario::{ModelChoice, VitSize};
+use hsi_gpu_core::{estimate, Scenario};
+
+fn median_time(label: &str, scenario: &Scenario) {
+    let runs = 101;
+    // Enough calls per run to lift the timing above the clock's resolution.
+    let calls = 20;
+    let mut samples: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..calls {
+                black_box(estimate(black_box(scenario)).expect("valid scenario"));
+            }
+            start.elapsed() / calls
+        })
+        .collect();
+    samples.sort();
+    println!(
+        "{label:<40} median {:>9.1?}  p10 {:>9.1?}  p90 {:>9.1?}",
+        samples[runs / 2],
+        samples[runs / 10],
+        samples[runs * 9 / 10]
+    );
+}
+
+fn main() {
+    let default = Scenario::default();
+    median_time("estimate: default (HybridSN, 1 card)", &default);
+    median_time(
+        "estimate: HybridSN, 8 cards",
+        &Scenario {
+            cards: 8,
+            ..default.clone()
+        },
+    );
+    median_time(
+        "estimate: ViT-Base foundation model",
+        &Scenario {
+            model: ModelChoice::Preset {
+                id: "vit".into(),
+                width: None,
+                size: Some(VitSize::Base),
+            },
+            patch: 64,
+            bands: 128,
+            ..default
+        },
+    );
+}

@@ -825,7 +825,9 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                     "tokens [T, D]",
                 ));
             };
-            let output = ctx.fresh(vec![tokens + 1, dim], first.dtype, true);
+            // torch.cat promotes to the (fp32 under autocast) parameter's dtype.
+            let dtype = first.dtype.max(ctx.param_dtype());
+            let output = ctx.fresh(vec![tokens + 1, dim], dtype, true);
             let mut account = elementwise(&output, 0.0, 0.0, 1);
             account.params = dim;
             Ok((output, account))
