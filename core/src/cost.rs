@@ -1,8 +1,258 @@
-//! Cost model (stub, being written).
+//! Cost model: owning an N-card box over its life versus renting the same GPU-hours.
+//!
+//! - capex = cards + platform + PSU + cooling. Platform = base + per card, plus a
+//!   premium above two cards (a board and CPU with enough PCIe lanes: HEDT / server).
+//!   PSU watts = (cards x TDP + system base) x margin, priced per watt.
+//! - energy (kWh) = (cards x TDP + system base) x utilization x lifetime hours x PUE / 1000.
+//! - operations = (hours/month for one card + per extra card) x 12 x years x rate.
+//! - TCO = capex + energy cost + operations. Cost per GPU-hour = TCO / (cards x lifetime
+//!   hours x utilization), i.e. per GPU-hour actually used.
+//! - cost per million samples and per experiment follow from the throughput and run time;
+//!   the cloud alternative prices the same GPU-hours at an hourly rate.
+//!
+//! Every price below is a rough, dated default: set your own.
+
 use serde::{Deserialize, Serialize};
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+
+use crate::gpu::GpuSpec;
+use crate::scenario::Problems;
+
+const HOURS_PER_YEAR: f64 = 24.0 * 365.0;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct CostAssumptions {}
+pub struct CostAssumptions {
+    /// Price of one card, USD; None = the catalog's launch price (unknown for some cards).
+    pub card_price_usd: Option<f64>,
+    /// Workstation without GPUs: board, CPU, 64 GB RAM, SSD, case. Rough 2025 retail
+    /// estimate, USD.
+    pub platform_base_usd: f64,
+    /// Extra host RAM and storage per card (rule of thumb: host RAM >= 2 x GPU memory).
+    /// Rough 2025 estimate, USD.
+    pub platform_per_card_usd: f64,
+    /// Premium for more than two cards: HEDT/server board and CPU with enough PCIe lanes
+    /// and slot spacing (e.g. Threadripper PRO / Xeon W). Rough 2025 estimate, USD.
+    pub multi_gpu_platform_usd: f64,
+    /// CPU, board, RAM, drives and fans under training load, W. Rough estimate.
+    pub system_base_watts: f64,
+    /// PSU capacity over the sustained draw (1.3 = 30 % margin for transients).
+    pub psu_margin: f64,
+    /// PSU price per watt of capacity: 80 PLUS Platinum 1000-1600 W units sell for roughly
+    /// 0.2-0.3 USD/W (retail, 2025).
+    pub psu_usd_per_watt: f64,
+    /// Extra case fans / airflow per card. Rough 2025 estimate, USD.
+    pub cooling_usd_per_card: f64,
+    /// Electricity price, USD/kWh. US EIA Electric Power Monthly, 2024-2025 average retail
+    /// prices: about 0.13 commercial, 0.16-0.17 residential.
+    pub electricity_usd_per_kwh: f64,
+    /// Cooling overhead on the power drawn (power usage effectiveness); 1.0 = none.
+    /// Uptime Institute's 2024 survey: data-centre average about 1.56; an office with
+    /// air conditioning is assumed lower.
+    pub pue: f64,
+    /// Fraction of the lifetime the cards are training (0..1].
+    pub utilization: f64,
+    pub lifetime_years: f64,
+    /// Administration time for a one-card box (drivers, CUDA, failures), hours/month.
+    pub ops_hours_per_month: f64,
+    /// Extra administration per additional card (NCCL, PSU, thermals), hours/month.
+    pub ops_hours_per_month_per_extra_card: f64,
+    /// Cost of an engineer-hour, USD. Rough estimate.
+    pub ops_usd_per_hour: f64,
+    /// On-demand cloud rental per GPU-hour, USD. Default: rough 2025 rate for a
+    /// 24-48 GB workstation-class card on GPU clouds (A10/A5000/A6000 class are listed
+    /// at about 0.5-1.5 USD); set the rate for your card and provider.
+    pub cloud_usd_per_gpu_hour: f64,
+}
+
+impl Default for CostAssumptions {
+    fn default() -> Self {
+        CostAssumptions {
+            card_price_usd: None,
+            platform_base_usd: 2000.0,
+            platform_per_card_usd: 250.0,
+            multi_gpu_platform_usd: 3000.0,
+            system_base_watts: 250.0,
+            psu_margin: 1.3,
+            psu_usd_per_watt: 0.25,
+            cooling_usd_per_card: 100.0,
+            electricity_usd_per_kwh: 0.15,
+            pue: 1.2,
+            utilization: 0.5,
+            lifetime_years: 4.0,
+            ops_hours_per_month: 2.0,
+            ops_hours_per_month_per_extra_card: 1.5,
+            ops_usd_per_hour: 50.0,
+            cloud_usd_per_gpu_hour: 1.0,
+        }
+    }
+}
+
 impl CostAssumptions {
-    pub fn validate(&self, _p: &mut crate::scenario::Problems) {}
+    pub fn validate(&self, p: &mut Problems) {
+        if let Some(price) = self.card_price_usd {
+            p.range_f64("cost.card_price_usd", price, 0.0, 1e6);
+        }
+        let money = 1e7;
+        p.range_f64("cost.platform_base_usd", self.platform_base_usd, 0.0, money);
+        p.range_f64(
+            "cost.platform_per_card_usd",
+            self.platform_per_card_usd,
+            0.0,
+            money,
+        );
+        p.range_f64(
+            "cost.multi_gpu_platform_usd",
+            self.multi_gpu_platform_usd,
+            0.0,
+            money,
+        );
+        p.range_f64("cost.system_base_watts", self.system_base_watts, 0.0, 1e5);
+        p.range_f64("cost.psu_margin", self.psu_margin, 1.0, 3.0);
+        p.range_f64("cost.psu_usd_per_watt", self.psu_usd_per_watt, 0.0, 100.0);
+        p.range_f64(
+            "cost.cooling_usd_per_card",
+            self.cooling_usd_per_card,
+            0.0,
+            money,
+        );
+        p.range_f64(
+            "cost.electricity_usd_per_kwh",
+            self.electricity_usd_per_kwh,
+            0.0,
+            10.0,
+        );
+        p.range_f64("cost.pue", self.pue, 1.0, 3.0);
+        p.range_f64("cost.utilization", self.utilization, 0.01, 1.0);
+        p.range_f64("cost.lifetime_years", self.lifetime_years, 0.1, 20.0);
+        p.range_f64(
+            "cost.ops_hours_per_month",
+            self.ops_hours_per_month,
+            0.0,
+            744.0,
+        );
+        p.range_f64(
+            "cost.ops_hours_per_month_per_extra_card",
+            self.ops_hours_per_month_per_extra_card,
+            0.0,
+            744.0,
+        );
+        p.range_f64("cost.ops_usd_per_hour", self.ops_usd_per_hour, 0.0, 1e4);
+        p.range_f64(
+            "cost.cloud_usd_per_gpu_hour",
+            self.cloud_usd_per_gpu_hour,
+            0.0,
+            1e3,
+        );
+    }
+}
+
+/// What the cost model needs from the performance model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Usage {
+    pub cards: u32,
+    /// Samples per second over all cards in the chosen mode.
+    pub samples_per_s: f64,
+    /// Wall time of one run (workload.epochs epochs).
+    pub run_s: f64,
+    /// Cards one run occupies (all of them with DDP, one with parallel experiments).
+    pub cards_per_run: u32,
+    /// Runs the box trains at once (1 with DDP, `cards` with parallel experiments).
+    pub concurrent_runs: u32,
+    pub sweep_runs: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CostReport {
+    pub card_price_usd: f64,
+    /// False when neither the scenario nor the catalog has a card price (cards cost 0).
+    pub card_price_known: bool,
+    pub cards_usd: f64,
+    pub platform_usd: f64,
+    pub psu_watts: f64,
+    pub psu_usd: f64,
+    pub cooling_usd: f64,
+    pub capex_usd: f64,
+    pub energy_kwh: f64,
+    pub energy_usd: f64,
+    pub ops_usd: f64,
+    pub tco_usd: f64,
+    /// GPU-hours used over the lifetime (cards x hours x utilization).
+    pub gpu_hours: f64,
+    pub usd_per_gpu_hour: f64,
+    pub usd_per_million_samples: f64,
+    pub cloud_usd_per_million_samples: f64,
+    pub experiment_gpu_hours: f64,
+    pub usd_per_experiment: f64,
+    pub cloud_usd_per_experiment: f64,
+    /// Wall time to finish workload.sweep_runs runs on this box.
+    pub sweep_wall_s: f64,
+    pub sweep_usd: f64,
+    pub cloud_sweep_usd: f64,
+    /// Renting the same GPU-hours as the box delivers over its life.
+    pub cloud_usd_same_usage: f64,
+}
+
+pub fn cost(a: &CostAssumptions, gpu: &GpuSpec, usage: &Usage) -> CostReport {
+    let cards = f64::from(usage.cards);
+    let price = a.card_price_usd.or(gpu.launch_price_usd);
+    let card_price_usd = price.unwrap_or(0.0);
+    let cards_usd = cards * card_price_usd;
+    let multi_gpu = if usage.cards > 2 {
+        a.multi_gpu_platform_usd
+    } else {
+        0.0
+    };
+    let platform_usd = a.platform_base_usd + cards * a.platform_per_card_usd + multi_gpu;
+    let draw_watts = cards * gpu.tdp_watts + a.system_base_watts;
+    let psu_watts = draw_watts * a.psu_margin;
+    let psu_usd = psu_watts * a.psu_usd_per_watt;
+    let cooling_usd = cards * a.cooling_usd_per_card;
+    let capex_usd = cards_usd + platform_usd + psu_usd + cooling_usd;
+
+    let busy_hours = HOURS_PER_YEAR * a.lifetime_years * a.utilization;
+    let energy_kwh = draw_watts * busy_hours * a.pue / 1000.0;
+    let energy_usd = energy_kwh * a.electricity_usd_per_kwh;
+    let ops_hours_per_month =
+        a.ops_hours_per_month + (cards - 1.0) * a.ops_hours_per_month_per_extra_card;
+    let ops_usd = ops_hours_per_month * 12.0 * a.lifetime_years * a.ops_usd_per_hour;
+    let tco_usd = capex_usd + energy_usd + ops_usd;
+
+    let gpu_hours = cards * busy_hours;
+    let usd_per_gpu_hour = tco_usd / gpu_hours;
+    let gpu_hours_per_million = |samples_per_s: f64| {
+        if samples_per_s > 0.0 {
+            cards * 1e6 / samples_per_s / 3600.0
+        } else {
+            0.0
+        }
+    };
+    let million_gpu_hours = gpu_hours_per_million(usage.samples_per_s);
+    let experiment_gpu_hours = f64::from(usage.cards_per_run) * usage.run_s / 3600.0;
+    let rounds = usage.sweep_runs.div_ceil(usage.concurrent_runs.max(1));
+    let sweep_runs = f64::from(usage.sweep_runs);
+    CostReport {
+        card_price_usd,
+        card_price_known: price.is_some(),
+        cards_usd,
+        platform_usd,
+        psu_watts,
+        psu_usd,
+        cooling_usd,
+        capex_usd,
+        energy_kwh,
+        energy_usd,
+        ops_usd,
+        tco_usd,
+        gpu_hours,
+        usd_per_gpu_hour,
+        usd_per_million_samples: million_gpu_hours * usd_per_gpu_hour,
+        cloud_usd_per_million_samples: million_gpu_hours * a.cloud_usd_per_gpu_hour,
+        experiment_gpu_hours,
+        usd_per_experiment: experiment_gpu_hours * usd_per_gpu_hour,
+        cloud_usd_per_experiment: experiment_gpu_hours * a.cloud_usd_per_gpu_hour,
+        sweep_wall_s: f64::from(rounds) * usage.run_s,
+        sweep_usd: sweep_runs * experiment_gpu_hours * usd_per_gpu_hour,
+        cloud_sweep_usd: sweep_runs * experiment_gpu_hours * a.cloud_usd_per_gpu_hour,
+        cloud_usd_same_usage: gpu_hours * a.cloud_usd_per_gpu_hour,
+    }
 }

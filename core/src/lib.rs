@@ -11,6 +11,7 @@ pub mod graph;
 pub mod memory;
 pub mod perf;
 pub mod report;
+pub mod scaling;
 pub mod scenario;
 pub mod zoo;
 

@@ -1,0 +1,376 @@
+//! Data-parallel scaling over 1..=8 cards.
+//!
+//! DDP all-reduces the gradients with a ring: for `S` bytes on `N` cards
+//! `t = 2(N-1)/N x S / busbw + 2(N-1) x hop_latency` (NCCL tests, PERFORMANCE.md), where
+//! `busbw` is the slowest ring hop's achievable one-way bandwidth.
+//!
+//! Overlap: DDP fills buckets with gradients in reverse layer order as backward produces
+//! them (first bucket 1 MiB, then 25 MiB: `torch.nn.parallel.DistributedDataParallel`'s
+//! `bucket_cap_mb=25` and `dist._DEFAULT_FIRST_BUCKET_BYTES`). A bucket's all-reduce starts
+//! when its last gradient is ready and the previous all-reduce is done; only what runs
+//! past the end of backward is exposed. With gradient accumulation (`no_sync` on all but
+//! the last micro-step) this happens once per accumulation cycle, overlapped with the last
+//! micro-step's backward only.
+
+use serde::{Deserialize, Serialize};
+
+use crate::gpu::{GpuSpec, NvLink};
+use crate::scenario::{Interconnect, Problems, MAX_CARDS};
+
+const MIB: f64 = (1u64 << 20) as f64;
+
+/// Link and NCCL constants that cannot be derived. Every field is user-editable.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ScalingAssumptions {
+    /// Fraction of the PCIe x16 one-way rate (3: 15.75, 4: 31.5, 5: 63 GB/s, from the
+    /// 8/16/32 GT/s lane rate and 128b/130b coding) that NCCL's ring reaches with
+    /// peer-to-peer. Rough: nccl-tests all_reduce busbw on PCIe boxes is 65-80 % of it.
+    pub pcie_efficiency: f64,
+    /// Bandwidth factor, relative to peer-to-peer, when the driver forbids P2P (GeForce
+    /// 40-series, RTX 5090) and NCCL stages every chunk through pinned host memory
+    /// (an extra copy and host-memory traffic). Rough assumption, not a measurement.
+    pub host_staged_factor: f64,
+    /// Fraction of NVLink's one-way rate the ring reaches. nccl-tests on A100 SXM report
+    /// about 230 GB/s busbw of 300 GB/s one-way (0.77).
+    pub nvlink_efficiency: f64,
+    /// Latency per ring step, seconds (a ring all-reduce has 2(N-1) steps). Rough: small
+    /// all-reduces in nccl-tests take tens of microseconds on 8 cards.
+    pub hop_latency_s: f64,
+    /// DDP bucket size, bytes (`bucket_cap_mb=25`).
+    pub bucket_bytes: f64,
+    /// DDP's first, smaller bucket, bytes (`dist._DEFAULT_FIRST_BUCKET_BYTES` = 1 MiB).
+    pub first_bucket_bytes: f64,
+}
+
+impl Default for ScalingAssumptions {
+    fn default() -> Self {
+        ScalingAssumptions {
+            pcie_efficiency: 0.70,
+            host_staged_factor: 0.5,
+            nvlink_efficiency: 0.77,
+            hop_latency_s: 5e-6,
+            bucket_bytes: 25.0 * MIB,
+            first_bucket_bytes: MIB,
+        }
+    }
+}
+
+impl ScalingAssumptions {
+    pub fn validate(&self, p: &mut Problems) {
+        p.range_f64(
+            "perf.scaling.pcie_efficiency",
+            self.pcie_efficiency,
+            0.01,
+            1.0,
+        );
+        p.range_f64(
+            "perf.scaling.host_staged_factor",
+            self.host_staged_factor,
+            0.01,
+            1.0,
+        );
+        p.range_f64(
+            "perf.scaling.nvlink_efficiency",
+            self.nvlink_efficiency,
+            0.01,
+            1.0,
+        );
+        p.range_f64("perf.scaling.hop_latency_s", self.hop_latency_s, 0.0, 1e-2);
+        p.range_f64("perf.scaling.bucket_bytes", self.bucket_bytes, 1024.0, 1e10);
+        p.range_f64(
+            "perf.scaling.first_bucket_bytes",
+            self.first_bucket_bytes,
+            1024.0,
+            1e10,
+        );
+    }
+}
+
+/// One-way PCIe x16 rate in bytes/s for a generation (gen 3 = 8 GT/s per lane, doubling
+/// each generation, 128b/130b coding).
+pub fn pcie_x16_bytes_per_s(gen: u8) -> f64 {
+    let gt_per_lane = 8e9 * 2f64.powi(i32::from(gen.max(3)) - 3);
+    gt_per_lane * 16.0 * 128.0 / 130.0 / 8.0
+}
+
+/// Topologies a card can be built into. SXM modules always sit on NVLink; PCIe cards
+/// always have PCIe and, with a bridge connector, bridged pairs.
+pub fn valid_interconnects(gpu: &GpuSpec) -> Vec<Interconnect> {
+    match gpu.nvlink {
+        NvLink::Sxm { .. } => vec![Interconnect::Nvswitch],
+        NvLink::Bridge { .. } => vec![Interconnect::Pcie, Interconnect::NvlinkBridge],
+        NvLink::None => vec![Interconnect::Pcie],
+    }
+}
+
+/// Achievable one-way bandwidth of the slowest ring hop on `cards` cards, bytes/s;
+/// None where the topology does not exist for this card.
+pub fn ring_bus_bytes_per_s(
+    gpu: &GpuSpec,
+    interconnect: Interconnect,
+    cards: u32,
+    a: &ScalingAssumptions,
+) -> Option<f64> {
+    let pcie = || {
+        let p2p = if gpu.pcie_p2p {
+            1.0
+        } else {
+            a.host_staged_factor
+        };
+        pcie_x16_bytes_per_s(gpu.pcie_gen) * a.pcie_efficiency * p2p
+    };
+    let nvlink = gpu
+        .nvlink
+        .one_way_bytes_per_s()
+        .map(|b| b * a.nvlink_efficiency);
+    match (interconnect, gpu.nvlink) {
+        (Interconnect::Pcie, NvLink::Sxm { .. }) => None,
+        (Interconnect::Pcie, _) => Some(pcie()),
+        (Interconnect::NvlinkBridge, NvLink::Bridge { cards_per_link, .. }) => {
+            let bridge = nvlink?;
+            // Beyond one bridged group the ring crosses PCIe between groups.
+            Some(if cards <= cards_per_link {
+                bridge
+            } else {
+                bridge.min(pcie())
+            })
+        }
+        (Interconnect::Nvswitch, NvLink::Sxm { .. }) => nvlink,
+        _ => None,
+    }
+}
+
+/// Ring all-reduce time of `bytes` on `cards` cards.
+pub fn ring_allreduce_s(bytes: f64, cards: u32, bus_bytes_per_s: f64, hop_latency_s: f64) -> f64 {
+    if cards < 2 || bytes <= 0.0 {
+        return 0.0;
+    }
+    let n = f64::from(cards);
+    let steps = 2.0 * (n - 1.0);
+    steps / n * bytes / bus_bytes_per_s + steps * hop_latency_s
+}
+
+/// One layer's share of the last micro-step's backward, in forward order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BackwardSlice {
+    /// Seconds this layer's backward (and its recomputation) takes.
+    pub seconds: f64,
+    /// Gradient bytes it produces (params x gradient bytes).
+    pub grad_bytes: f64,
+}
+
+/// What one card does per optimizer step, independent of how many cards there are.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepCompute {
+    pub micro_step_s: f64,
+    pub optimizer_s: f64,
+    pub accum_steps: u32,
+    pub batch_per_gpu: u32,
+    pub backward: Vec<BackwardSlice>,
+}
+
+impl StepCompute {
+    /// Seconds of one optimizer step on a card without communication.
+    pub fn compute_s(&self) -> f64 {
+        f64::from(self.accum_steps) * self.micro_step_s + self.optimizer_s
+    }
+
+    pub fn samples_per_step(&self) -> f64 {
+        f64::from(self.batch_per_gpu) * f64::from(self.accum_steps)
+    }
+
+    pub fn grad_bytes(&self) -> f64 {
+        self.backward.iter().map(|s| s.grad_bytes).sum()
+    }
+}
+
+/// DDP buckets: (ready time from the start of backward, bytes), in all-reduce order.
+fn buckets(backward: &[BackwardSlice], a: &ScalingAssumptions) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    let (mut clock, mut filled) = (0.0, 0.0);
+    for slice in backward.iter().rev() {
+        clock += slice.seconds;
+        filled += slice.grad_bytes;
+        let cap = if out.is_empty() {
+            a.first_bucket_bytes
+        } else {
+            a.bucket_bytes
+        };
+        if filled >= cap {
+            out.push((clock, filled));
+            filled = 0.0;
+        }
+    }
+    if filled > 0.0 {
+        out.push((clock, filled));
+    }
+    out
+}
+
+/// All-reduce of one optimizer step: total time and the part backward cannot hide.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AllReduce {
+    pub total_s: f64,
+    pub exposed_s: f64,
+}
+
+pub fn allreduce(
+    step: &StepCompute,
+    cards: u32,
+    bus_bytes_per_s: f64,
+    a: &ScalingAssumptions,
+) -> AllReduce {
+    if cards < 2 {
+        return AllReduce::default();
+    }
+    let backward_end: f64 = step.backward.iter().map(|s| s.seconds).sum();
+    let (mut total, mut comm_end) = (0.0, 0.0f64);
+    for (ready, bytes) in buckets(&step.backward, a) {
+        let t = ring_allreduce_s(bytes, cards, bus_bytes_per_s, a.hop_latency_s);
+        total += t;
+        comm_end = comm_end.max(ready) + t;
+    }
+    AllReduce {
+        total_s: total,
+        exposed_s: (comm_end - backward_end).max(0.0),
+    }
+}
+
+/// One card count on one topology.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScalingPoint {
+    pub cards: u32,
+    /// Slowest ring hop's achievable bandwidth, bytes/s (0 for one card).
+    pub bus_bytes_per_s: f64,
+    pub allreduce_s: f64,
+    pub allreduce_exposed_s: f64,
+    /// Seconds per optimizer step.
+    pub step_s: f64,
+    /// Samples per second over all cards.
+    pub samples_per_s: f64,
+    /// Throughput relative to one card.
+    pub speedup: f64,
+    /// speedup / cards.
+    pub efficiency: f64,
+    /// Exposed all-reduce time as a fraction of the step.
+    pub allreduce_share: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScalingCurve {
+    pub interconnect: Interconnect,
+    pub points: Vec<ScalingPoint>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScalingReport {
+    /// Bytes all-reduced per optimizer step (params x gradient bytes; AMP keeps fp32
+    /// gradients).
+    pub gradient_bytes: f64,
+    pub buckets: u32,
+    /// The scenario's topology (or its replacement when invalid for the card).
+    pub chosen: Interconnect,
+    /// DDP at fixed per-GPU batch: the chosen topology first, then the other valid ones.
+    pub ddp: Vec<ScalingCurve>,
+    /// N independent runs, one per card: exactly N x one card, no communication.
+    pub parallel_experiments: Vec<ScalingPoint>,
+}
+
+impl Default for ScalingReport {
+    fn default() -> Self {
+        ScalingReport {
+            gradient_bytes: 0.0,
+            buckets: 0,
+            chosen: Interconnect::Pcie,
+            ddp: Vec::new(),
+            parallel_experiments: Vec::new(),
+        }
+    }
+}
+
+impl ScalingReport {
+    /// The chosen topology's point for `cards`.
+    pub fn chosen_point(&self, cards: u32) -> Option<&ScalingPoint> {
+        self.ddp
+            .iter()
+            .find(|c| c.interconnect == self.chosen)
+            .and_then(|c| c.points.iter().find(|p| p.cards == cards))
+    }
+}
+
+fn ddp_point(
+    step: &StepCompute,
+    gpu: &GpuSpec,
+    interconnect: Interconnect,
+    cards: u32,
+    a: &ScalingAssumptions,
+) -> Option<ScalingPoint> {
+    let one_card_rate = step.samples_per_step() / step.compute_s();
+    let (bus, comm) = if cards < 2 {
+        (0.0, AllReduce::default())
+    } else {
+        let bus = ring_bus_bytes_per_s(gpu, interconnect, cards, a)?;
+        (bus, allreduce(step, cards, bus, a))
+    };
+    let step_s = step.compute_s() + comm.exposed_s;
+    let samples_per_s = f64::from(cards) * step.samples_per_step() / step_s;
+    let speedup = samples_per_s / one_card_rate;
+    Some(ScalingPoint {
+        cards,
+        bus_bytes_per_s: bus,
+        allreduce_s: comm.total_s,
+        allreduce_exposed_s: comm.exposed_s,
+        step_s,
+        samples_per_s,
+        speedup,
+        efficiency: speedup / f64::from(cards),
+        allreduce_share: comm.exposed_s / step_s,
+    })
+}
+
+fn parallel_point(step: &StepCompute, cards: u32) -> ScalingPoint {
+    let step_s = step.compute_s();
+    let n = f64::from(cards);
+    ScalingPoint {
+        cards,
+        step_s,
+        samples_per_s: n * step.samples_per_step() / step_s,
+        speedup: n,
+        efficiency: 1.0,
+        ..ScalingPoint::default()
+    }
+}
+
+/// The scaling table for 1..=MAX_CARDS cards. `chosen` must be valid for `gpu` (see
+/// `valid_interconnects`); the caller replaces an invalid choice. `step.compute_s()` must
+/// be positive.
+pub fn scaling(
+    step: &StepCompute,
+    gpu: &GpuSpec,
+    chosen: Interconnect,
+    a: &ScalingAssumptions,
+) -> ScalingReport {
+    let mut topologies = vec![chosen];
+    topologies.extend(
+        valid_interconnects(gpu)
+            .into_iter()
+            .filter(|t| *t != chosen),
+    );
+    let ddp = topologies
+        .into_iter()
+        .map(|interconnect| ScalingCurve {
+            interconnect,
+            points: (1..=MAX_CARDS)
+                .filter_map(|n| ddp_point(step, gpu, interconnect, n, a))
+                .collect(),
+        })
+        .collect();
+    ScalingReport {
+        gradient_bytes: step.grad_bytes(),
+        buckets: buckets(&step.backward, a).len() as u32,
+        chosen,
+        ddp,
+        parallel_experiments: (1..=MAX_CARDS).map(|n| parallel_point(step, n)).collect(),
+    }
+}
