@@ -80,9 +80,15 @@ pub enum Op {
     /// nn.LayerNorm over the last dimension.
     LayerNorm,
     /// nn.GroupNorm over the channel dimension.
-    GroupNorm { groups: u64 },
-    Act { kind: Activation },
-    Dropout { p: f64 },
+    GroupNorm {
+        groups: u64,
+    },
+    Act {
+        kind: Activation,
+    },
+    Dropout {
+        p: f64,
+    },
     MaxPool {
         dims: u8,
         kernel: Vec<u64>,
@@ -100,21 +106,33 @@ pub enum Op {
         padding: Vec<u64>,
     },
     /// nn.AdaptiveAvgPool1d/2d/3d to `output` (e.g. [1, 1] for global pooling).
-    AdaptiveAvgPool { dims: u8, output: Vec<u64> },
+    AdaptiveAvgPool {
+        dims: u8,
+        output: Vec<u64>,
+    },
     /// Nearest-neighbour upsampling of the spatial dimensions by an integer factor.
-    Upsample { dims: u8, scale: u64 },
+    Upsample {
+        dims: u8,
+        scale: u64,
+    },
     /// Flatten everything but the batch dimension.
     Flatten,
     /// Reshape (a view; element count must match).
-    Reshape { shape: Vec<u64> },
+    Reshape {
+        shape: Vec<u64>,
+    },
     /// Permute the per-sample dimensions (a view), e.g. [C, H*W] -> [H*W, C] with [1, 0].
-    Permute { order: Vec<usize> },
+    Permute {
+        order: Vec<usize>,
+    },
     /// Element-wise sum of two or more inputs of equal shape (residual connection).
     Add,
     /// Element-wise product of two inputs; the second may broadcast (attention gates).
     Mul,
     /// Concatenate inputs along per-sample dimension `axis`.
-    Concat { axis: usize },
+    Concat {
+        axis: usize,
+    },
     /// Batched matrix product of two inputs [.., M, K] x [.., K, N].
     Matmul,
     /// Multi-head self-attention on tokens [T, D], written out as PyTorch reference code
@@ -133,7 +151,9 @@ pub enum Op {
     /// Add a learnable position embedding of the input's shape (T*D parameters).
     PositionEmbedding,
     /// Take one token: [T, D] -> [D].
-    TakeToken { index: u64 },
+    TakeToken {
+        index: u64,
+    },
 }
 
 impl Op {
