@@ -1,0 +1,100 @@
+//! The page: inputs on the left, live views on the right, recomputed by the core on every
+//! input event. Browser side effects (address bar, storage, readiness, embed height) run in
+//! effects, after rendering.
+
+use std::rc::Rc;
+
+use hsi_gpu_core::{estimate, gpu};
+use yew::prelude::*;
+
+use crate::components::assumptions::AssumptionsPanel;
+use crate::components::header::Header;
+use crate::components::layer_table::LayerTable;
+use crate::components::memory_view::MemoryView;
+use crate::components::messages::{Errors, Notices};
+use crate::components::scenario_panel::ScenarioPanel;
+use crate::components::verdict::Verdict;
+use crate::i18n::T;
+use crate::platform;
+use crate::state::{Action, AppState};
+use crate::Store;
+
+#[derive(Properties, PartialEq)]
+pub struct AppProps {
+    pub initial: AppState,
+}
+
+#[function_component]
+pub fn App(props: &AppProps) -> Html {
+    let store: Store = {
+        let initial = props.initial.clone();
+        use_reducer_eq(move || initial)
+    };
+    let result = use_memo(store.scenario.clone(), |s| estimate(s).map(Rc::new));
+
+    use_effect_with((*store).clone(), |state| {
+        platform::replace_location_query(&state.location_query());
+        platform::save_query(&state.share_query());
+        platform::set_html_lang(state.lang.html_lang());
+    });
+    use_effect_with((), |()| platform::mark_ready());
+    let embed = store.embed;
+    use_effect(move || {
+        if embed {
+            platform::post_height_to_parent();
+        }
+    });
+
+    let lang = store.lang;
+    let s = &store.scenario;
+    let gpu_name: AttrValue = gpu::gpu_by_id(&s.gpu)
+        .map(|g| g.name)
+        .unwrap_or(s.gpu.as_str())
+        .to_string()
+        .into();
+    let on_dismiss = {
+        let store = store.clone();
+        Callback::from(move |()| store.dispatch(Action::DismissNotices))
+    };
+    let views = match &*result {
+        Ok(report) => html! {
+            <>
+                <Verdict report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
+                    headroom={s.memory.headroom} />
+                <MemoryView report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
+                    headroom={s.memory.headroom} />
+                if !embed {
+                    <LayerTable report={report.clone()} lang={lang} />
+                }
+            </>
+        },
+        Err(errors) => html! { <Errors errors={errors.clone()} lang={lang} /> },
+    };
+
+    html! {
+        <ContextProvider<Store> context={store.clone()}>
+            <div class={classes!("app", store.presentation.then_some("presentation"), embed.then_some("embed"))}>
+                if embed {
+                    <p class="embed-bar">
+                        <strong>{ T::Title.get(lang) }</strong>{ " · " }
+                        <a href={format!("?{}", store.share_query())} target="_blank" rel="noopener"
+                            data-testid="open-full">{ T::OpenFull.get(lang) }</a>
+                    </p>
+                } else {
+                    <Header />
+                }
+                <Notices notices={store.notices.clone()} lang={lang} on_dismiss={on_dismiss} />
+                <p class="estimates-note" data-testid="estimates-note">{ T::EstimatesNote.get(lang) }</p>
+                <div class="layout">
+                    <div class="side">
+                        <ScenarioPanel />
+                        if !embed {
+                            <AssumptionsPanel />
+                        }
+                    </div>
+                    <main class="views">{ views }</main>
+                </div>
+            </div>
+        </ContextProvider<Store>>
+    }
+}

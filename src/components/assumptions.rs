@@ -1,0 +1,56 @@
+//! Editable assumptions: every scalar field of the Scenario's memory, perf, cost and
+//! workload sections, listed from the Scenario itself so new core assumptions appear here
+//! without UI changes.
+
+use yew::prelude::*;
+use yew::TargetCast;
+
+use web_sys::HtmlInputElement;
+
+use crate::i18n::{self, T};
+use crate::query;
+use crate::state::Action;
+use crate::Store;
+
+const SECTIONS: [&str; 4] = ["memory", "perf", "cost", "workload"];
+
+#[function_component]
+pub fn AssumptionsPanel() -> Html {
+    let store = use_context::<Store>().expect("AssumptionsPanel sits inside the app's store");
+    let lang = store.lang;
+    let fields: Vec<(String, String)> = SECTIONS
+        .iter()
+        .flat_map(|section| query::fields_under(&store.scenario, section))
+        .collect();
+    html! {
+        <details class="panel assumptions" data-testid="assumptions">
+            <summary>{ T::Assumptions.get(lang) }</summary>
+            <p class="help">{ T::AssumptionsHelp.get(lang) }</p>
+            <div class="assumption-grid">
+                { for fields.into_iter().map(|(path, value)| {
+                    let invalid = store.invalid_field.as_deref() == Some(path.as_str());
+                    let on_input = {
+                        let store = store.clone();
+                        let path = path.clone();
+                        Callback::from(move |e: InputEvent| {
+                            let input: HtmlInputElement = e.target_unchecked_into();
+                            store.dispatch(Action::Field { path: path.clone(), text: input.value() });
+                        })
+                    };
+                    let id = format!("field-{}", path.replace('.', "-"));
+                    html! {
+                        <div class="control" key={path.clone()}>
+                            <label for={id.clone()}>{ i18n::field_label(&path, lang) }</label>
+                            <input type="text" inputmode="decimal" id={id.clone()}
+                                data-testid={id} value={value}
+                                aria-invalid={invalid.to_string()} oninput={on_input} />
+                            if invalid {
+                                <span class="field-error" role="alert">{ T::InvalidValue.get(lang) }</span>
+                            }
+                        </div>
+                    }
+                }) }
+            </div>
+        </details>
+    }
+}

@@ -1,0 +1,188 @@
+//! Input controls: a slider with a typed number beside it, a select, a checkbox. Each
+//! reports on every `input` event, so the views follow a dragged slider live.
+
+use yew::prelude::*;
+use yew::TargetCast;
+
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+
+#[derive(Properties, PartialEq)]
+pub struct NumberSliderProps {
+    /// Element id prefix; also the `data-testid` of the slider (`<id>-slider`) and the
+    /// number box (`<id>-input`).
+    pub id: AttrValue,
+    pub label: AttrValue,
+    pub unit: AttrValue,
+    pub value: u32,
+    /// Slider range; the number box accepts up to `max_typed`.
+    pub min: u32,
+    pub max: u32,
+    pub max_typed: u32,
+    /// Slider moves in powers of two (batch sizes).
+    #[prop_or_default]
+    pub log2: bool,
+    pub on_change: Callback<u32>,
+}
+
+/// Slider position for a value: the value itself, or log2 rounded for power-of-two steps.
+fn slider_position(value: u32, log2: bool) -> u32 {
+    if log2 {
+        (f64::from(value.max(1))).log2().round() as u32
+    } else {
+        value
+    }
+}
+
+#[function_component]
+pub fn NumberSlider(props: &NumberSliderProps) -> Html {
+    let (slider_min, slider_max) = if props.log2 {
+        (
+            slider_position(props.min, true),
+            slider_position(props.max, true),
+        )
+    } else {
+        (props.min, props.max)
+    };
+    let on_slide = {
+        let on_change = props.on_change.clone();
+        let log2 = props.log2;
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            if let Ok(position) = input.value().parse::<u32>() {
+                on_change.emit(if log2 {
+                    1u32 << position.min(31)
+                } else {
+                    position
+                });
+            }
+        })
+    };
+    let on_type = {
+        let on_change = props.on_change.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            // Half-typed text (empty, "-") is left alone until it reads as a number.
+            if let Ok(value) = input.value().trim().parse::<u32>() {
+                on_change.emit(value);
+            }
+        })
+    };
+    let slider_id = format!("{}-slider", props.id);
+    let input_id = format!("{}-input", props.id);
+    html! {
+        <div class="control slider-control">
+            <label for={input_id.clone()}>{ &props.label }</label>
+            <div class="slider-row">
+                <input type="range" id={slider_id.clone()} data-testid={slider_id}
+                    aria-label={props.label.clone()}
+                    aria-valuetext={format!("{} {}", props.value, props.unit)}
+                    min={slider_min.to_string()} max={slider_max.to_string()} step="1"
+                    value={slider_position(props.value, props.log2).to_string()}
+                    oninput={on_slide} />
+                <input type="number" id={input_id.clone()} data-testid={input_id}
+                    class="number" inputmode="numeric"
+                    min={props.min.to_string()} max={props.max_typed.to_string()} step="1"
+                    value={props.value.to_string()} oninput={on_type} />
+                <span class="unit">{ &props.unit }</span>
+            </div>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct StepSliderProps {
+    pub id: AttrValue,
+    pub label: AttrValue,
+    /// Names of the steps, in slider order.
+    pub names: Vec<AttrValue>,
+    pub index: usize,
+    pub on_change: Callback<usize>,
+}
+
+/// A slider over a short list of named choices (precision), showing the chosen name.
+#[function_component]
+pub fn StepSlider(props: &StepSliderProps) -> Html {
+    let steps = props.names.len();
+    let on_slide = {
+        let on_change = props.on_change.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            if let Ok(index) = input.value().parse::<usize>() {
+                if index < steps {
+                    on_change.emit(index);
+                }
+            }
+        })
+    };
+    let slider_id = format!("{}-slider", props.id);
+    let current = props.names.get(props.index).cloned().unwrap_or_default();
+    html! {
+        <div class="control slider-control">
+            <label for={slider_id.clone()}>{ &props.label }</label>
+            <div class="slider-row">
+                <input type="range" id={slider_id.clone()} data-testid={slider_id}
+                    min="0" max={steps.saturating_sub(1).to_string()} step="1"
+                    value={props.index.to_string()} aria-valuetext={current.clone()}
+                    oninput={on_slide} />
+                <output class="step-name" for={format!("{}-slider", props.id)}>{ current }</output>
+            </div>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ChoiceProps {
+    pub id: AttrValue,
+    pub label: AttrValue,
+    /// (value, label) pairs.
+    pub options: Vec<(AttrValue, AttrValue)>,
+    pub selected: AttrValue,
+    pub on_change: Callback<String>,
+}
+
+#[function_component]
+pub fn Choice(props: &ChoiceProps) -> Html {
+    let on_input = {
+        let on_change = props.on_change.clone();
+        Callback::from(move |e: InputEvent| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            on_change.emit(select.value());
+        })
+    };
+    html! {
+        <div class="control">
+            <label for={props.id.clone()}>{ &props.label }</label>
+            <select id={props.id.clone()} data-testid={props.id.clone()} oninput={on_input}>
+                { for props.options.iter().map(|(value, label)| html! {
+                    <option value={value.clone()} selected={*value == props.selected}>{ label }</option>
+                }) }
+            </select>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ToggleProps {
+    pub id: AttrValue,
+    pub label: AttrValue,
+    pub checked: bool,
+    pub on_change: Callback<bool>,
+}
+
+#[function_component]
+pub fn Toggle(props: &ToggleProps) -> Html {
+    let on_input = {
+        let on_change = props.on_change.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            on_change.emit(input.checked());
+        })
+    };
+    html! {
+        <div class="control toggle">
+            <input type="checkbox" id={props.id.clone()} data-testid={props.id.clone()}
+                checked={props.checked} oninput={on_input} />
+            <label for={props.id.clone()}>{ &props.label }</label>
+        </div>
+    }
+}

@@ -1,0 +1,80 @@
+//! Title, language and presentation toggles, and the copy-link control.
+
+use yew::prelude::*;
+
+use crate::i18n::T;
+use crate::platform;
+use crate::state::Action;
+use crate::Store;
+
+/// What the copy button last achieved.
+#[derive(Clone, Copy, PartialEq)]
+enum CopyStatus {
+    Idle,
+    Copied,
+    /// The browser refused the clipboard: the link is in the box to copy by hand.
+    Refused,
+}
+
+#[function_component]
+pub fn Header() -> Html {
+    let store = use_context::<Store>().expect("Header sits inside the app's store");
+    let lang = store.lang;
+    let link = use_state(String::new);
+    let status = use_state(|| CopyStatus::Idle);
+
+    let on_lang = {
+        let store = store.clone();
+        Callback::from(move |_: MouseEvent| store.dispatch(Action::Lang(store.lang.other())))
+    };
+    let on_presentation = {
+        let store = store.clone();
+        Callback::from(move |_: MouseEvent| {
+            store.dispatch(Action::Presentation(!store.presentation))
+        })
+    };
+    let on_copy = {
+        let store = store.clone();
+        let link = link.clone();
+        let status = status.clone();
+        Callback::from(move |_: MouseEvent| {
+            let url = platform::link_for(&store.share_query());
+            link.set(url.clone());
+            let status = status.clone();
+            platform::copy_text(&url, move |ok| {
+                status.set(if ok {
+                    CopyStatus::Copied
+                } else {
+                    CopyStatus::Refused
+                })
+            });
+        })
+    };
+    let status_text = match *status {
+        CopyStatus::Idle => "",
+        CopyStatus::Copied => T::LinkCopied.get(lang),
+        CopyStatus::Refused => T::LinkInAddressBar.get(lang),
+    };
+
+    html! {
+        <header class="app-header">
+            <div class="title">
+                <h1>{ T::Title.get(lang) }</h1>
+                <p class="tagline">{ T::Tagline.get(lang) }</p>
+            </div>
+            <div class="header-actions">
+                <button type="button" data-testid="lang-toggle" onclick={on_lang}
+                    aria-label={T::LanguageToggleLabel.get(lang)}
+                    lang={lang.other().html_lang()}>{ T::LanguageToggle.get(lang) }</button>
+                <button type="button" data-testid="presentation-toggle" onclick={on_presentation}
+                    aria-pressed={store.presentation.to_string()}>{ T::Presentation.get(lang) }</button>
+                <button type="button" data-testid="copy-link" onclick={on_copy}>{ T::CopyLink.get(lang) }</button>
+                if !link.is_empty() {
+                    <input type="text" readonly=true class="share-link" data-testid="share-link"
+                        aria-label={T::CopyLink.get(lang)} value={(*link).clone()} />
+                }
+                <span class="copy-status" role="status">{ status_text }</span>
+            </div>
+        </header>
+    }
+}

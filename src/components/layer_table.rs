@@ -1,0 +1,53 @@
+//! Per-layer table: shape, parameters, forward FLOPs and bytes kept for backward.
+
+use std::rc::Rc;
+
+use hsi_gpu_core::{format, Report};
+use yew::prelude::*;
+
+use crate::i18n::{Lang, T};
+
+#[derive(Properties, PartialEq)]
+pub struct LayerTableProps {
+    pub report: Rc<Report>,
+    pub lang: Lang,
+}
+
+#[function_component]
+pub fn LayerTable(props: &LayerTableProps) -> Html {
+    let lang = props.lang;
+    let r = &props.report;
+    html! {
+        <details class="panel view layers" data-testid="layer-table">
+            <summary>
+                { T::Layers.get(lang) }{ " — " }{ &r.model_name }{ ", " }
+                <span class="figure" data-testid="params">{ format::count(r.params) }</span>
+                { " " }{ T::Params.get(lang) }
+            </summary>
+            <div class="table-scroll">
+                <table>
+                    <thead><tr>
+                        <th scope="col">{ T::Layer.get(lang) }</th>
+                        <th scope="col">{ T::Kind.get(lang) }</th>
+                        <th scope="col">{ T::OutputShape.get(lang) }</th>
+                        <th scope="col" class="num">{ T::Params.get(lang) }</th>
+                        <th scope="col" class="num">{ T::FwdFlops.get(lang) }</th>
+                        <th scope="col" class="num">{ T::Saved.get(lang) }</th>
+                    </tr></thead>
+                    <tbody>
+                        { for r.layers.iter().map(|layer| html! {
+                            <tr>
+                                <th scope="row">{ &layer.name }</th>
+                                <td>{ &layer.kind }</td>
+                                <td>{ layer.output_shape.iter().map(u64::to_string).collect::<Vec<_>>().join("×") }</td>
+                                <td class="num">{ format::count(layer.params) }</td>
+                                <td class="num">{ format::flops(layer.fwd_flops) }</td>
+                                <td class="num">{ format::bytes(layer.saved_bytes) }</td>
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            </div>
+        </details>
+    }
+}

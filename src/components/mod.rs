@@ -1,0 +1,11 @@
+//! One component per view or control.
+
+pub mod assumptions;
+pub mod controls;
+pub mod header;
+pub mod layer_table;
+pub mod memory_view;
+pub mod messages;
+pub mod palette;
+pub mod scenario_panel;
+pub mod verdict;

@@ -1,0 +1,139 @@
+//! The scenario inputs: dataset, model, GPU, geometry, precision, optimizer, cards.
+
+use hsi_gpu_core::scenario::{self, Interconnect, Optimizer, Precision};
+use hsi_gpu_core::{dataset, gpu, zoo};
+use yew::prelude::*;
+
+use crate::components::controls::{Choice, NumberSlider, StepSlider, Toggle};
+use crate::i18n::{self, T};
+use crate::state::Action;
+use crate::Store;
+
+/// Slider ranges: where HSI patch classification lives. The number box beside each slider
+/// takes anything the core accepts (up to scenario::MAX_*), e.g. whole-scene patches.
+const SLIDER_MAX_PATCH: u32 = 64;
+const SLIDER_MAX_BANDS: u32 = 300;
+const SLIDER_MAX_BATCH: u32 = 4096;
+
+fn options<I: IntoIterator<Item = (String, String)>>(items: I) -> Vec<(AttrValue, AttrValue)> {
+    items
+        .into_iter()
+        .map(|(value, label)| (value.into(), label.into()))
+        .collect()
+}
+
+#[function_component]
+pub fn ScenarioPanel() -> Html {
+    let store = use_context::<Store>().expect("ScenarioPanel sits inside the app's store");
+    let lang = store.lang;
+    let s = &store.scenario;
+    let send = |make: fn(String) -> Action| {
+        let store = store.clone();
+        Callback::from(move |v: String| store.dispatch(make(v)))
+    };
+    let send_u32 = |make: fn(u32) -> Action| {
+        let store = store.clone();
+        Callback::from(move |v: u32| store.dispatch(make(v)))
+    };
+
+    let datasets = options(
+        dataset::DATASETS
+            .iter()
+            .map(|d| (d.id.to_string(), d.name.to_string())),
+    );
+    let mut models = options(
+        zoo::ZOO
+            .iter()
+            .map(|e| (e.id.to_string(), e.name.to_string())),
+    );
+    if store.model_id().is_none() {
+        models.insert(0, ("".into(), "custom".into()));
+    }
+    let gpus = options(
+        gpu::GPUS
+            .iter()
+            .map(|g| (g.id.to_string(), g.name.to_string())),
+    );
+    let optimizers = options(Optimizer::ALL.iter().map(|o| {
+        (
+            o.id().to_string(),
+            i18n::optimizer_name(*o, lang).to_string(),
+        )
+    }));
+    let interconnects = options(Interconnect::ALL.iter().map(|i| {
+        (
+            i.id().to_string(),
+            i18n::interconnect_name(*i, lang).to_string(),
+        )
+    }));
+    let precision_names: Vec<AttrValue> = Precision::ALL
+        .iter()
+        .map(|p| AttrValue::from(i18n::precision_name(*p, lang)))
+        .collect();
+    let precision_index = Precision::ALL
+        .iter()
+        .position(|p| *p == s.precision)
+        .unwrap_or_default();
+
+    let on_precision = {
+        let store = store.clone();
+        Callback::from(move |i: usize| store.dispatch(Action::Precision(Precision::ALL[i])))
+    };
+    let on_optimizer = {
+        let store = store.clone();
+        Callback::from(move |id: String| {
+            if let Some(o) = Optimizer::ALL.iter().find(|o| o.id() == id) {
+                store.dispatch(Action::Optimizer(*o));
+            }
+        })
+    };
+    let on_interconnect = {
+        let store = store.clone();
+        Callback::from(move |id: String| {
+            if let Some(i) = Interconnect::ALL.iter().find(|i| i.id() == id) {
+                store.dispatch(Action::Interconnect(*i));
+            }
+        })
+    };
+    let on_checkpointing = {
+        let store = store.clone();
+        Callback::from(move |on: bool| store.dispatch(Action::Checkpointing(on)))
+    };
+
+    html! {
+        <section class="panel inputs" aria-labelledby="inputs-heading">
+            <h2 id="inputs-heading">{ T::Inputs.get(lang) }</h2>
+            <Choice id="dataset" label={T::Dataset.get(lang)} options={datasets}
+                selected={s.dataset.clone()} on_change={send(Action::Dataset)} />
+            <Choice id="model" label={T::Model.get(lang)} options={models}
+                selected={store.model_id().unwrap_or_default().to_string()}
+                on_change={send(Action::Model)} />
+            <Choice id="gpu" label={T::Gpu.get(lang)} options={gpus}
+                selected={s.gpu.clone()} on_change={send(Action::Gpu)} />
+            <NumberSlider id="patch" label={T::Patch.get(lang)} unit={T::UnitPixels.get(lang)}
+                value={s.patch} min={1} max={SLIDER_MAX_PATCH} max_typed={scenario::MAX_PATCH}
+                on_change={send_u32(Action::Patch)} />
+            <NumberSlider id="bands" label={T::Bands.get(lang)} unit={T::UnitBands.get(lang)}
+                value={s.bands} min={1} max={SLIDER_MAX_BANDS} max_typed={scenario::MAX_BANDS}
+                on_change={send_u32(Action::Bands)} />
+            <NumberSlider id="classes" label={T::Classes.get(lang)} unit=""
+                value={s.classes} min={2} max={64} max_typed={scenario::MAX_CLASSES}
+                on_change={send_u32(Action::Classes)} />
+            <NumberSlider id="batch" label={T::Batch.get(lang)} unit=""
+                value={s.batch_per_gpu} min={1} max={SLIDER_MAX_BATCH}
+                max_typed={scenario::MAX_BATCH} log2={true}
+                on_change={send_u32(Action::BatchPerGpu)} />
+            <StepSlider id="precision" label={T::Precision.get(lang)} names={precision_names}
+                index={precision_index} on_change={on_precision} />
+            <Choice id="optimizer" label={T::Optimizer.get(lang)} options={optimizers}
+                selected={s.optimizer.id()} on_change={on_optimizer} />
+            <Toggle id="checkpointing" label={T::Checkpointing.get(lang)}
+                checked={s.checkpointing} on_change={on_checkpointing} />
+            <NumberSlider id="cards" label={T::Cards.get(lang)} unit="×"
+                value={s.cards} min={1} max={scenario::MAX_CARDS} max_typed={scenario::MAX_CARDS}
+                on_change={send_u32(Action::Cards)} />
+            <Choice id="interconnect" label={T::Interconnect.get(lang)} options={interconnects}
+                selected={s.interconnect.id()} on_change={on_interconnect} />
+        </section>
+    }
+}

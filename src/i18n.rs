@@ -1,0 +1,266 @@
+//! English / 中文 strings. Every key carries both texts, so a string cannot be added in
+//! one language only. Sentences with figures are functions taking pre-formatted figures.
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Lang {
+    #[default]
+    En,
+    Zh,
+}
+
+impl Lang {
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh",
+        }
+    }
+
+    /// Value for `<html lang>`.
+    pub fn html_lang(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh-CN",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<Lang> {
+        match code {
+            "en" => Some(Lang::En),
+            "zh" => Some(Lang::Zh),
+            _ => None,
+        }
+    }
+
+    /// From `navigator.language` ("zh-CN", "zh-TW", "en-US", ...): Chinese for any zh-*.
+    pub fn from_browser(tag: &str) -> Lang {
+        if tag.to_ascii_lowercase().starts_with("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    }
+
+    pub fn other(self) -> Lang {
+        match self {
+            Lang::En => Lang::Zh,
+            Lang::Zh => Lang::En,
+        }
+    }
+}
+
+macro_rules! texts {
+    ($($key:ident => $en:literal, $zh:literal;)*) => {
+        /// A UI string.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum T { $($key),* }
+
+        impl T {
+            pub const ALL: &'static [T] = &[$(T::$key),*];
+
+            pub fn get(self, lang: Lang) -> &'static str {
+                match (self, lang) {
+                    $((T::$key, Lang::En) => $en, (T::$key, Lang::Zh) => $zh,)*
+                }
+            }
+        }
+    };
+}
+
+texts! {
+    Title => "HSI GPU Planner", "高光谱 GPU 规划器";
+    Tagline => "Will this hyperspectral model fit on this GPU, how fast does it train, how does it scale and what does it cost?",
+        "这个高光谱模型能否放进这块 GPU？训练多快？多卡如何扩展？成本多少？";
+    EstimatesNote => "All figures are estimates from an analytic model (shapes, FLOPs, datasheet peaks and the assumptions below), not measurements. Check them with torch.cuda.max_memory_allocated() on your machine.",
+        "所有数字均为解析模型（张量形状、FLOPs、官方规格峰值与下方假设）的估算值，并非实测。请在自己的机器上用 torch.cuda.max_memory_allocated() 核对。";
+    LanguageToggle => "中文", "English";
+    LanguageToggleLabel => "Switch language to Chinese", "切换到英文";
+    Presentation => "Presentation mode", "演示模式";
+    CopyLink => "Copy link", "复制链接";
+    LinkCopied => "Link copied", "链接已复制";
+    LinkInAddressBar => "Copy the address bar", "请复制地址栏";
+    OpenFull => "Open the full planner", "打开完整版";
+    Reset => "Reset to defaults", "恢复默认";
+    Inputs => "Scenario", "场景";
+    Dataset => "Dataset", "数据集";
+    Model => "Model", "模型";
+    Gpu => "GPU", "GPU";
+    Bands => "Spectral bands", "光谱波段数";
+    Patch => "Spatial patch size", "空间块大小";
+    Classes => "Classes", "类别数";
+    Batch => "Batch per GPU", "每卡批大小";
+    Precision => "Precision", "精度";
+    Optimizer => "Optimizer", "优化器";
+    Cards => "Cards", "显卡数量";
+    Interconnect => "Interconnect", "互联";
+    Checkpointing => "Activation checkpointing", "激活检查点";
+    UnitPixels => "px", "像素";
+    UnitBands => "bands", "波段";
+    Assumptions => "Assumptions (editable)", "假设（可修改）";
+    AssumptionsHelp => "Constants that cannot be derived from the model; each default is documented with its source in the core. Changing one updates every figure.",
+        "无法从模型推导的常数；每个默认值及其来源都记录在核心代码中。修改后所有数字随之更新。";
+    InvalidValue => "not a valid value", "数值无效";
+    Notices => "Some link parameters were not used", "部分链接参数未被采用";
+    NoticeFallback => "the default is used instead", "已改用默认值";
+    Dismiss => "Dismiss", "关闭";
+    Errors => "This scenario cannot be estimated", "无法估算此场景";
+    Allowed => "allowed", "允许";
+    Memory => "Memory per GPU", "每卡显存";
+    MemoryHelp => "Stacked terms of the peak memory on one card; the line marks the usable capacity, the dashed line the capacity less the headroom you keep free.",
+        "单卡峰值显存的各组成部分；实线为可用容量，虚线为扣除预留余量后的容量。";
+    TotalMemory => "Total", "合计";
+    Capacity => "Capacity", "容量";
+    HeadroomLine => "Capacity less headroom", "扣除余量后";
+    MaxBatch => "Largest batch that fits (with headroom)", "可容纳的最大批大小（含余量）";
+    TermContext => "CUDA context", "CUDA 上下文";
+    TermWeights => "Weights", "权重";
+    TermGradients => "Gradients", "梯度";
+    TermOptimizer => "Optimizer states", "优化器状态";
+    TermActivations => "Activations", "激活";
+    TermTransient => "Transient", "临时张量";
+    TermAllocator => "Allocator overhead", "分配器开销";
+    Verdict => "Verdict", "结论";
+    Fits => "fits", "可以放下";
+    DoesNotFit => "does not fit", "放不下";
+    Layers => "Per-layer breakdown", "逐层明细";
+    Layer => "Layer", "层";
+    Kind => "Type", "类型";
+    OutputShape => "Output shape", "输出形状";
+    Params => "Parameters", "参数量";
+    FwdFlops => "Forward FLOPs (batch)", "前向 FLOPs（整批）";
+    Saved => "Kept for backward", "反向保留";
+    ModelSummary => "Model", "模型";
+    Warnings => "Remarks", "备注";
+    Roofline => "Roofline", "屋顶线模型";
+    Scaling => "Scaling over cards", "多卡扩展";
+    Cost => "Cost", "成本";
+    Pending => "This view appears once the core computes it.", "核心计算就绪后显示此视图。";
+}
+
+/// Names of the Scenario's enum values, the same in both languages where they are
+/// technical names.
+pub fn precision_name(p: hsi_gpu_core::scenario::Precision, lang: Lang) -> &'static str {
+    use hsi_gpu_core::scenario::Precision::*;
+    match (p, lang) {
+        (Fp32, _) => "FP32",
+        (Tf32, _) => "TF32",
+        (AmpFp16, Lang::En) => "AMP FP16",
+        (AmpFp16, Lang::Zh) => "混合精度 FP16",
+        (AmpBf16, Lang::En) => "AMP BF16",
+        (AmpBf16, Lang::Zh) => "混合精度 BF16",
+        (Bf16, Lang::En) => "pure BF16",
+        (Bf16, Lang::Zh) => "纯 BF16",
+    }
+}
+
+pub fn optimizer_name(o: hsi_gpu_core::scenario::Optimizer, lang: Lang) -> &'static str {
+    use hsi_gpu_core::scenario::Optimizer::*;
+    match (o, lang) {
+        (Sgd, _) => "SGD",
+        (SgdMomentum, Lang::En) => "SGD + momentum",
+        (SgdMomentum, Lang::Zh) => "SGD + 动量",
+        (Adam, _) => "Adam",
+        (Adamw, _) => "AdamW",
+    }
+}
+
+pub fn interconnect_name(i: hsi_gpu_core::scenario::Interconnect, lang: Lang) -> &'static str {
+    use hsi_gpu_core::scenario::Interconnect::*;
+    match (i, lang) {
+        (Pcie, _) => "PCIe",
+        (NvlinkBridge, Lang::En) => "NVLink bridge (pairs)",
+        (NvlinkBridge, Lang::Zh) => "NVLink 桥接（两两）",
+        (Nvswitch, Lang::En) => "NVLink / NVSwitch (SXM)",
+        (Nvswitch, Lang::Zh) => "NVLink / NVSwitch（SXM）",
+    }
+}
+
+/// Label of an assumption field by its Scenario path; unknown paths show the path itself,
+/// so a field the core adds later is still editable.
+pub fn field_label(path: &str, lang: Lang) -> String {
+    let known: Option<(&str, &str)> = match path {
+        "memory.headroom" => Some(("Headroom kept free (fraction)", "预留余量（比例）")),
+        "memory.cuda_context_bytes" => Some(("CUDA context (bytes)", "CUDA 上下文（字节）")),
+        "memory.fragmentation" => {
+            Some(("Allocator fragmentation (fraction)", "分配器碎片（比例）"))
+        }
+        "memory.driver_reserved_bytes" => {
+            Some(("Driver-reserved memory (bytes)", "驱动保留显存（字节）"))
+        }
+        "workload.train_fraction" => Some(("Training fraction of labeled pixels", "训练样本比例")),
+        "workload.epochs" => Some(("Epochs", "训练轮数")),
+        "workload.sweep_runs" => Some(("Runs in a sweep", "超参搜索次数")),
+        "workload.grad_accum_steps" => Some(("Gradient-accumulation steps", "梯度累积步数")),
+        _ => None,
+    };
+    match (known, lang) {
+        (Some((en, _)), Lang::En) => en.into(),
+        (Some((_, zh)), Lang::Zh) => zh.into(),
+        (None, _) => path.into(),
+    }
+}
+
+/// "fits with 31 % headroom on RTX A5500" / "does not fit on RTX A5500 (needs 27.1 GiB of 24 GiB)".
+pub fn fit_sentence(
+    lang: Lang,
+    fits: bool,
+    gpu: &str,
+    headroom: &str,
+    total: &str,
+    capacity: &str,
+) -> String {
+    match (lang, fits) {
+        (Lang::En, true) => {
+            format!("Fits with {headroom} headroom on {gpu} ({total} of {capacity}).")
+        }
+        (Lang::Zh, true) => format!("可以放进 {gpu}，余量 {headroom}（{total} / {capacity}）。"),
+        (Lang::En, false) => format!("Does not fit on {gpu}: needs {total} of {capacity}."),
+        (Lang::Zh, false) => format!("放不进 {gpu}：需要 {total}，容量 {capacity}。"),
+    }
+}
+
+/// "The largest batch that fits with the 20 % headroom kept is 212."
+pub fn max_batch_sentence(lang: Lang, headroom: &str, max_batch: u32) -> String {
+    match (lang, max_batch) {
+        (Lang::En, 0) => format!("Not even batch 1 fits with {headroom} headroom kept."),
+        (Lang::Zh, 0) => format!("保留 {headroom} 余量时连批大小 1 也放不下。"),
+        (Lang::En, n) => format!("The largest batch per GPU with {headroom} headroom kept is {n}."),
+        (Lang::Zh, n) => format!("保留 {headroom} 余量时，每卡最大批大小为 {n}。"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_string_exists_in_both_languages() {
+        for key in T::ALL {
+            let en = key.get(Lang::En);
+            let zh = key.get(Lang::Zh);
+            assert!(!en.trim().is_empty() && !zh.trim().is_empty(), "{key:?}");
+        }
+        // The Chinese side is actually Chinese (apart from technical names).
+        let translated = T::ALL
+            .iter()
+            .filter(|k| k.get(Lang::Zh) != k.get(Lang::En))
+            .count();
+        assert!(
+            translated + 2 >= T::ALL.len(),
+            "{translated} of {}",
+            T::ALL.len()
+        );
+    }
+
+    #[test]
+    fn browser_language_picks_chinese_for_any_zh_tag() {
+        assert_eq!(Lang::from_browser("zh-CN"), Lang::Zh);
+        assert_eq!(Lang::from_browser("zh-Hant-TW"), Lang::Zh);
+        assert_eq!(Lang::from_browser("en-GB"), Lang::En);
+        assert_eq!(Lang::from_browser(""), Lang::En);
+        for lang in [Lang::En, Lang::Zh] {
+            assert_eq!(Lang::from_code(lang.code()), Some(lang));
+            assert_eq!(lang.other().other(), lang);
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! HSI GPU Planner web app (Yew). All figures come from `hsi_gpu_core`; this crate draws
+//! them and keeps the scenario in the address bar and in storage.
+
+pub mod app;
+pub mod components;
+pub mod i18n;
+pub mod platform;
+pub mod query;
+pub mod state;
+
+/// The app's store, shared with the components through a context.
+pub type Store = yew::UseReducerHandle<state::AppState>;
+
+/// Mounts the app on `<body>`, starting from the link, else the saved scenario.
+pub fn start() {
+    let initial = state::AppState::at_load(
+        &platform::location_query(),
+        platform::load_saved_query().as_deref(),
+        i18n::Lang::from_browser(&platform::browser_language()),
+    );
+    yew::Renderer::<app::App>::with_props(app::AppProps { initial }).render();
+}

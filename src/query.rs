@@ -1,0 +1,403 @@
+//! Scenario <-> URL query string. Pure (no browser API), so `cargo test` checks it natively.
+//!
+//! Format: one readable parameter per Scenario field that differs from the default, named
+//! by its JSON path: `?bands=200&patch=9&gpu=rtx_4090&memory.headroom=0.3`. Strings are
+//! written as they are, numbers and booleans as JSON, lists (a custom model's layers) as
+//! JSON text. A link therefore names only what was changed and stays short, and every
+//! field, including assumptions added to the core later, round-trips without a table here.
+//!
+//! Parsing never fails: a parameter that is malformed, unknown or out of range is dropped
+//! (the default stays) and reported as a `Notice` the page shows.
+//! `lang`, `embed` and `present` are view settings, not part of the Scenario.
+
+use hsi_gpu_core::Scenario;
+use serde_json::{Map, Value};
+
+use crate::i18n::Lang;
+
+/// One query parameter that could not be used, and why (shown to the user).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    pub key: String,
+    pub value: String,
+    pub reason: String,
+}
+
+/// View settings carried in the URL next to the Scenario.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ViewParams {
+    pub lang: Option<Lang>,
+    pub embed: bool,
+    pub presentation: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parsed {
+    pub scenario: Scenario,
+    /// True when the query named at least one Scenario field (so it wins over storage).
+    pub has_scenario: bool,
+    pub view: ViewParams,
+    pub notices: Vec<Notice>,
+}
+
+const LANG_KEY: &str = "lang";
+const EMBED_KEY: &str = "embed";
+const PRESENT_KEY: &str = "present";
+
+/// The query string (without `?`) that reproduces `scenario` and `view`.
+pub fn to_query(scenario: &Scenario, view: &ViewParams) -> String {
+    let current = to_value(scenario);
+    let default = to_value(&Scenario::default());
+    let mut current_leaves = Vec::new();
+    flatten("", &current, &mut current_leaves);
+    let mut default_leaves = Vec::new();
+    flatten("", &default, &mut default_leaves);
+
+    let mut pairs: Vec<(String, String)> = current_leaves
+        .into_iter()
+        .filter(|leaf| !default_leaves.contains(leaf))
+        .map(|(key, value)| (key, leaf_text(&value)))
+        .collect();
+    if let Some(lang) = view.lang {
+        pairs.push((LANG_KEY.into(), lang.code().into()));
+    }
+    if view.embed {
+        pairs.push((EMBED_KEY.into(), "1".into()));
+    }
+    if view.presentation {
+        pairs.push((PRESENT_KEY.into(), "1".into()));
+    }
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Reads a query string (with or without the leading `?`).
+pub fn parse_query(query: &str) -> Parsed {
+    let mut view = ViewParams::default();
+    let mut notices = Vec::new();
+    let mut value = to_value(&Scenario::default());
+    let mut applied: Vec<(String, String)> = Vec::new();
+
+    for pair in query.trim_start_matches('?').split('&') {
+        if pair.is_empty() {
+            continue;
+        }
+        let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
+        let key = decode_component(raw_key);
+        let text = decode_component(raw_value);
+        match key.as_str() {
+            LANG_KEY => match Lang::from_code(&text) {
+                Some(lang) => view.lang = Some(lang),
+                None => notices.push(notice(&key, &text, "en, zh")),
+            },
+            EMBED_KEY => view.embed = is_true(&text),
+            PRESENT_KEY => view.presentation = is_true(&text),
+            _ => {
+                let mut candidate = value.clone();
+                match set_path(&mut candidate, &key, &text)
+                    .and_then(|()| from_value(&candidate))
+                    .and_then(|scenario| kept_field(&scenario, &key))
+                {
+                    Ok(()) => {
+                        value = candidate;
+                        applied.push((key, text));
+                    }
+                    Err(reason) => notices.push(notice(&key, &text, &reason)),
+                }
+            }
+        }
+    }
+
+    // Values that parse but are out of range: put the default back, say which.
+    let defaults = to_value(&Scenario::default());
+    let mut scenario = from_value(&value).unwrap_or_default();
+    for problem in scenario.validate() {
+        if let Some((key, text)) = applied.iter().find(|(k, _)| *k == problem.field) {
+            notices.push(notice(key, text, &problem.allowed));
+            if let Some(default_leaf) = get_path(&defaults, key) {
+                set_value(&mut value, key, default_leaf.clone());
+            }
+        }
+    }
+    scenario = from_value(&value).unwrap_or_default();
+
+    Parsed {
+        has_scenario: !applied.is_empty(),
+        scenario,
+        view,
+        notices,
+    }
+}
+
+/// Sets the field at dotted `path` from user text (a query value or an input box), parsed
+/// by the type of the value already there. Used by the query and by the assumptions panel.
+pub fn set_field(scenario: &Scenario, path: &str, text: &str) -> Result<Scenario, String> {
+    let mut value = to_value(scenario);
+    set_path(&mut value, path, text)?;
+    from_value(&value)
+}
+
+/// Every scalar field under the object at `prefix` (e.g. "memory"), as (path, value text).
+pub fn fields_under(scenario: &Scenario, prefix: &str) -> Vec<(String, String)> {
+    let value = to_value(scenario);
+    let mut leaves = Vec::new();
+    if let Some(section) = get_path(&value, prefix) {
+        flatten(prefix, section, &mut leaves);
+    }
+    leaves
+        .into_iter()
+        .map(|(key, value)| (key, leaf_text(&value)))
+        .collect()
+}
+
+/// Serde ignores unknown keys inside some sections; a key that did not survive a round
+/// trip was not a field, and the user should hear so.
+fn kept_field(scenario: &Scenario, key: &str) -> Result<(), String> {
+    match get_path(&to_value(scenario), key) {
+        Some(_) => Ok(()),
+        None => Err("not a field of the scenario".into()),
+    }
+}
+
+fn notice(key: &str, value: &str, reason: &str) -> Notice {
+    Notice {
+        key: key.into(),
+        value: value.into(),
+        reason: reason.into(),
+    }
+}
+
+fn is_true(text: &str) -> bool {
+    matches!(text, "1" | "true" | "yes")
+}
+
+fn to_value(scenario: &Scenario) -> Value {
+    serde_json::to_value(scenario).expect("a Scenario always serialises")
+}
+
+fn from_value(value: &Value) -> Result<Scenario, String> {
+    serde_json::from_value(value.clone()).map_err(|e| e.to_string())
+}
+
+/// Leaves of a JSON object as (dotted path, value); lists and scalars are leaves.
+fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, Value)>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                flatten(&path, child, out);
+            }
+        }
+        leaf => out.push((prefix.to_string(), leaf.clone())),
+    }
+}
+
+fn leaf_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn get_path<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.')
+        .try_fold(value, |node, key| node.as_object()?.get(key))
+}
+
+/// Parses `text` as the type of the value at `path` (a string stays a string) and stores it.
+fn set_path(root: &mut Value, path: &str, text: &str) -> Result<(), String> {
+    let parsed = match get_path(root, path) {
+        Some(Value::String(_)) => Value::String(text.into()),
+        Some(Value::Number(_)) | Some(Value::Bool(_)) | Some(Value::Array(_)) => {
+            serde_json::from_str(text).map_err(|_| "not a valid value".to_string())?
+        }
+        Some(Value::Object(_)) => return Err("a group of fields, not one value".into()),
+        // Optional fields that are absent by default (a preset's width) and a custom
+        // model's spec: JSON if it reads as JSON, else a plain string.
+        Some(Value::Null) | None => {
+            serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.into()))
+        }
+    };
+    if path.is_empty() || path.split('.').any(str::is_empty) {
+        return Err("not a field name".into());
+    }
+    set_value(root, path, parsed);
+    Ok(())
+}
+
+fn set_value(root: &mut Value, path: &str, leaf: Value) {
+    let mut node = root;
+    let mut keys = path.split('.').peekable();
+    while let Some(key) = keys.next() {
+        if !node.is_object() {
+            *node = Value::Object(Map::new());
+        }
+        let map = node.as_object_mut().expect("made an object above");
+        if keys.peek().is_none() {
+            map.insert(key.into(), leaf);
+            return;
+        }
+        node = map.entry(key).or_insert_with(|| Value::Object(Map::new()));
+    }
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters (UTF-8 bytes).
+pub fn encode_component(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-_.~".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Decodes `%XX` escapes and `+` (form encoding's space); a broken escape stays as typed.
+pub fn decode_component(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => match bytes.get(i + 1..i + 3).and_then(|h| hex_pair(h[0], h[1])) {
+                Some(byte) => {
+                    out.push(byte);
+                    i += 2;
+                }
+                None => out.push(b'%'),
+            },
+            other => out.push(other),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex_pair(high: u8, low: u8) -> Option<u8> {
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    Some(digit(high)? * 16 + digit(low)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hsi_gpu_core::scenario::{Interconnect, Precision};
+
+    #[test]
+    fn default_scenario_gives_an_empty_query() {
+        assert_eq!(to_query(&Scenario::default(), &ViewParams::default()), "");
+        let parsed = parse_query("");
+        assert_eq!(parsed.scenario, Scenario::default());
+        assert!(!parsed.has_scenario);
+        assert!(parsed.notices.is_empty());
+    }
+
+    #[test]
+    fn changed_fields_round_trip_readably() {
+        let mut s = Scenario::default();
+        s.bands = 200;
+        s.patch = 9;
+        s.precision = Precision::AmpBf16;
+        s.interconnect = Interconnect::NvlinkBridge;
+        s.checkpointing = true;
+        s.memory.headroom = 0.3;
+        let view = ViewParams {
+            lang: Some(Lang::Zh),
+            embed: true,
+            presentation: false,
+        };
+        let query = to_query(&s, &view);
+        for part in [
+            "bands=200",
+            "patch=9",
+            "precision=amp_bf16",
+            "interconnect=nvlink_bridge",
+            "checkpointing=true",
+            "memory.headroom=0.3",
+            "lang=zh",
+            "embed=1",
+        ] {
+            assert!(query.split('&').any(|p| p == part), "{part} in {query}");
+        }
+        let parsed = parse_query(&format!("?{query}"));
+        assert_eq!(parsed.scenario, s);
+        assert_eq!(parsed.view, view);
+        assert!(parsed.has_scenario);
+        assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+    }
+
+    #[test]
+    fn malformed_unknown_and_out_of_range_values_fall_back_with_notices() {
+        let parsed = parse_query(
+            "bands=abc&patch=0&cards=99&precision=fp7&nonsense=1&batch_per_gpu=32&lang=fr",
+        );
+        let defaults = Scenario::default();
+        assert_eq!(parsed.scenario.bands, defaults.bands);
+        assert_eq!(parsed.scenario.patch, defaults.patch);
+        assert_eq!(parsed.scenario.cards, defaults.cards);
+        assert_eq!(parsed.scenario.precision, defaults.precision);
+        // The one good value is kept.
+        assert_eq!(parsed.scenario.batch_per_gpu, 32);
+        let keys: Vec<&str> = parsed.notices.iter().map(|n| n.key.as_str()).collect();
+        for key in ["bands", "patch", "cards", "precision", "nonsense", "lang"] {
+            assert!(keys.contains(&key), "{key} in {keys:?}");
+        }
+        let cards = parsed.notices.iter().find(|n| n.key == "cards").unwrap();
+        assert_eq!(cards.value, "99");
+        assert!(cards.reason.contains('8'), "{}", cards.reason);
+        assert!(parsed.scenario.validate().is_empty());
+    }
+
+    #[test]
+    fn hostile_input_never_panics() {
+        for query in [
+            "%",
+            "%zz=1",
+            "a=%F0%9F",
+            "=&&=",
+            "memory=1",
+            "memory.headroom.x=1",
+            ".=1",
+            "bands=1e400",
+            "bands=-1",
+            "model.kind=custom",
+            "gpu=%3Cscript%3E",
+        ] {
+            let parsed = parse_query(query);
+            assert!(parsed.scenario.validate().is_empty(), "{query}");
+        }
+    }
+
+    #[test]
+    fn percent_encoding_round_trips_unicode_and_reserved_characters() {
+        let text = "a b&c=d/é中";
+        let encoded = encode_component(text);
+        assert!(encoded
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.~%".contains(&b)));
+        assert_eq!(decode_component(&encoded), text);
+        assert_eq!(decode_component("a+b%2"), "a b%2");
+    }
+
+    #[test]
+    fn set_field_parses_by_the_existing_type() {
+        let s = set_field(&Scenario::default(), "memory.headroom", "0.25").unwrap();
+        assert_eq!(s.memory.headroom, 0.25);
+        let s = set_field(&s, "gpu", "rtx_a5500").unwrap();
+        assert_eq!(s.gpu, "rtx_a5500");
+        assert!(set_field(&s, "memory.headroom", "lots").is_err());
+        assert!(set_field(&s, "memory", "1").is_err());
+        let fields = fields_under(&s, "memory");
+        assert!(fields.contains(&("memory.headroom".to_string(), "0.25".to_string())));
+    }
+}

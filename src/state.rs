@@ -1,0 +1,264 @@
+//! The app state: the Scenario plus view settings, changed only through `Action`s.
+
+use std::rc::Rc;
+
+use hsi_gpu_core::scenario::{Interconnect, ModelChoice, Optimizer, Precision};
+use hsi_gpu_core::{dataset, zoo, Scenario};
+use yew::Reducible;
+
+use crate::i18n::Lang;
+use crate::query::{self, Notice, Parsed, ViewParams};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppState {
+    pub scenario: Scenario,
+    pub lang: Lang,
+    /// True once the language came from the link or the toggle: it is then kept in links.
+    pub lang_chosen: bool,
+    pub embed: bool,
+    pub presentation: bool,
+    /// Link parameters that were dropped, shown until dismissed.
+    pub notices: Vec<Notice>,
+    /// Assumption field whose typed text is not a valid value (the Scenario keeps the last
+    /// good one).
+    pub invalid_field: Option<String>,
+}
+
+impl AppState {
+    /// State for a page load: the link's parameters, else `browser_lang`.
+    pub fn from_parsed(parsed: Parsed, browser_lang: Lang) -> Self {
+        AppState {
+            scenario: parsed.scenario,
+            lang: parsed.view.lang.unwrap_or(browser_lang),
+            lang_chosen: parsed.view.lang.is_some(),
+            embed: parsed.view.embed,
+            presentation: parsed.view.presentation,
+            notices: parsed.notices,
+            invalid_field: None,
+        }
+    }
+
+    /// State for a page load: a link naming scenario fields wins; otherwise the saved
+    /// scenario (and saved language) is restored, while the link's view settings (embed,
+    /// presentation, language) still apply. Notices come from whichever was read.
+    pub fn at_load(url_query: &str, saved_query: Option<&str>, browser_lang: Lang) -> Self {
+        let url = query::parse_query(url_query);
+        let parsed = match saved_query {
+            Some(saved) if !url.has_scenario => {
+                let saved = query::parse_query(saved);
+                Parsed {
+                    view: ViewParams {
+                        lang: url.view.lang.or(saved.view.lang),
+                        embed: url.view.embed,
+                        presentation: url.view.presentation || saved.view.presentation,
+                    },
+                    notices: [url.notices, saved.notices].concat(),
+                    ..saved
+                }
+            }
+            _ => url,
+        };
+        Self::from_parsed(parsed, browser_lang)
+    }
+
+    /// The query string that reproduces this view (without embed: a copied link opens the
+    /// full page).
+    pub fn share_query(&self) -> String {
+        query::to_query(
+            &self.scenario,
+            &ViewParams {
+                lang: self.lang_chosen.then_some(self.lang),
+                embed: false,
+                presentation: self.presentation,
+            },
+        )
+    }
+
+    /// The query string for the address bar (keeps embed).
+    pub fn location_query(&self) -> String {
+        query::to_query(
+            &self.scenario,
+            &ViewParams {
+                lang: self.lang_chosen.then_some(self.lang),
+                embed: self.embed,
+                presentation: self.presentation,
+            },
+        )
+    }
+
+    pub fn model_id(&self) -> Option<&str> {
+        match &self.scenario.model {
+            ModelChoice::Preset { id, .. } => Some(id),
+            ModelChoice::Custom { .. } => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Bands(u32),
+    Patch(u32),
+    Classes(u32),
+    BatchPerGpu(u32),
+    Cards(u32),
+    Precision(Precision),
+    Optimizer(Optimizer),
+    Interconnect(Interconnect),
+    Checkpointing(bool),
+    Gpu(String),
+    /// Picks a dataset and takes its band and class counts.
+    Dataset(String),
+    /// Picks a zoo preset and takes the patch size its paper uses.
+    Model(String),
+    /// Sets the assumption at a Scenario path from typed text.
+    Field {
+        path: String,
+        text: String,
+    },
+    Lang(Lang),
+    Presentation(bool),
+    DismissNotices,
+    Reset,
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
+        let s = &mut next.scenario;
+        match action {
+            Action::Bands(v) => s.bands = v,
+            Action::Patch(v) => s.patch = v,
+            Action::Classes(v) => s.classes = v,
+            Action::BatchPerGpu(v) => s.batch_per_gpu = v,
+            Action::Cards(v) => s.cards = v,
+            Action::Precision(v) => s.precision = v,
+            Action::Optimizer(v) => s.optimizer = v,
+            Action::Interconnect(v) => s.interconnect = v,
+            Action::Checkpointing(v) => s.checkpointing = v,
+            Action::Gpu(id) => s.gpu = id,
+            Action::Dataset(id) => {
+                if let Some(d) = dataset::dataset_by_id(&id) {
+                    s.bands = d.bands_used;
+                    s.classes = d.classes;
+                }
+                s.dataset = id;
+            }
+            Action::Model(id) => {
+                if let Some(entry) = zoo::zoo_entry(&id) {
+                    s.patch = entry.default_patch;
+                }
+                s.model = ModelChoice::Preset {
+                    id,
+                    width: None,
+                    size: None,
+                };
+            }
+            Action::Field { path, text } => match query::set_field(s, &path, &text) {
+                Ok(updated) => {
+                    *s = updated;
+                    next.invalid_field = None;
+                }
+                Err(_) => next.invalid_field = Some(path),
+            },
+            Action::Lang(lang) => {
+                next.lang = lang;
+                next.lang_chosen = true;
+            }
+            Action::Presentation(on) => next.presentation = on,
+            Action::DismissNotices => next.notices.clear(),
+            Action::Reset => next.scenario = Scenario::default(),
+        }
+        Rc::new(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reduce(state: AppState, action: Action) -> AppState {
+        (*Rc::new(state).reduce(action)).clone()
+    }
+
+    fn initial() -> AppState {
+        AppState::from_parsed(query::parse_query(""), Lang::En)
+    }
+
+    #[test]
+    fn picking_a_dataset_takes_its_bands_and_classes() {
+        let target = dataset::DATASETS
+            .iter()
+            .find(|d| d.bands_used != initial().scenario.bands)
+            .expect("a dataset with other band count");
+        let next = reduce(initial(), Action::Dataset(target.id.into()));
+        assert_eq!(next.scenario.dataset, target.id);
+        assert_eq!(next.scenario.bands, target.bands_used);
+        assert_eq!(next.scenario.classes, target.classes);
+    }
+
+    #[test]
+    fn picking_a_model_takes_its_paper_patch() {
+        let Some(entry) = zoo::ZOO.iter().find(|e| e.id != "hybridsn") else {
+            return; // the zoo holds one preset only so far
+        };
+        let next = reduce(initial(), Action::Model(entry.id.into()));
+        assert_eq!(next.model_id(), Some(entry.id));
+        assert_eq!(next.scenario.patch, entry.default_patch);
+    }
+
+    #[test]
+    fn bad_assumption_text_keeps_the_last_good_value() {
+        let good = reduce(
+            initial(),
+            Action::Field {
+                path: "memory.headroom".into(),
+                text: "0.3".into(),
+            },
+        );
+        assert_eq!(good.scenario.memory.headroom, 0.3);
+        let bad = reduce(
+            good,
+            Action::Field {
+                path: "memory.headroom".into(),
+                text: "0.3x".into(),
+            },
+        );
+        assert_eq!(bad.scenario.memory.headroom, 0.3);
+        assert_eq!(bad.invalid_field.as_deref(), Some("memory.headroom"));
+    }
+
+    #[test]
+    fn a_link_wins_over_storage_and_storage_fills_a_bare_link() {
+        let saved = "bands=103&lang=zh";
+        let from_link = AppState::at_load("patch=9", Some(saved), Lang::En);
+        assert_eq!(from_link.scenario.patch, 9);
+        assert_eq!(from_link.scenario.bands, Scenario::default().bands);
+        assert_eq!(from_link.lang, Lang::En);
+
+        let restored = AppState::at_load("embed=1", Some(saved), Lang::En);
+        assert_eq!(restored.scenario.bands, 103);
+        assert_eq!(restored.lang, Lang::Zh);
+        assert!(restored.embed);
+
+        let fresh = AppState::at_load("", None, Lang::Zh);
+        assert_eq!(fresh.scenario, Scenario::default());
+        assert_eq!(fresh.lang, Lang::Zh);
+        assert!(!fresh.lang_chosen);
+    }
+
+    #[test]
+    fn language_choice_is_kept_in_links_and_embed_is_not_shared() {
+        let mut state = AppState::from_parsed(query::parse_query("embed=1&bands=50"), Lang::En);
+        assert!(!state.share_query().contains("lang="));
+        state = reduce(state, Action::Lang(Lang::Zh));
+        let shared = state.share_query();
+        assert!(shared.contains("lang=zh") && shared.contains("bands=50"));
+        assert!(!shared.contains("embed"));
+        assert!(state.location_query().contains("embed=1"));
+        let reopened = AppState::from_parsed(query::parse_query(&shared), Lang::En);
+        assert_eq!(reopened.scenario, state.scenario);
+        assert_eq!(reopened.lang, Lang::Zh);
+    }
+}
