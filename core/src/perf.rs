@@ -42,9 +42,10 @@ pub struct PerfAssumptions {
     /// guide; boost clocks are rarely sustained). Rough.
     pub compute_efficiency: f64,
     /// Work, in seconds at peak, at which a kernel reaches half of `compute_efficiency`.
-    /// 5 us puts a 1024^3 GEMM (2.1 GFLOP) on an A100's tensor cores at about 40 % of
-    /// peak and a 4096^3 one at about 70 %, the shape of published cuBLAS size sweeps.
-    /// Rough calibration.
+    /// It is also the least time a kernel with any work takes (ramp / efficiency, one
+    /// "wave" of thread blocks). 2 us puts a 1024^3 GEMM (2.1 GFLOP) on an A100's tensor
+    /// cores at about 54 % of peak and a 4096^3 one at 70 %, the shape of published cuBLAS
+    /// size sweeps. Rough calibration.
     pub efficiency_ramp_s: f64,
     /// Fraction of datasheet bandwidth streaming kernels reach (STREAM-like copies reach
     /// 80-90 % on HBM and GDDR6/6X cards). Rough.
@@ -63,7 +64,7 @@ impl Default for PerfAssumptions {
     fn default() -> Self {
         PerfAssumptions {
             compute_efficiency: 0.70,
-            efficiency_ramp_s: 5e-6,
+            efficiency_ramp_s: 2e-6,
             memory_efficiency: 0.80,
             kernel_launch_s: 5e-6,
             optimizer_kernels: None,

@@ -1,0 +1,422 @@
+//! Properties of the catalogs and of the performance, scaling and cost model, on
+//! hand-built layer figures (independent of the model analysis).
+
+use hsi_gpu_core::dataset::{dataset_by_id, DATASETS};
+use hsi_gpu_core::gpu::{gpu_by_id, GpuSpec, NvLink, GPUS};
+use hsi_gpu_core::perf::{performance, PerfReport};
+use hsi_gpu_core::report::LayerReport;
+use hsi_gpu_core::scaling::{pcie_x16_bytes_per_s, ring_allreduce_s};
+use hsi_gpu_core::scenario::{Interconnect, Optimizer, ParallelMode, Precision, Scenario};
+use proptest::prelude::*;
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+fn layer(i: usize, flops: f64, act_bytes: f64, params: u64, tensor_core: bool) -> LayerReport {
+    LayerReport {
+        name: format!("layer{i}"),
+        kind: if tensor_core { "conv2d" } else { "relu" }.into(),
+        output_shape: vec![1],
+        params,
+        fwd_flops: flops,
+        bwd_flops: 2.0 * flops,
+        other_flops: act_bytes / 4.0,
+        input_bytes: act_bytes,
+        output_bytes: act_bytes,
+        weight_bytes: params as f64 * 4.0,
+        saved_bytes: act_bytes,
+        tensor_core,
+        kernels_fwd: 1,
+        kernels_bwd: if tensor_core { 2 } else { 1 },
+    }
+}
+
+fn arb_layers() -> impl Strategy<Value = Vec<LayerReport>> {
+    prop::collection::vec(
+        (0.0..1e12f64, 0.0..1e9f64, 0u64..10_000_000, any::<bool>()),
+        0..24,
+    )
+    .prop_map(|v| {
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (f, b, p, t))| layer(i, f, b, p, t))
+            .collect()
+    })
+}
+
+fn arb_scenario() -> impl Strategy<Value = Scenario> {
+    (
+        (0..GPUS.len(), 0..DATASETS.len(), 0..5usize, 0..4usize),
+        (any::<bool>(), 1u32..=8, 0..3usize, any::<bool>()),
+        (1u32..4096, 1u32..16, 1u32..1000, 1u32..50),
+    )
+        .prop_map(
+            |((g, d, p, o), (ckpt, cards, ic, ddp), (batch, accum, epochs, sweep))| {
+                let mut s = Scenario {
+                    gpu: GPUS[g].id.into(),
+                    dataset: DATASETS[d].id.into(),
+                    precision: Precision::ALL[p],
+                    optimizer: Optimizer::ALL[o],
+                    checkpointing: ckpt,
+                    cards,
+                    interconnect: Interconnect::ALL[ic],
+                    batch_per_gpu: batch,
+                    ..Scenario::default()
+                };
+                s.workload.mode = if ddp {
+                    ParallelMode::Ddp
+                } else {
+                    ParallelMode::ParallelExperiments
+                };
+                s.workload.grad_accum_steps = accum;
+                s.workload.epochs = epochs;
+                s.workload.sweep_runs = sweep;
+                s
+            },
+        )
+}
+
+fn params(layers: &[LayerReport]) -> u64 {
+    layers.iter().map(|l| l.params).sum()
+}
+
+fn run(layers: &[LayerReport], s: &Scenario, gpu: &GpuSpec) -> PerfReport {
+    performance(layers, params(layers), s, gpu)
+}
+
+/// Every f64 in the serialised report is finite and non-negative.
+fn assert_finite_non_negative(v: &serde_json::Value, path: &str) {
+    match v {
+        serde_json::Value::Number(n) => {
+            let x = n.as_f64().unwrap();
+            assert!(x.is_finite() && x >= 0.0, "{path} = {x}");
+        }
+        serde_json::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| assert_finite_non_negative(x, &format!("{path}[{i}]"))),
+        serde_json::Value::Object(o) => o
+            .iter()
+            .for_each(|(k, x)| assert_finite_non_negative(x, &format!("{path}.{k}"))),
+        serde_json::Value::Null => panic!("{path} is null (NaN or infinity?)"),
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn report_is_finite_and_non_negative(layers in arb_layers(), s in arb_scenario()) {
+        let gpu = gpu_by_id(&s.gpu).unwrap();
+        let r = run(&layers, &s, gpu);
+        assert_finite_non_negative(&serde_json::to_value(&r).unwrap(), "perf");
+        prop_assert!(r.time.step_s > 0.0);
+        prop_assert!(r.time.allreduce_share < 1.0);
+    }
+
+    #[test]
+    fn roofline_is_consistent(layers in arb_layers(), s in arb_scenario()) {
+        let gpu = gpu_by_id(&s.gpu).unwrap();
+        let r = run(&layers, &s, gpu);
+        prop_assert!(close(r.ridge, r.peak_flops / gpu.bandwidth_bytes_per_s));
+        let bw = gpu.bandwidth_bytes_per_s;
+        let passes = r.layers.iter().flat_map(|l| [&l.forward, &l.backward]);
+        for p in passes {
+            let roof = &p.roofline;
+            prop_assert!(close(roof.ridge, roof.roof_flops / bw));
+            prop_assert!(roof.attainable_flops <= roof.roof_flops);
+            prop_assert!(roof.attainable_flops <= roof.intensity * bw * (1.0 + 1e-12));
+            prop_assert!(p.efficiency > 0.0 && p.efficiency <= 1.0);
+            prop_assert!(p.achieved_flops <= roof.roof_flops);
+            prop_assert!(p.time_s >= p.compute_s.max(p.memory_s).max(p.launch_s));
+        }
+        let step = &r.step_roofline;
+        prop_assert!(step.attainable_flops <= step.roof_flops);
+    }
+
+    #[test]
+    fn faster_hardware_never_slows_a_step(
+        layers in arb_layers(),
+        s in arb_scenario(),
+        bw_gain in 1.0..4.0f64,
+        flops_gain in 1.0..4.0f64,
+    ) {
+        let gpu = gpu_by_id(&s.gpu).unwrap();
+        let base = run(&layers, &s, gpu).time.step_s;
+        let mut faster_memory = gpu.clone();
+        faster_memory.bandwidth_bytes_per_s *= bw_gain;
+        let mut faster_compute = gpu.clone();
+        faster_compute.fp32_flops *= flops_gain;
+        faster_compute.fp16_tensor_flops *= flops_gain;
+        faster_compute.tf32_flops = gpu.tf32_flops.map(|f| f * flops_gain);
+        for g in [&faster_memory, &faster_compute] {
+            let t = run(&layers, &s, g).time.step_s;
+            prop_assert!(t <= base * (1.0 + 1e-12), "{} > {}", t, base);
+        }
+    }
+
+    #[test]
+    fn nvlink_never_slower_than_pcie(layers in arb_layers(), s in arb_scenario()) {
+        for gpu in GPUS.iter().filter(|g| matches!(g.nvlink, NvLink::Bridge { .. })) {
+            let r = run(&layers, &s, gpu);
+            let curve = |ic| &r.scaling.ddp.iter().find(|c| c.interconnect == ic).unwrap().points;
+            for (pcie, nvlink) in curve(Interconnect::Pcie).iter().zip(curve(Interconnect::NvlinkBridge)) {
+                prop_assert_eq!(pcie.cards, nvlink.cards);
+                prop_assert!(nvlink.step_s <= pcie.step_s);
+                prop_assert!(nvlink.bus_bytes_per_s >= pcie.bus_bytes_per_s);
+            }
+        }
+    }
+
+    #[test]
+    fn time_is_linear_in_epochs(layers in arb_layers(), s in arb_scenario(), k in 2u32..50) {
+        let gpu = gpu_by_id(&s.gpu).unwrap();
+        let mut one = s.clone();
+        one.workload.epochs = 1;
+        let mut many = s;
+        many.workload.epochs = k;
+        let (t1, tk) = (run(&layers, &one, gpu).epoch.total_s, run(&layers, &many, gpu).epoch.total_s);
+        prop_assert!(close(tk, f64::from(k) * t1));
+    }
+
+    #[test]
+    fn parallel_experiments_scale_exactly(layers in arb_layers(), s in arb_scenario()) {
+        let gpu = gpu_by_id(&s.gpu).unwrap();
+        let r = run(&layers, &s, gpu);
+        let pe = &r.scaling.parallel_experiments;
+        prop_assert_eq!(pe.len(), 8);
+        for p in pe {
+            prop_assert!(close(p.samples_per_s, f64::from(p.cards) * pe[0].samples_per_s));
+            prop_assert_eq!(p.speedup, f64::from(p.cards));
+        }
+        for curve in &r.scaling.ddp {
+            for p in &curve.points {
+                prop_assert!(p.efficiency <= 1.0 + 1e-12);
+                prop_assert!(p.allreduce_exposed_s <= p.allreduce_s * (1.0 + 1e-12));
+            }
+        }
+    }
+}
+
+#[test]
+fn catalog_ids_are_unique_and_memory_is_gib_based() {
+    let mut ids: Vec<_> = GPUS.iter().map(|g| g.id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), GPUS.len());
+    assert_eq!(gpu_by_id("rtx_a5500").unwrap().memory_bytes, 24 * (1 << 30));
+    assert_eq!(gpu_by_id("h100_sxm").unwrap().memory_bytes, 80 * (1 << 30));
+    let mut datasets: Vec<_> = DATASETS.iter().map(|d| d.id).collect();
+    datasets.sort();
+    datasets.dedup();
+    assert_eq!(datasets.len(), DATASETS.len());
+    assert_eq!(
+        dataset_by_id("indian_pines").unwrap().labeled_pixels,
+        10_249
+    );
+}
+
+#[test]
+fn precision_peaks_fall_back_with_a_warning() {
+    let v100s = gpu_by_id("v100s_pcie").unwrap();
+    assert!(!v100s.bf16 && v100s.tf32_flops.is_none());
+    let bf16 = v100s.peak_flops(Precision::AmpBf16);
+    assert_eq!(bf16.flops, v100s.fp32_flops);
+    assert!(bf16.warning.unwrap().contains("BF16"));
+    assert_eq!(v100s.peak_flops(Precision::Tf32).flops, v100s.fp32_flops);
+    assert_eq!(v100s.peak_flops(Precision::AmpFp16).flops, 130e12);
+    let a5500 = gpu_by_id("rtx_a5500").unwrap();
+    let tf32 = a5500.peak_flops(Precision::Tf32);
+    assert_eq!((tf32.flops, tf32.warning), (68.2e12, None));
+    assert_eq!(a5500.peak_flops(Precision::Bf16).flops, 136.4e12);
+}
+
+#[test]
+fn geforce_40_and_5090_have_no_pcie_p2p() {
+    for id in ["rtx_4080", "rtx_4090", "rtx_5090"] {
+        assert!(!gpu_by_id(id).unwrap().pcie_p2p, "{id}");
+    }
+    assert!(gpu_by_id("rtx_3090").unwrap().pcie_p2p);
+}
+
+#[test]
+fn ring_allreduce_matches_the_nccl_formula() {
+    // 100 MB on 4 cards over 10 GB/s, no latency: 2 x 3/4 x 1e8 / 1e10 = 15 ms.
+    assert!(close(ring_allreduce_s(1e8, 4, 1e10, 0.0), 0.015));
+    // Latency: 2(N-1) ring steps.
+    assert!(close(ring_allreduce_s(1e8, 4, 1e10, 1e-5), 0.015 + 6e-5));
+    assert_eq!(ring_allreduce_s(1e8, 1, 1e10, 1e-5), 0.0);
+    // PCIe 4.0 x16: 16 GT/s x 16 lanes x 128/130 / 8 = 31.5 GB/s one way.
+    assert!(close(
+        pcie_x16_bytes_per_s(4),
+        16e9 * 16.0 * 128.0 / 130.0 / 8.0
+    ));
+}
+
+/// A four-card A5500 box with bridged pairs: the ring crosses PCIe between the pairs, so
+/// it runs at PCIe speed; two bridged cards run at NVLink speed.
+#[test]
+fn bridged_pairs_are_limited_by_pcie_beyond_two_cards() {
+    let gpu = gpu_by_id("rtx_a5500").unwrap();
+    let layers: Vec<_> = (0..4)
+        .map(|i| layer(i, 1e9, 1e6, 5_000_000, true))
+        .collect();
+    let s = Scenario {
+        interconnect: Interconnect::NvlinkBridge,
+        ..Scenario::default()
+    };
+    let r = run(&layers, &s, gpu);
+    let curve = |ic| {
+        r.scaling
+            .ddp
+            .iter()
+            .find(|c| c.interconnect == ic)
+            .unwrap()
+            .points
+            .clone()
+    };
+    let (pcie, bridge) = (curve(Interconnect::Pcie), curve(Interconnect::NvlinkBridge));
+    let a = &s.perf.scaling;
+    let nvlink_one_way = 112.5e9 / 2.0 * a.nvlink_efficiency;
+    let pcie_bw = pcie_x16_bytes_per_s(4) * a.pcie_efficiency;
+    assert!(close(bridge[1].bus_bytes_per_s, nvlink_one_way));
+    assert!(close(bridge[3].bus_bytes_per_s, pcie_bw));
+    assert!(close(pcie[3].bus_bytes_per_s, pcie_bw));
+    assert!(bridge[1].allreduce_s < pcie[1].allreduce_s);
+}
+
+#[test]
+fn invalid_interconnect_is_replaced_with_a_warning() {
+    let gpu = gpu_by_id("rtx_4090").unwrap();
+    let s = Scenario {
+        interconnect: Interconnect::Nvswitch,
+        gpu: gpu.id.into(),
+        cards: 4,
+        ..Scenario::default()
+    };
+    let r = run(&[layer(0, 1e9, 1e6, 1000, true)], &s, gpu);
+    assert_eq!(r.scaling.chosen, Interconnect::Pcie);
+    assert!(r.warnings.iter().any(|w| w.contains("nvswitch")));
+}
+
+/// Gradient accumulation all-reduces once per cycle: with A micro-steps the exposed
+/// all-reduce is paid once for A x batch samples.
+#[test]
+fn grad_accumulation_amortises_the_allreduce() {
+    let gpu = gpu_by_id("rtx_4090").unwrap();
+    let layers: Vec<_> = (0..3)
+        .map(|i| layer(i, 1e8, 1e5, 3_000_000, true))
+        .collect();
+    let mut s = Scenario {
+        gpu: gpu.id.into(),
+        cards: 4,
+        ..Scenario::default()
+    };
+    let once = run(&layers, &s, gpu);
+    s.workload.grad_accum_steps = 4;
+    let four = run(&layers, &s, gpu);
+    assert!(once.time.allreduce_exposed_s > 0.0);
+    assert!(close(once.time.allreduce_s, four.time.allreduce_s));
+    assert!(close(
+        four.time.step_s,
+        4.0 * four.time.micro_step_s + four.time.optimizer_s + four.time.allreduce_exposed_s
+    ));
+    assert!(four.time.allreduce_share < once.time.allreduce_share);
+}
+
+#[test]
+fn checkpointing_adds_one_forward() {
+    let gpu = gpu_by_id("rtx_a5500").unwrap();
+    let layers: Vec<_> = (0..5)
+        .map(|i| layer(i, 1e10, 1e7, 10_000, i % 2 == 0))
+        .collect();
+    let mut s = Scenario::default();
+    let plain = run(&layers, &s, gpu);
+    s.checkpointing = true;
+    let ckpt = run(&layers, &s, gpu);
+    assert!(close(ckpt.time.recompute_s, plain.time.forward_s));
+    assert!(close(
+        ckpt.time.micro_step_s,
+        plain.time.micro_step_s + plain.time.forward_s
+    ));
+}
+
+/// Tiny layers at batch 1 are limited by kernel launches, not by the hardware.
+#[test]
+fn tiny_layers_are_launch_bound() {
+    let gpu = gpu_by_id("h100_sxm").unwrap();
+    let layers: Vec<_> = (0..10).map(|i| layer(i, 1e4, 1e3, 100, true)).collect();
+    let r = run(&layers, &Scenario::default(), gpu);
+    assert!(r
+        .layers
+        .iter()
+        .all(|l| l.forward.limiter == hsi_gpu_core::perf::Limiter::Launch));
+    assert!(close(
+        r.time.forward_s,
+        10.0 * Scenario::default().perf.kernel_launch_s
+    ));
+}
+
+#[test]
+fn epoch_and_sweep_follow_the_dataset_and_mode() {
+    let gpu = gpu_by_id("rtx_a5500").unwrap();
+    let layers: Vec<_> = (0..3).map(|i| layer(i, 1e9, 1e6, 100_000, true)).collect();
+    let mut s = Scenario {
+        cards: 4,
+        ..Scenario::default()
+    };
+    s.workload.train_fraction = 0.5;
+    s.workload.sweep_runs = 6;
+    s.workload.mode = ParallelMode::ParallelExperiments;
+    let r = run(&layers, &s, gpu);
+    // Indian Pines: ceil(10,249 x 0.5) = 5,125 samples; one card per run, batch 64.
+    assert_eq!(r.epoch.samples_per_epoch, 5125);
+    assert_eq!(r.epoch.micro_steps_per_epoch, 5125u64.div_ceil(64));
+    // Six runs four at a time: two rounds.
+    assert!(close(r.cost.sweep_wall_s, 2.0 * r.epoch.total_s));
+    assert!(close(
+        r.time.samples_per_s,
+        4.0 * r.time.samples_per_s_per_run
+    ));
+    s.workload.mode = ParallelMode::Ddp;
+    let ddp = run(&layers, &s, gpu);
+    assert_eq!(
+        ddp.epoch.micro_steps_per_epoch,
+        5125u64.div_ceil(4).div_ceil(64)
+    );
+    assert!(close(ddp.cost.sweep_wall_s, 6.0 * ddp.epoch.total_s));
+}
+
+#[test]
+fn cost_adds_up() {
+    let gpu = gpu_by_id("rtx_4090").unwrap();
+    let layers = [layer(0, 1e9, 1e6, 100_000, true)];
+    let mut s = Scenario {
+        gpu: gpu.id.into(),
+        cards: 4,
+        ..Scenario::default()
+    };
+    s.cost.card_price_usd = Some(2000.0);
+    let c = run(&layers, &s, gpu).cost;
+    let a = &s.cost;
+    assert_eq!(c.cards_usd, 8000.0);
+    let draw = 4.0 * 450.0 + a.system_base_watts;
+    assert!(close(c.psu_watts, draw * a.psu_margin));
+    let platform = a.platform_base_usd + 4.0 * a.platform_per_card_usd + a.multi_gpu_platform_usd;
+    assert!(close(c.platform_usd, platform));
+    assert!(close(
+        c.capex_usd,
+        8000.0 + platform + c.psu_usd + c.cooling_usd
+    ));
+    let hours = 24.0 * 365.0 * a.lifetime_years * a.utilization;
+    assert!(close(c.energy_kwh, draw * hours * a.pue / 1000.0));
+    assert!(close(c.tco_usd, c.capex_usd + c.energy_usd + c.ops_usd));
+    assert!(close(c.usd_per_gpu_hour, c.tco_usd / (4.0 * hours)));
+    // The catalog price is used when the scenario sets none.
+    s.cost.card_price_usd = None;
+    let launch = run(&layers, &s, gpu).cost;
+    assert_eq!(launch.card_price_usd, 1599.0);
+    assert!(launch.card_price_known);
+}
