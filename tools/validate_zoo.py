@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Measures every zoo model in PyTorch and writes core/tests/fixtures/pytorch_zoo.json,
+the fixture core/tests/pytorch_fixtures.rs checks the Rust estimator against.
+
+The Rust tests never need torch: this script only regenerates the fixture.
+
+    pip install torch          # CPU build is enough; the fixture records the version
+    python3 tools/validate_zoo.py                   # every model
+    python3 tools/validate_zoo.py --model hybridsn  # only these (repeatable); other
+                                                    # models' cases in the fixture are kept
+    python3 tools/validate_zoo.py --list            # the model ids found
+
+Models come from every module of tools/torch_zoo/ (see its __init__.py). For each model,
+point (bands, patch, classes, batch, width, size) and precision it measures, in train
+mode, with a float32 random input and int64 random targets:
+- params: elements of the trainable parameters;
+- fwd_flops, bwd_flops: torch.utils.flop_counter.FlopCounterMode totals (conv, linear,
+  matmul; multiply-add = 2) over forward + cross-entropy and over backward, whole batch;
+- saved_bytes: every tensor autograd packs for backward during forward + cross-entropy
+  (torch.autograd.graph.saved_tensors_hooks), taken as its whole untyped storage,
+  storages of parameters and buffers skipped, de-duplicated by storage address.
+
+The GPU is what the estimator models, so a TorchFunctionMode makes the CPU run behave
+as CUDA does where the two differ: dropout uses the fused kernel (1-byte mask).
+Precisions: "fp32", and "amp_bf16" = CUDA autocast's policy emulated on CPU (CPU
+autocast casts different ops): the mode casts the float inputs of
+conv/linear/matmul/mm/bmm/einsum/baddbmm/addmm to bfloat16, casting each parameter once
+per forward as CUDA autocast's weight cache does, and the inputs of softmax/log_softmax/
+layer_norm/group_norm/cross_entropy to float32; every other op runs in its input dtype.
+"""
+
+import argparse
+import itertools
+import json
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.overrides import TorchFunctionMode
+from torch.utils.flop_counter import FlopCounterMode
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, TOOLS)
+from torch_zoo import all_models  # noqa: E402
+
+FIXTURE = os.path.join(os.path.dirname(TOOLS), "core", "tests", "fixtures", "pytorch_zoo.json")
+PRECISIONS = ("fp32", "amp_bf16")
+NOTES = (
+    "FLOPs: torch.utils.flop_counter totals (conv/linear/matmul, multiply-add = 2), whole "
+    "batch, forward including cross-entropy, backward separately. saved_bytes: storages "
+    "packed by saved_tensors_hooks during forward + cross-entropy, parameters and buffers "
+    "excluded, de-duplicated by storage. Input float32, targets int64, train mode, CPU, "
+    "dropout as CUDA's fused native_dropout (1-byte mask). "
+    "amp_bf16 emulates CUDA autocast (not CPU autocast): conv/linear/matmul/mm/bmm/einsum/"
+    "baddbmm/addmm inputs cast to bfloat16 (parameters cast once per forward, like the "
+    "autocast weight cache), softmax/log_softmax/layer_norm/group_norm/cross_entropy inputs "
+    "cast to float32, other ops in their input dtype."
+)
+
+T = torch.Tensor
+# CUDA autocast's lower-precision and fp32 op lists, restricted to what the zoo uses.
+LOWER_PRECISION_OPS = {
+    F.conv1d, F.conv2d, F.conv3d, F.linear,
+    torch.matmul, torch.mm, torch.bmm, torch.einsum, torch.baddbmm, torch.addmm,
+    T.matmul, T.__matmul__, T.__rmatmul__, T.mm, T.bmm, T.baddbmm, T.addmm,
+}
+FP32_OPS = {
+    F.softmax, F.log_softmax, torch.softmax, torch.log_softmax, T.softmax, T.log_softmax,
+    F.layer_norm, F.group_norm, torch.layer_norm, torch.group_norm, F.cross_entropy,
+}
+
+
+class CudaEmulation(TorchFunctionMode):
+    """Runs a forward pass as CUDA would, on CPU; use one instance per forward pass.
+
+    Always: F.dropout in training becomes torch.native_dropout, the fused kernel CUDA
+    uses, which keeps a 1-byte mask (CPU's F.dropout keeps a mask in the input dtype).
+    With `autocast_dtype`: CUDA autocast's casting policy (see the module docstring).
+    """
+
+    def __init__(self, autocast_dtype=None):
+        super().__init__()
+        self.autocast_dtype = autocast_dtype
+        self.weight_cache = {}
+
+    def cast(self, value, dtype):
+        if isinstance(value, (list, tuple)):
+            return type(value)(self.cast(v, dtype) for v in value)
+        if not (isinstance(value, torch.Tensor) and value.is_floating_point()) or value.dtype == dtype:
+            return value
+        if value.is_leaf and value.requires_grad:
+            key = (id(value), dtype)
+            if key not in self.weight_cache:
+                self.weight_cache[key] = value.to(dtype)
+            return self.weight_cache[key]
+        return value.to(dtype)
+
+    def cast_dtype(self, func):
+        if self.autocast_dtype is None:
+            return None
+        if func in LOWER_PRECISION_OPS:
+            return self.autocast_dtype
+        return torch.float32 if func in FP32_OPS else None
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is F.dropout:
+            return cuda_dropout(*args, **kwargs)
+        dtype = self.cast_dtype(func)
+        if dtype is not None:
+            args = self.cast(args, dtype)
+            kwargs = {k: self.cast(v, dtype) for k, v in kwargs.items()}
+        return func(*args, **kwargs)
+
+
+def cuda_dropout(input, p=0.5, training=True, inplace=False):
+    if not training or p == 0:
+        return input
+    return torch.native_dropout(input, p, True)[0]
+
+
+def precision_mode(precision):
+    return CudaEmulation(torch.bfloat16 if precision == "amp_bf16" else None)
+
+
+def make_batch(entry, p):
+    torch.manual_seed(0)
+    x = torch.randn(p["batch"], *entry["input"](p["bands"], p["patch"]))
+    target_shape = (p["batch"],) if entry["target"] == "class" else (p["batch"], p["patch"], p["patch"])
+    y = torch.randint(0, p["classes"], target_shape)
+    return x, y
+
+
+def saved_bytes(model, x, y, precision):
+    packed = []
+
+    def pack(tensor):
+        packed.append(tensor)
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        with precision_mode(precision):
+            F.cross_entropy(model(x), y)
+    excluded = {t.untyped_storage().data_ptr() for t in itertools.chain(model.parameters(), model.buffers())}
+    seen, total = set(), 0
+    # `packed` keeps every tensor alive until here, so no storage address is reused.
+    for tensor in packed:
+        storage = tensor.untyped_storage()
+        address = storage.data_ptr()
+        if address in excluded or address in seen:
+            continue
+        seen.add(address)
+        total += storage.nbytes()
+    return total
+
+
+def flops(model, x, y, precision):
+    with FlopCounterMode(display=False) as forward:
+        with precision_mode(precision):
+            loss = F.cross_entropy(model(x), y)
+    with FlopCounterMode(display=False) as backward:
+        loss.backward()
+    return forward.get_total_flops(), backward.get_total_flops()
+
+
+def measure(model_id, entry, p, precision):
+    model = entry["build"](p["bands"], p["patch"], p["classes"], width=p["width"], size=p["size"])
+    model.train()
+    x, y = make_batch(entry, p)
+    fwd, bwd = flops(model, x, y, precision)
+    return {
+        "model": model_id,
+        "options": {k: p[k] for k in ("bands", "patch", "classes", "width", "size")},
+        "batch": p["batch"],
+        "precision": precision,
+        "params": sum(t.numel() for t in model.parameters() if t.requires_grad),
+        "fwd_flops": fwd,
+        "bwd_flops": bwd,
+        "saved_bytes": saved_bytes(model, x, y, precision),
+    }
+
+
+def load_cases(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return json.load(f)["cases"]
+
+
+def write_fixture(path, cases):
+    header = {"generated_by": "tools/validate_zoo.py", "torch": torch.__version__, "notes": NOTES}
+    lines = ["{"]
+    lines += [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in header.items()]
+    lines.append('  "cases": [')
+    lines.append(",\n".join("    " + json.dumps(case) for case in cases))
+    lines += ["  ]", "}"]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def main():
+    models = all_models()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", action="append", choices=sorted(models), help="only this model (repeatable)")
+    parser.add_argument("--list", action="store_true", help="list the model ids and exit")
+    parser.add_argument("--output", default=FIXTURE, help="fixture path (default: %(default)s)")
+    args = parser.parse_args()
+    if args.list:
+        print("\n".join(sorted(models)))
+        return
+    torch.set_num_threads(min(2, os.cpu_count() or 1))
+    chosen = args.model or sorted(models)
+    cases = [c for c in load_cases(args.output) if c["model"] not in chosen]
+    for model_id in chosen:
+        entry = models[model_id]
+        for p in entry["points"]:
+            for precision in PRECISIONS:
+                case = measure(model_id, entry, p, precision)
+                print(json.dumps(case), flush=True)
+                cases.append(case)
+    order = {model_id: i for i, model_id in enumerate(sorted(models))}
+    cases.sort(key=lambda c: order.get(c["model"], len(order)))
+    write_fixture(args.output, cases)
+    print(f"wrote {len(cases)} cases to {args.output}")
+
+
+if __name__ == "__main__":
+    main()
