@@ -4,8 +4,9 @@
 //! Per layer and pass (forward, backward), for the whole per-GPU batch:
 //! - traffic: forward reads its input and weights and writes its output; backward reads
 //!   the output gradient, the saved input and the weights and writes the input gradient
-//!   and the weight gradient (`output + 2 x input + 2 x weights`). Caches are ignored:
-//!   every tensor crosses device memory once per use.
+//!   and the weight gradient (`output + 2 x input + 2 x weights`; the first layer's
+//!   unneeded input gradient is counted too). Caches are ignored: every tensor crosses
+//!   device memory once per use. A pass that launches no kernel (views) costs nothing.
 //! - FLOPs: forward `fwd_flops + other_flops`; backward `bwd_flops + other_flops`
 //!   (element-wise backward costs about what its forward does).
 //! - roofline: roof = the precision's tensor peak for tensor-core layers, the FP32 peak
@@ -294,18 +295,26 @@ fn pass(w: &Work, gpu: &GpuSpec, a: &PerfAssumptions) -> PassPerf {
 
 fn layer_perf(l: &LayerReport, peak: f64, gpu: &GpuSpec, a: &PerfAssumptions) -> LayerPerf {
     let roof_flops = if l.tensor_core { peak } else { gpu.fp32_flops };
-    let forward = Work {
-        flops: l.fwd_flops + l.other_flops,
-        bytes: l.input_bytes + l.weight_bytes + l.output_bytes,
-        kernels: l.kernels_fwd,
-        roof_flops,
+    // A pass that launches no kernel (a view, or a backward nothing needs) does no work.
+    let work = |kernels: u32, flops: f64, bytes: f64| {
+        let runs = if kernels > 0 { 1.0 } else { 0.0 };
+        Work {
+            flops: runs * flops,
+            bytes: runs * bytes,
+            kernels,
+            roof_flops,
+        }
     };
-    let backward = Work {
-        flops: l.bwd_flops + l.other_flops,
-        bytes: l.output_bytes + 2.0 * l.input_bytes + 2.0 * l.weight_bytes,
-        kernels: l.kernels_bwd,
-        roof_flops,
-    };
+    let forward = work(
+        l.kernels_fwd,
+        l.fwd_flops + l.other_flops,
+        l.input_bytes + l.weight_bytes + l.output_bytes,
+    );
+    let backward = work(
+        l.kernels_bwd,
+        l.bwd_flops + l.other_flops,
+        l.output_bytes + 2.0 * l.input_bytes + 2.0 * l.weight_bytes,
+    );
     LayerPerf {
         name: l.name.clone(),
         kind: l.kind.clone(),
