@@ -10,12 +10,14 @@
 //!   their input; dropout a 1-byte mask; max-pool its input and int64 indices; average
 //!   pools their input; batch/layer/group norm their input plus fp32 mean and inverse std;
 //! - views (flatten, reshape, permute, token selection) share their input's storage; a
-//!   reshape or matmul of a non-contiguous view makes a copy;
+//!   reshape of a non-contiguous view makes a copy, and so do linear and matmul where
+//!   they fold leading dimensions into one (linear on [.., T, D], matmul on [.., B, M, K]);
+//!   conv, and a matmul of per-sample matrices (bmm), keep a strided view as it is;
 //! - a storage kept by two ops counts once (de-duplication by tensor id);
 //! - under autocast (CUDA policy) conv/linear/matmul cast float inputs and weights to
 //!   16 bit and keep those copies; layer/group norm, softmax and the loss run in fp32;
 //! - the loss is cross-entropy: log_softmax keeps its fp32 output, nll_loss the int64
-//!   targets.
+//!   targets (its 4-byte total weight is ignored).
 //!
 //! FLOPs follow `torch.utils.flop_counter`: only conv, linear and matmul count
 //! (multiply-add = 2, bias ignored); backward counts the input gradient only where the
@@ -125,11 +127,13 @@ impl Ctx {
         self.keep(id)
     }
 
-    /// The operand a matmul-class op actually uses: a contiguous copy of a strided view,
-    /// cast to 16 bit under autocast.
-    fn matmul_operand(&mut self, v: &Value) -> Value {
+    /// The operand a conv/linear/matmul op actually uses and keeps: cast to 16 bit under
+    /// autocast; a contiguous copy of a strided view only when the op folds the leading
+    /// dimensions with `reshape` (`folds_leading`), as torch.matmul and F.linear do for
+    /// inputs above 2-D; conv and bmm take strided operands as they are.
+    fn matmul_operand(&mut self, v: &Value, folds_leading: bool) -> Value {
         let dtype = self.compute_dtype(v.dtype);
-        if v.contiguous && dtype == v.dtype {
+        if (v.contiguous || !folds_leading) && dtype == v.dtype {
             return v.clone();
         }
         self.fresh(v.shape.clone(), dtype, v.requires_grad)
@@ -509,7 +513,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             let params = weight + if *bias { *out_channels } else { 0 };
             let out_positions: u64 = out_spatial.iter().product();
             let fwd = 2.0 * out_positions as f64 * weight as f64;
-            let operand = ctx.matmul_operand(&first);
+            let operand = ctx.matmul_operand(&first, false);
             let saved = ctx.keep(operand.storage) + ctx.keep_weight_copy(weight);
             let mut shape = vec![*out_channels];
             shape.extend(out_spatial);
@@ -543,7 +547,8 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             let weight = features * out_features;
             let params = weight + if *bias { *out_features } else { 0 };
             let fwd = 2.0 * rows as f64 * weight as f64;
-            let operand = ctx.matmul_operand(&first);
+            // Per-sample [D] is a 2-D [N, D] addmm operand; [.., T, D] is reshaped first.
+            let operand = ctx.matmul_operand(&first, first.shape.len() >= 2);
             let mut saved = ctx.keep(operand.storage);
             if first.requires_grad {
                 saved += ctx.keep_weight_copy(weight);
@@ -954,7 +959,11 @@ fn matmul(ctx: &mut Ctx, a: &Value, b: &Value) -> OpResult {
     let (m, k, n) = (a.shape[ra - 2], a.shape[ra - 1], b.shape[rb - 1]);
     let batch: u64 = a.shape[..ra - 2].iter().product();
     let fwd = 2.0 * (batch * m * k * n) as f64;
-    let (oa, ob) = (ctx.matmul_operand(a), ctx.matmul_operand(b));
+    // Per-sample matrices are a plain bmm; more leading dimensions are folded first.
+    let (oa, ob) = (
+        ctx.matmul_operand(a, ra >= 3),
+        ctx.matmul_operand(b, rb >= 3),
+    );
     let mut saved = 0.0;
     if b.requires_grad {
         saved += ctx.keep(oa.storage);
@@ -1005,7 +1014,7 @@ fn attention(
     let scores = heads * tokens * tokens;
 
     // qkv projection keeps x (and its weight copy under autocast).
-    let xin = ctx.matmul_operand(x);
+    let xin = ctx.matmul_operand(x, true);
     let mut saved = ctx.keep(xin.storage);
     if x.requires_grad {
         saved += ctx.keep_weight_copy(qkv_weight);
