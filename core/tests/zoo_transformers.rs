@@ -3,7 +3,7 @@
 //! fixture, and clear errors for impossible geometry.
 
 use hsi_gpu_core::analysis::analyze;
-use hsi_gpu_core::scenario::{Precision, VitSize};
+use hsi_gpu_core::scenario::{Precision, VitSize, MAX_BANDS, MAX_PATCH};
 use hsi_gpu_core::zoo::{zoo_entry, ZooOptions};
 use hsi_gpu_core::FieldError;
 
@@ -262,10 +262,10 @@ fn impossible_geometry_and_options_name_the_field() {
 }
 
 #[test]
-fn small_geometries_either_build_and_analyze_or_error_without_panicking() {
+fn geometries_up_to_the_limits_build_and_analyze_or_error_without_panicking() {
     for id in ["ssftt", "spectralformer", "vit"] {
-        for bands in [0, 1, 2, 3, 5] {
-            for patch in [0, 1, 3, 4, 5, 8, 9, 16] {
+        for bands in [0, 1, 2, 3, 5, MAX_BANDS] {
+            for patch in [0, 1, 3, 4, 5, 8, 9, 16, MAX_PATCH] {
                 if let Ok(spec) = build(id, &options(bands, patch, 3)) {
                     let analysis = analyze(&spec, 3, Precision::Fp32);
                     assert!(analysis.is_ok(), "{id} B={bands} s={patch}: {analysis:?}");
