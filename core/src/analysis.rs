@@ -8,7 +8,7 @@
 //!   weight only when the input does);
 //! - ReLU, tanh, sigmoid and softmax keep their output; LeakyReLU, GELU, SiLU and Mish
 //!   their input; dropout a 1-byte mask; max-pool its input and int64 indices; average
-//!   pools their input; batch/layer/group norm their input plus fp32 mean and inverse std;
+//!   pools their input, except a global adaptive pool (a `mean`, which keeps nothing); batch/layer/group norm their input plus fp32 mean and inverse std;
 //! - views (flatten, reshape, permute, token selection) share their input's storage; a
 //!   reshape of a non-contiguous view makes a copy, and so do linear and matmul where
 //!   they fold leading dimensions into one (linear on [.., T, D], matmul on [.., B, M, K]);
@@ -337,13 +337,15 @@ pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Ana
         previous = output;
     }
 
-    // Cross-entropy: log_softmax (fp32 under autocast) keeps its output; nll_loss the targets.
+    // Cross-entropy: log_softmax (fp32 under autocast) keeps its output; nll_loss the
+    // targets and its 0-d fp32 `total_weight` (derivatives.yaml, nll_loss_forward).
     let logits = ctx.fp32_operand(&previous);
     let log_probs = ctx.fresh(logits.shape.clone(), logits.dtype, true);
     let classes = previous.shape[0].max(1);
     let targets_per_sample = previous.elements() / classes;
-    let loss_saved_bytes =
-        ctx.keep(log_probs.storage) + ctx.keep_new(targets_per_sample * INT64, 0);
+    let loss_saved_bytes = ctx.keep(log_probs.storage)
+        + ctx.keep_new(targets_per_sample * INT64, 0)
+        + ctx.keep_new(0, FP32);
 
     let saved_bytes: f64 = ctx.saved.iter().map(|&id| ctx.storage_bytes(id)).sum();
     let unsaved_input_bytes = if ctx.saved.contains(&input_storage) {
@@ -669,10 +671,12 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                         format!("one or {dims} positive sizes"),
                     )
                 })?;
+            // PyTorch computes a pool to a single position as `mean`, which keeps nothing.
+            let global = target.iter().all(|&t| t == 1);
             let mut shape = vec![channels];
             shape.extend(target);
             let output = ctx.fresh(shape, first.dtype, first.requires_grad);
-            let saved = if first.requires_grad {
+            let saved = if first.requires_grad && !global {
                 ctx.keep(first.storage)
             } else {
                 0.0
