@@ -205,6 +205,8 @@ pub struct StepTime {
     pub compute_limited_s: f64,
     pub memory_limited_s: f64,
     pub launch_limited_s: f64,
+    /// Which of the three takes the most time.
+    pub limiter: Limiter,
     /// Samples per second over all cards in the chosen mode.
     pub samples_per_s: f64,
     /// Samples per second of one run (equal to the above with DDP).
@@ -235,6 +237,8 @@ pub struct PerfReport {
     pub layers: Vec<LayerPerf>,
     /// The whole optimizer step (all micro-steps and the update) on one card.
     pub step_roofline: Roofline,
+    /// The step's FLOPs over its modelled time on one card (no communication), FLOP/s.
+    pub step_achieved_flops: f64,
     pub time: StepTime,
     pub epoch: EpochTime,
     pub scaling: ScalingReport,
@@ -254,6 +258,19 @@ struct Work {
     roof_flops: f64,
 }
 
+/// The longest of three times and what it is (memory on ties and when all are zero).
+fn largest(times: [(f64, Limiter); 3]) -> (f64, Limiter) {
+    times
+        .into_iter()
+        .fold((0.0, Limiter::Memory), |best, (t, l)| {
+            if t > best.0 {
+                (t, l)
+            } else {
+                best
+            }
+        })
+}
+
 fn pass(w: &Work, gpu: &GpuSpec, a: &PerfAssumptions) -> PassPerf {
     let bandwidth = gpu.bandwidth_bytes_per_s;
     let ramp_flops = w.roof_flops * a.efficiency_ramp_s;
@@ -267,19 +284,11 @@ fn pass(w: &Work, gpu: &GpuSpec, a: &PerfAssumptions) -> PassPerf {
     };
     let memory_s = w.bytes / (bandwidth * a.memory_efficiency);
     let launch_s = f64::from(w.kernels) * a.kernel_launch_s;
-    let (time_s, limiter) = [
+    let (time_s, limiter) = largest([
         (memory_s, Limiter::Memory),
         (compute_s, Limiter::Compute),
         (launch_s, Limiter::Launch),
-    ]
-    .into_iter()
-    .fold((0.0, Limiter::Memory), |best, (t, l)| {
-        if t > best.0 {
-            (t, l)
-        } else {
-            best
-        }
-    });
+    ]);
     PassPerf {
         roofline: Roofline::new(w.flops, w.bytes, w.roof_flops, bandwidth),
         efficiency,
@@ -385,6 +394,12 @@ pub fn performance(
         });
     }
     time.micro_step_s = time.forward_s + time.backward_s + time.recompute_s;
+    time.limiter = largest([
+        (time.memory_limited_s, Limiter::Memory),
+        (time.compute_limited_s, Limiter::Compute),
+        (time.launch_limited_s, Limiter::Launch),
+    ])
+    .1;
     time.accum_steps = scenario.workload.grad_accum_steps.max(1);
 
     let optimizer_bytes =
@@ -459,6 +474,8 @@ pub fn performance(
         bandwidth,
     );
 
+    let step_achieved_flops = step_roofline.flops / one_card_step_s;
+
     let usage = Usage {
         cards,
         samples_per_s: time.samples_per_s,
@@ -482,6 +499,7 @@ pub fn performance(
         ridge: peak_flops / bandwidth,
         layers: layer_perfs,
         step_roofline,
+        step_achieved_flops,
         time,
         epoch,
         scaling,

@@ -134,6 +134,7 @@ proptest! {
         }
         let step = &r.step_roofline;
         prop_assert!(step.attainable_flops <= step.roof_flops);
+        prop_assert!(r.step_achieved_flops <= r.peak_flops.max(r.fp32_flops));
     }
 
     #[test]
