@@ -18,7 +18,8 @@ fn article_first_layer_activation_is_0_42_gb() {
     assert!((out / 1e8 - 4.19).abs() < 0.01, "{out}");
 }
 
-/// Conv keeps its input, ReLU its output, the loss its fp32 log-probs and int64 targets.
+/// Conv keeps its input, ReLU its output, the loss its fp32 log-probs, int64 targets and
+/// nll_loss's 0-d fp32 total_weight.
 #[test]
 fn saved_bytes_follow_autograd() {
     let mut b = ModelBuilder::new("tiny", vec![4, 8, 8]);
@@ -29,7 +30,7 @@ fn saved_bytes_follow_autograd() {
     let a = analyze(&b.build(), 2, Precision::Fp32).unwrap();
     let input = 2 * 4 * 8 * 8 * 4;
     let relu_out = 2 * 6 * 8 * 8 * 4; // kept by ReLU and again (same storage) by Linear
-    let loss = 2 * 5 * 4 + 2 * 8;
+    let loss = 2 * 5 * 4 + 2 * 8 + 4;
     assert_eq!(a.saved_bytes, (input + relu_out + loss) as f64);
     assert_eq!(a.params, 6 * 4 * 9 + 6 + 6 * 64 * 5 + 5);
     // The first conv sees the data (no input gradient): backward = 1x forward.
