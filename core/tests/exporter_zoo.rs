@@ -1,0 +1,148 @@
+//! The PyTorch exporter (tools/export_model.py) against the model zoo. The fixtures in
+//! tests/fixtures/exported/ are what the exporter wrote for each zoo model's PyTorch
+//! version (tools/torch_zoo/) and for a torchvision-style ResNet-18
+//! (tools/samples/example_models.py); regenerate them with
+//! `python3 tools/export_model.py --fixtures`.
+
+use std::path::{Path, PathBuf};
+
+use hsi_gpu_core::analysis::analyze;
+use hsi_gpu_core::graph::{ModelSpec, Op};
+use hsi_gpu_core::scenario::{ModelChoice, Precision, VitSize};
+use hsi_gpu_core::zoo::{zoo_entry, ZooOptions};
+use hsi_gpu_core::{estimate, Scenario};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Source {
+    /// Zoo id for zoo models; absent for other models.
+    zoo: Option<String>,
+    bands: u32,
+    patch: u32,
+    classes: u32,
+    #[serde(default)]
+    width: Option<u32>,
+    #[serde(default)]
+    size: Option<VitSize>,
+}
+
+#[derive(Deserialize)]
+struct Fixture {
+    source: Source,
+    /// Trainable parameters as torch counts them.
+    torch_params: u64,
+    unsupported: Vec<serde_json::Value>,
+    params_not_represented: Vec<String>,
+    spec: ModelSpec,
+}
+
+fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/exported")
+}
+
+fn load(path: &Path) -> Fixture {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn zoo_fixtures() -> Vec<(String, Fixture)> {
+    let mut fixtures: Vec<(String, Fixture)> = std::fs::read_dir(fixture_dir())
+        .expect("fixture directory exists")
+        .map(|entry| entry.expect("readable directory entry").path())
+        .filter(|path| {
+            let name = path.file_name().unwrap().to_string_lossy();
+            name.starts_with("zoo_") && name.ends_with(".json")
+        })
+        .map(|path| (path.display().to_string(), load(&path)))
+        .collect();
+    fixtures.sort_by(|a, b| a.0.cmp(&b.0));
+    fixtures
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
+}
+
+#[test]
+fn exported_zoo_models_match_the_zoo_builders() {
+    let fixtures = zoo_fixtures();
+    assert!(
+        fixtures.len() >= 3,
+        "expected exported zoo models, found {}",
+        fixtures.len()
+    );
+    for (path, f) in &fixtures {
+        assert!(f.unsupported.is_empty(), "{path}: {:?}", f.unsupported);
+        assert!(f.params_not_represented.is_empty(), "{path}");
+        let id = f
+            .source
+            .zoo
+            .as_deref()
+            .expect("zoo fixtures name their zoo id");
+        let entry = zoo_entry(id).unwrap_or_else(|| panic!("{path}: {id} is not in the zoo"));
+        let zoo_spec = (entry.build)(&ZooOptions {
+            bands: f.source.bands,
+            patch: f.source.patch,
+            classes: f.source.classes,
+            width: f.source.width,
+            size: f.source.size,
+        })
+        .unwrap_or_else(|e| panic!("{path}: zoo build: {e}"));
+        for precision in [Precision::Fp32, Precision::AmpBf16] {
+            for batch in [1, 8] {
+                let ours = analyze(&zoo_spec, batch, precision).expect("zoo spec analyses");
+                let exported = analyze(&f.spec, batch, precision)
+                    .unwrap_or_else(|e| panic!("{path}: exported spec: {e}"));
+                let case = format!("{path} {precision:?} batch {batch}");
+                assert_eq!(exported.params, f.torch_params, "{case}: torch's count");
+                assert_eq!(exported.params, ours.params, "{case}: params");
+                assert!(
+                    close(exported.fwd_flops, ours.fwd_flops),
+                    "{case}: fwd FLOPs"
+                );
+                assert!(
+                    close(exported.bwd_flops, ours.bwd_flops),
+                    "{case}: bwd FLOPs"
+                );
+                assert!(
+                    close(exported.saved_bytes, ours.saved_bytes),
+                    "{case}: saved bytes {} vs zoo {}",
+                    exported.saved_bytes,
+                    ours.saved_bytes
+                );
+                assert_eq!(exported.output_shape, ours.output_shape, "{case}");
+            }
+        }
+    }
+}
+
+#[test]
+fn exported_resnet_keeps_its_residual_branches_and_estimates() {
+    let f = load(&fixture_dir().join("resnet18.json"));
+    assert!(f.unsupported.is_empty() && f.params_not_represented.is_empty());
+    let adds: Vec<_> = f
+        .spec
+        .layers
+        .iter()
+        .filter(|l| matches!(l.op, Op::Add))
+        .collect();
+    // ResNet-18: 4 stages x 2 basic blocks, each ending in `out += identity`.
+    assert_eq!(adds.len(), 8);
+    for add in &adds {
+        assert_eq!(add.from.len(), 2, "{:?}", add.name);
+        assert_ne!(add.from[0], add.from[1], "{:?}", add.name);
+    }
+    let scenario = Scenario {
+        model: ModelChoice::Custom {
+            spec: f.spec.clone(),
+        },
+        bands: f.source.bands,
+        patch: f.source.patch,
+        classes: f.source.classes,
+        ..Scenario::default()
+    };
+    let report = estimate(&scenario).expect("the exported ResNet estimates");
+    assert_eq!(report.params, f.torch_params);
+    assert!(report.memory.total > report.memory.weights);
+    assert_eq!(report.layers.last().unwrap().output_shape, vec![16]);
+}
