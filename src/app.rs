@@ -8,10 +8,13 @@ use hsi_gpu_core::{estimate, gpu};
 use yew::prelude::*;
 
 use crate::components::assumptions::AssumptionsPanel;
+use crate::components::cost_view::CostView;
 use crate::components::header::Header;
 use crate::components::layer_table::LayerTable;
 use crate::components::memory_view::MemoryView;
 use crate::components::messages::{Errors, Notices};
+use crate::components::roofline::RooflineView;
+use crate::components::scaling_view::ScalingView;
 use crate::components::scenario_panel::ScenarioPanel;
 use crate::components::verdict::Verdict;
 use crate::i18n::T;
@@ -60,9 +63,14 @@ pub fn App(props: &AppProps) -> Html {
         Ok(report) => html! {
             <>
                 <Verdict report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
-                    headroom={s.memory.headroom} />
+                    headroom={s.memory.headroom} cards={s.cards} />
                 <MemoryView report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
                     headroom={s.memory.headroom} />
+                if report.perf.time.step_s > 0.0 {
+                    <ScalingView report={report.clone()} lang={lang} cards={s.cards} />
+                    <RooflineView report={report.clone()} lang={lang} />
+                    <CostView report={report.clone()} lang={lang} />
+                }
                 if !embed {
                     <LayerTable report={report.clone()} lang={lang} />
                 }

@@ -123,6 +123,7 @@ texts! {
     Fits => "fits", "可以放下";
     DoesNotFit => "does not fit", "放不下";
     Layers => "Per-layer breakdown", "逐层明细";
+    LaunchBound => "limited by kernel launches", "受内核启动开销限制";
     Layer => "Layer", "层";
     Kind => "Type", "类型";
     OutputShape => "Output shape", "输出形状";
@@ -134,7 +135,43 @@ texts! {
     Roofline => "Roofline", "屋顶线模型";
     Scaling => "Scaling over cards", "多卡扩展";
     Cost => "Cost", "成本";
-    Pending => "This view appears once the core computes it.", "核心计算就绪后显示此视图。";
+    MemoryBound => "memory-bound", "受带宽限制";
+    ComputeBound => "compute-bound", "受算力限制";
+    WholeStep => "Whole training step", "整个训练步";
+    RooflineHint => "Hover over or tab to a point to see its layer and why it is bound.",
+        "将鼠标悬停或用 Tab 键移到某点，查看对应的层及其瓶颈原因。";
+    PeakCompute => "Compute roof", "算力上限";
+    Bandwidth => "Memory bandwidth", "显存带宽";
+    Ridge => "Ridge point", "拐点";
+    IntensityAxis => "Arithmetic intensity (FLOP per byte of device memory traffic)", "算术强度（每字节显存访问的 FLOP）";
+    RoofPrecision => "Roof of the chosen precision", "所选精度的上限";
+    RoofFp32 => "FP32 CUDA-core roof (element-wise layers)", "FP32 CUDA 核心上限（逐元素层）";
+    Speed => "Speed", "速度";
+    StepTime => "Step time", "单步时间";
+    Throughput => "Samples", "样本";
+    EpochTime => "Epoch", "每轮";
+    Speedup => "Speedup", "加速比";
+    Efficiency => "Scaling efficiency", "扩展效率";
+    AllreduceShare => "All-reduce share of the step", "All-reduce 占单步时间";
+    ParallelExperiments => "Independent experiments, one per card", "每卡一个独立实验";
+    Ideal => "Ideal (linear)", "理想（线性）";
+    Tco => "Total cost of ownership", "总拥有成本";
+    TcoCaption => "Purchase, power and operations over the lifetime in the assumptions.", "按假设中的使用年限计算的购置、电费与运维成本。";
+    PerGpuHour => "Per GPU-hour", "每 GPU 小时";
+    SweepWall => "Sweep wall time", "超参搜索总耗时";
+    CostCards => "Cards", "显卡";
+    CostPlatform => "Platform (board, CPU, RAM, chassis)", "平台（主板、CPU、内存、机箱）";
+    CostPsu => "Power supply", "电源";
+    CostCooling => "Cooling", "散热";
+    CostEnergy => "Electricity", "电费";
+    CostOps => "Operations time", "运维人力";
+    PerMillionSamples => "Per million training samples", "每百万训练样本";
+    PerExperiment => "Per experiment (one run)", "每次实验（一次训练）";
+    PerSweep => "Per sweep", "每轮超参搜索";
+    OwnBox => "This box", "自建";
+    Cloud => "Cloud rental", "云租用";
+    PriceUnknown => "No price is known for this card: cards count as $0. Enter one under Assumptions (cost.card_price_usd).",
+        "此显卡价格未知，按 $0 计。请在“假设”中填写 cost.card_price_usd。";
 }
 
 /// Names of the Scenario's enum values, the same in both languages where they are
@@ -197,6 +234,65 @@ pub fn field_label(path: &str, lang: Lang) -> String {
         (Some((en, _)), Lang::En) => en.into(),
         (Some((_, zh)), Lang::Zh) => zh.into(),
         (None, _) => path.into(),
+    }
+}
+
+/// Tooltip of a roofline point.
+pub fn roofline_point_sentence(
+    lang: Lang,
+    label: &str,
+    intensity: &str,
+    rate: &str,
+    bound: &str,
+    ridge: &str,
+) -> String {
+    match lang {
+        Lang::En => {
+            format!("{label}: {intensity}, {rate}; {bound} (the ridge of this roof is at {ridge}).")
+        }
+        Lang::Zh => format!("{label}：{intensity}，{rate}；{bound}（此上限的拐点为 {ridge}）。"),
+    }
+}
+
+/// "Run (100 epochs)".
+pub fn run_time_label(lang: Lang, epochs: u32) -> String {
+    match lang {
+        Lang::En => format!("Run ({epochs} epochs)"),
+        Lang::Zh => format!("整次训练（{epochs} 轮）"),
+    }
+}
+
+/// Where the step's time goes.
+pub fn step_breakdown_sentence(
+    lang: Lang,
+    forward: &str,
+    backward: &str,
+    optimizer: &str,
+    allreduce: &str,
+) -> String {
+    match lang {
+        Lang::En => format!(
+            "Per micro-step: forward {forward}, backward {backward}; optimizer update {optimizer}; all-reduce not hidden by backward {allreduce}."
+        ),
+        Lang::Zh => format!(
+            "每个微步：前向 {forward}，反向 {backward}；优化器更新 {optimizer}；未被反向掩盖的 all-reduce {allreduce}。"
+        ),
+    }
+}
+
+/// "The step is memory-bound." from the kind of pass that takes most of its time.
+pub fn step_bound_sentence(lang: Lang, bound: &str) -> String {
+    match lang {
+        Lang::En => format!("Most of the step is {bound}."),
+        Lang::Zh => format!("训练步的大部分时间{bound}。"),
+    }
+}
+
+/// "With NVLink bridge (pairs) the step would take 41 ms instead of 42 ms."
+pub fn alternative_sentence(lang: Lang, topology: &str, other: &str, chosen: &str) -> String {
+    match lang {
+        Lang::En => format!("With {topology} the step would take {other} instead of {chosen}."),
+        Lang::Zh => format!("若使用 {topology}，单步时间为 {other}（当前 {chosen}）。"),
     }
 }
 

@@ -199,9 +199,11 @@ fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, Value)>) {
     }
 }
 
+/// Text of a leaf: strings as they are, an unset optional field as empty text.
 fn leaf_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
+        Value::Null => String::new(),
         other => other.to_string(),
     }
 }
@@ -214,6 +216,9 @@ fn get_path<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
 /// Parses `text` as the type of the value at `path` (a string stays a string) and stores it.
 fn set_path(root: &mut Value, path: &str, text: &str) -> Result<(), String> {
     let parsed = match get_path(root, path) {
+        // Empty text unsets an optional field (back to the core's default for it); a
+        // required field then fails to deserialise and is reported.
+        _ if text.trim().is_empty() => Value::Null,
         Some(Value::String(_)) => Value::String(text.into()),
         Some(Value::Number(_)) | Some(Value::Bool(_)) | Some(Value::Array(_)) => {
             serde_json::from_str(text).map_err(|_| "not a valid value".to_string())?
@@ -304,12 +309,14 @@ mod tests {
 
     #[test]
     fn changed_fields_round_trip_readably() {
-        let mut s = Scenario::default();
-        s.bands = 200;
-        s.patch = 9;
-        s.precision = Precision::AmpBf16;
-        s.interconnect = Interconnect::NvlinkBridge;
-        s.checkpointing = true;
+        let mut s = Scenario {
+            bands: 200,
+            patch: 9,
+            precision: Precision::AmpBf16,
+            interconnect: Interconnect::NvlinkBridge,
+            checkpointing: true,
+            ..Scenario::default()
+        };
         s.memory.headroom = 0.3;
         let view = ViewParams {
             lang: Some(Lang::Zh),
@@ -399,5 +406,24 @@ mod tests {
         assert!(set_field(&s, "memory", "1").is_err());
         let fields = fields_under(&s, "memory");
         assert!(fields.contains(&("memory.headroom".to_string(), "0.25".to_string())));
+    }
+
+    #[test]
+    fn optional_assumptions_show_empty_and_empty_text_unsets_them() {
+        let unset = Scenario::default();
+        let Some((path, text)) = fields_under(&unset, "perf")
+            .into_iter()
+            .chain(fields_under(&unset, "cost"))
+            .find(|(_, text)| text.is_empty())
+        else {
+            return; // no optional assumption in the core yet
+        };
+        assert_eq!(text, "");
+        let set = set_field(&unset, &path, "7").unwrap();
+        assert_ne!(set, unset);
+        let query = to_query(&set, &ViewParams::default());
+        assert_eq!(query, format!("{}=7", encode_component(&path)));
+        assert_eq!(parse_query(&query).scenario, set);
+        assert_eq!(set_field(&set, &path, " ").unwrap(), unset);
     }
 }

@@ -2,10 +2,13 @@
 
 pub mod assumptions;
 pub mod controls;
+pub mod cost_view;
 pub mod header;
 pub mod layer_table;
 pub mod memory_view;
 pub mod messages;
 pub mod palette;
+pub mod roofline;
+pub mod scaling_view;
 pub mod scenario_panel;
 pub mod verdict;

@@ -13,6 +13,7 @@ pub struct VerdictProps {
     pub lang: Lang,
     pub gpu_name: AttrValue,
     pub headroom: f64,
+    pub cards: u32,
 }
 
 #[function_component]
@@ -32,16 +33,53 @@ pub fn Verdict(props: &VerdictProps) -> Html {
         &format::percent(props.headroom),
         props.report.max_batch,
     );
+    let perf = &props.report.perf;
+    let time = &perf.time;
+    let speed = (time.step_s > 0.0).then(|| {
+        let bound = [
+            (T::ComputeBound, time.compute_limited_s),
+            (T::MemoryBound, time.memory_limited_s),
+            (T::LaunchBound, time.launch_limited_s),
+        ]
+        .into_iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(bound, _)| bound)
+        .unwrap_or(T::MemoryBound);
+        i18n::step_bound_sentence(lang, bound.get(lang))
+    });
+    // Other topologies at the chosen card count, step time against the chosen one's.
+    let chosen = perf.scaling.chosen_point(props.cards);
+    let alternatives: Vec<String> = match chosen {
+        Some(chosen) if props.cards > 1 => perf
+            .scaling
+            .ddp
+            .iter()
+            .filter(|curve| curve.interconnect != perf.scaling.chosen)
+            .filter_map(|curve| {
+                let other = curve.points.iter().find(|p| p.cards == props.cards)?;
+                Some(i18n::alternative_sentence(
+                    lang,
+                    i18n::interconnect_name(curve.interconnect, lang),
+                    &format::duration(other.step_s),
+                    &format::duration(chosen.step_s),
+                ))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let warnings = props.report.warnings.iter().chain(&perf.warnings);
     html! {
         <section class={classes!("panel", "verdict", if m.fits { "ok" } else { "bad" })}
             aria-labelledby="verdict-heading" aria-live="polite">
             <h2 id="verdict-heading">{ T::Verdict.get(lang) }</h2>
-            <p data-testid="verdict">{ fit }{ " " }{ batch }</p>
-            if !props.report.warnings.is_empty() {
-                <ul class="warnings" aria-label={T::Warnings.get(lang)}>
-                    { for props.report.warnings.iter().map(|w| html! { <li>{ w }</li> }) }
-                </ul>
-            }
+            <p data-testid="verdict">
+                { fit }{ " " }{ batch }
+                if let Some(speed) = speed { { " " }{ speed } }
+                { for alternatives.iter().map(|a| html! { <>{ " " }{ a }</> }) }
+            </p>
+            <ul class="warnings" aria-label={T::Warnings.get(lang)}>
+                { for warnings.map(|w| html! { <li>{ w }</li> }) }
+            </ul>
         </section>
     }
 }

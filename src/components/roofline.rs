@@ -1,0 +1,194 @@
+//! Roofline (log-log): the card's compute roofs for the precision in use and for FP32
+//! CUDA cores under its bandwidth slope, one point per layer (forward pass, modelled
+//! throughput) and one for the whole step. Hovering or focusing a point says which layer
+//! it is and why it is bound.
+
+use std::rc::Rc;
+
+use hsi_gpu_core::chart::{decade_domain, decade_ticks, LogScale};
+use hsi_gpu_core::perf::Bound;
+use hsi_gpu_core::{format, Report};
+use yew::prelude::*;
+
+use crate::components::palette::OKABE_ITO;
+use crate::i18n::{self, Lang, T};
+
+const WIDTH: f64 = 640.0;
+const HEIGHT: f64 = 340.0;
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 16.0;
+const TOP: f64 = 14.0;
+const BOTTOM: f64 = 40.0;
+const ROOF_COLOUR: &str = OKABE_ITO[4];
+const FP32_ROOF_COLOUR: &str = OKABE_ITO[1];
+const MEMORY_BOUND_COLOUR: &str = OKABE_ITO[5];
+const COMPUTE_BOUND_COLOUR: &str = OKABE_ITO[2];
+const STEP_COLOUR: &str = OKABE_ITO[7];
+
+/// One plotted point with what its tooltip says.
+struct Point {
+    label: String,
+    intensity: f64,
+    flops_per_s: f64,
+    bound: Bound,
+    ridge: f64,
+    is_step: bool,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct RooflineProps {
+    pub report: Rc<Report>,
+    pub lang: Lang,
+}
+
+fn describe(p: &Point, lang: Lang) -> String {
+    let bound = match p.bound {
+        Bound::Memory => T::MemoryBound,
+        Bound::Compute => T::ComputeBound,
+    };
+    i18n::roofline_point_sentence(
+        lang,
+        &p.label,
+        &format!("{} FLOP/B", format::significant(p.intensity)),
+        &format::flop_rate(p.flops_per_s),
+        bound.get(lang),
+        &format!("{} FLOP/B", format::significant(p.ridge)),
+    )
+}
+
+#[function_component]
+pub fn RooflineView(props: &RooflineProps) -> Html {
+    let lang = props.lang;
+    let perf = &props.report.perf;
+    let focused = use_state(|| None::<usize>);
+
+    let mut points: Vec<Point> = perf
+        .layers
+        .iter()
+        .filter(|l| l.forward.roofline.flops > 0.0 && l.forward.roofline.intensity > 0.0)
+        .map(|l| Point {
+            label: format!("{} ({})", l.name, l.kind),
+            intensity: l.forward.roofline.intensity,
+            flops_per_s: l.forward.achieved_flops,
+            bound: l.forward.roofline.bound,
+            ridge: l.forward.roofline.ridge,
+            is_step: false,
+        })
+        .collect();
+    let step = &perf.step_roofline;
+    if step.intensity > 0.0 {
+        points.push(Point {
+            label: T::WholeStep.get(lang).into(),
+            intensity: step.intensity,
+            flops_per_s: step.attainable_flops,
+            bound: step.bound,
+            ridge: step.ridge,
+            is_step: true,
+        });
+    }
+
+    let min_x = points
+        .iter()
+        .map(|p| p.intensity)
+        .fold(perf.ridge, f64::min)
+        / 2.0;
+    let max_x = points
+        .iter()
+        .map(|p| p.intensity)
+        .fold(perf.ridge, f64::max)
+        * 2.0;
+    let (x_lo, x_hi) = decade_domain(min_x, max_x);
+    let min_y = points
+        .iter()
+        .map(|p| p.flops_per_s)
+        .filter(|f| *f > 0.0)
+        .fold(perf.fp32_flops.min(perf.peak_flops), f64::min)
+        / 2.0;
+    let (y_lo, y_hi) = decade_domain(min_y, perf.peak_flops.max(perf.fp32_flops) * 1.5);
+    let x = LogScale::new((x_lo, x_hi), (LEFT, WIDTH - RIGHT));
+    let y = LogScale::new((y_lo, y_hi), (HEIGHT - BOTTOM, TOP));
+
+    // A roof is the bandwidth slope up to its ridge, then flat: three points suffice.
+    let roof_path = |roof: f64| {
+        let bandwidth = perf.bandwidth_bytes_per_s;
+        let ridge = roof / bandwidth;
+        format!(
+            "M{:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1}",
+            x.map(x_lo),
+            y.map(x_lo * bandwidth),
+            x.map(ridge),
+            y.map(roof),
+            x.map(x_hi),
+            y.map(roof)
+        )
+    };
+
+    let detail = focused
+        .and_then(|i| points.get(i))
+        .map(|p| describe(p, lang))
+        .unwrap_or_else(|| T::RooflineHint.get(lang).to_string());
+
+    html! {
+        <section class="panel view roofline" aria-labelledby="roofline-heading">
+            <h2 id="roofline-heading">{ T::Roofline.get(lang) }</h2>
+            <p class="key-figures">
+                <span>{ T::PeakCompute.get(lang) }{ ": " }<strong class="figure" data-testid="peak-flops">{ format::flop_rate(perf.peak_flops) }</strong></span>
+                <span>{ T::Bandwidth.get(lang) }{ ": " }<strong class="figure">{ format::bandwidth(perf.bandwidth_bytes_per_s) }</strong></span>
+                <span>{ T::Ridge.get(lang) }{ ": " }<strong class="figure">{ format!("{} FLOP/B", format::significant(perf.ridge)) }</strong></span>
+            </p>
+            <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group"
+                aria-label={T::Roofline.get(lang)} data-testid="roofline-chart">
+                { for decade_ticks(x_lo, x_hi).into_iter().map(|t| html! {
+                    <g>
+                        <line class="grid" x1={x.map(t).to_string()} x2={x.map(t).to_string()}
+                            y1={TOP.to_string()} y2={(HEIGHT - BOTTOM).to_string()} />
+                        <text class="tick" x={x.map(t).to_string()} y={(HEIGHT - BOTTOM + 14.0).to_string()}
+                            text-anchor="middle">{ format::significant(t) }</text>
+                    </g>
+                }) }
+                { for decade_ticks(y_lo, y_hi).into_iter().map(|t| html! {
+                    <g>
+                        <line class="grid" x1={LEFT.to_string()} x2={(WIDTH - RIGHT).to_string()}
+                            y1={y.map(t).to_string()} y2={y.map(t).to_string()} />
+                        <text class="tick" x={(LEFT - 4.0).to_string()} y={(y.map(t) + 4.0).to_string()}
+                            text-anchor="end">{ format::flop_rate(t) }</text>
+                    </g>
+                }) }
+                <text class="chart-label" x={((LEFT + WIDTH - RIGHT) / 2.0).to_string()} y={(HEIGHT - 6.0).to_string()}
+                    text-anchor="middle">{ T::IntensityAxis.get(lang) }</text>
+                <path class="roof" d={roof_path(perf.fp32_flops)} stroke={FP32_ROOF_COLOUR} />
+                <path class="roof" d={roof_path(perf.peak_flops)} stroke={ROOF_COLOUR} />
+                { for points.iter().enumerate().map(|(i, p)| {
+                    let (cx, cy) = (x.map(p.intensity), y.map(p.flops_per_s.max(y_lo)));
+                    let colour = match p.bound {
+                        Bound::Memory => MEMORY_BOUND_COLOUR,
+                        Bound::Compute => COMPUTE_BOUND_COLOUR,
+                    };
+                    let text = describe(p, lang);
+                    let show = { let focused = focused.clone(); Callback::from(move |_: FocusEvent| focused.set(Some(i))) };
+                    let hover = { let focused = focused.clone(); Callback::from(move |_: MouseEvent| focused.set(Some(i))) };
+                    html! {
+                        <g class="point" tabindex="0" role="img" aria-label={text.clone()}
+                            onfocus={show} onmouseenter={hover} data-testid={if p.is_step { "roofline-step" } else { "roofline-point" }}>
+                            <title>{ text }</title>
+                            if p.is_step {
+                                <rect x={(cx - 6.0).to_string()} y={(cy - 6.0).to_string()} width="12" height="12"
+                                    fill={STEP_COLOUR} />
+                            } else {
+                                <circle cx={cx.to_string()} cy={cy.to_string()} r="5" fill={colour} fill-opacity="0.85" />
+                            }
+                        </g>
+                    }
+                }) }
+            </svg>
+            <p class="detail" aria-live="polite" data-testid="roofline-detail">{ detail }</p>
+            <ul class="legend">
+                <li><span class="swatch" style={format!("background:{ROOF_COLOUR}")}></span>{ T::RoofPrecision.get(lang) }</li>
+                <li><span class="swatch" style={format!("background:{FP32_ROOF_COLOUR}")}></span>{ T::RoofFp32.get(lang) }</li>
+                <li><span class="swatch" style={format!("background:{MEMORY_BOUND_COLOUR}")}></span>{ T::MemoryBound.get(lang) }</li>
+                <li><span class="swatch" style={format!("background:{COMPUTE_BOUND_COLOUR}")}></span>{ T::ComputeBound.get(lang) }</li>
+                <li><span class="swatch" style={format!("background:{STEP_COLOUR}")}></span>{ T::WholeStep.get(lang) }</li>
+            </ul>
+        </section>
+    }
+}

@@ -1,0 +1,150 @@
+//! Server-side renders of the whole page: controls, language, embed and presentation
+//! modes, link notices and the error panel.
+
+mod ssr_support;
+
+use hsi_gpu_core::format;
+use hsi_gpu_planner::app::{App, AppProps};
+use hsi_gpu_planner::components::controls::{NumberSlider, NumberSliderProps};
+use hsi_gpu_planner::i18n::{Lang, T};
+use hsi_gpu_planner::query;
+use hsi_gpu_planner::state::AppState;
+use ssr_support::{render, report, scenario, testid_text};
+use yew::Callback;
+
+fn state(query_text: &str) -> AppState {
+    let mut state = AppState::at_load(query_text, None, Lang::En);
+    if !query_text.contains("model") {
+        state.scenario.model = scenario().model;
+    }
+    state
+}
+
+async fn page(state: AppState) -> String {
+    render::<App>(AppProps { initial: state }).await
+}
+
+#[tokio::test]
+async fn page_shows_controls_views_and_the_estimates_note() {
+    let s = state("");
+    let expected_total = format::bytes(report(&s.scenario).memory.total);
+    let html = page(s).await;
+    for id in [
+        "patch-slider",
+        "bands-slider",
+        "batch-slider",
+        "precision-slider",
+        "cards-slider",
+        "dataset",
+        "model",
+        "gpu",
+        "optimizer",
+        "interconnect",
+        "checkpointing",
+        "assumptions",
+        "estimates-note",
+        "verdict",
+        "copy-link",
+        "lang-toggle",
+    ] {
+        assert!(
+            html.contains(&format!("data-testid=\"{id}\"")),
+            "{id} missing"
+        );
+    }
+    assert_eq!(
+        testid_text(&html, "total-memory"),
+        Some(expected_total.as_str())
+    );
+    // Every assumption the Scenario has is editable.
+    assert!(html.contains("data-testid=\"field-memory-headroom\""));
+    assert!(html.contains("<label for=\"patch-input\">"));
+}
+
+#[tokio::test]
+async fn chinese_page_uses_chinese_strings() {
+    let html = page(state("lang=zh")).await;
+    assert!(html.contains(T::Title.get(Lang::Zh)));
+    assert!(html.contains(T::EstimatesNote.get(Lang::Zh)));
+    assert!(!html.contains(T::EstimatesNote.get(Lang::En)));
+}
+
+#[tokio::test]
+async fn embed_mode_is_compact_and_links_to_the_full_page() {
+    let html = page(state("embed=1&bands=50")).await;
+    assert!(html.contains("class=\"app embed\""));
+    assert!(!html.contains("data-testid=\"copy-link\""));
+    assert!(!html.contains("data-testid=\"assumptions\""));
+    let link_at = html
+        .find("data-testid=\"open-full\"")
+        .expect("link to full page");
+    let anchor_start = html[..link_at].rfind("<a").unwrap();
+    let anchor = &html[anchor_start..link_at];
+    assert!(
+        anchor.contains("bands=50") && !anchor.contains("embed"),
+        "{anchor}"
+    );
+}
+
+#[tokio::test]
+async fn presentation_mode_sets_its_class() {
+    let html = page(state("present=1")).await;
+    assert!(html.contains("class=\"app presentation\""));
+}
+
+#[tokio::test]
+async fn bad_link_values_show_a_notice_and_the_page_still_renders() {
+    let html = page(state("bands=banana&cards=99")).await;
+    let notices_at = html.find("data-testid=\"notices\"").expect("notice shown");
+    let notices = &html[notices_at..];
+    assert!(notices.contains("bands=banana") && notices.contains("cards=99"));
+    assert!(html.contains("data-testid=\"total-memory\""));
+}
+
+#[tokio::test]
+async fn a_scenario_the_core_rejects_lists_field_value_and_allowed() {
+    let mut s = state("");
+    s.scenario.bands = 5000; // typed past the limit: the core says what is allowed
+    let html = page(s).await;
+    let errors_at = html.find("data-testid=\"errors\"").expect("error panel");
+    let errors = &html[errors_at..];
+    assert!(
+        errors.contains("bands") && errors.contains("5000"),
+        "{errors}"
+    );
+    assert!(errors.contains("1024"), "allowed range shown: {errors}");
+}
+
+#[tokio::test]
+async fn batch_slider_moves_in_powers_of_two() {
+    let html = render::<NumberSlider>(NumberSliderProps {
+        id: "batch".into(),
+        label: "Batch".into(),
+        unit: "".into(),
+        value: 64,
+        min: 1,
+        max: 4096,
+        max_typed: 1 << 20,
+        log2: true,
+        on_change: Callback::noop(),
+    })
+    .await;
+    // Slider 0..12 at position 6 (2^6 = 64); the number box shows 64 itself.
+    assert!(
+        html.contains("min=\"0\"") && html.contains("max=\"12\""),
+        "{html}"
+    );
+    assert!(html.contains("value=\"6\""), "{html}");
+    assert!(html.contains("value=\"64\""), "{html}");
+}
+
+#[test]
+fn assumptions_listed_by_the_panel_round_trip_through_links() {
+    let s = scenario();
+    for section in ["memory", "perf", "cost", "workload"] {
+        for (path, text) in query::fields_under(&s, section) {
+            let same = query::set_field(&s, &path, &text).expect("its own text parses");
+            assert_eq!(same, s, "{path}={text}");
+        }
+    }
+}

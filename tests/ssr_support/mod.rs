@@ -1,0 +1,65 @@
+//! Shared fixtures for the server-side-rendering component tests.
+
+use std::rc::Rc;
+
+use hsi_gpu_core::graph::{ops, ModelBuilder, ModelSpec, Op};
+use hsi_gpu_core::scenario::ModelChoice;
+use hsi_gpu_core::{estimate, gpu, perf, Report, Scenario};
+use yew::{BaseComponent, LocalServerRenderer};
+
+/// Renders a component to HTML without hydration markers.
+pub async fn render<C: BaseComponent>(props: C::Properties) -> String {
+    LocalServerRenderer::<C>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await
+}
+
+/// A small 3-D CNN written out here, so the tests do not depend on which zoo presets exist:
+/// two Conv3d + ReLU, global pooling, a classifier.
+pub fn small_cnn(bands: u64, patch: u64, classes: u64) -> ModelSpec {
+    let mut b = ModelBuilder::new("test-cnn", vec![1, bands, patch, patch]);
+    b.push(ops::conv(3, 8, &[7, 3, 3], &[0, 1, 1]))
+        .push(ops::relu())
+        .push(ops::conv(3, 16, &[5, 3, 3], &[0, 1, 1]))
+        .push(ops::relu())
+        .push(Op::AdaptiveAvgPool {
+            dims: 3,
+            output: vec![1, 1, 1],
+        })
+        .push(Op::Flatten)
+        .push(ops::linear(classes));
+    b.build()
+}
+
+/// The default scenario with the small CNN as a custom model.
+pub fn scenario() -> Scenario {
+    let mut s = Scenario::default();
+    s.model = ModelChoice::Custom {
+        spec: small_cnn(s.bands.into(), s.patch.into(), s.classes.into()),
+    };
+    s
+}
+
+/// The core's report, with the performance model filled in from the core's own
+/// `perf::performance` (what `estimate` will report once it wires it in).
+pub fn report(s: &Scenario) -> Rc<Report> {
+    let mut report = estimate(s).expect("the test scenario is valid");
+    let card = gpu::gpu_by_id(&s.gpu).expect("catalog card");
+    report.perf = perf::performance(&report.layers, report.params, s, card);
+    Rc::new(report)
+}
+
+/// Text between `data-testid="<id>">` and the next tag.
+pub fn testid_text<'a>(html: &'a str, id: &str) -> Option<&'a str> {
+    let marker = format!("data-testid=\"{id}\"");
+    let at = html.find(&marker)?;
+    let start = at + html[at..].find('>')? + 1;
+    let end = start + html[start..].find('<')?;
+    Some(&html[start..end])
+}
+
+#[allow(dead_code)] // used by ssr_views only; each test file compiles this module alone
+pub fn count(html: &str, needle: &str) -> usize {
+    html.matches(needle).count()
+}

@@ -1,0 +1,209 @@
+//! Server-side renders of each view, checked against the core's report: each figure shown
+//! is the core's figure, formatted by the core's formatter.
+
+mod ssr_support;
+
+use hsi_gpu_core::format;
+use hsi_gpu_core::scenario::Interconnect;
+use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
+use hsi_gpu_planner::components::layer_table::{LayerTable, LayerTableProps};
+use hsi_gpu_planner::components::memory_view::{MemoryView, MemoryViewProps};
+use hsi_gpu_planner::components::roofline::{RooflineProps, RooflineView};
+use hsi_gpu_planner::components::scaling_view::{ScalingView, ScalingViewProps};
+use hsi_gpu_planner::components::verdict::{Verdict, VerdictProps};
+use hsi_gpu_planner::i18n::{Lang, T};
+use ssr_support::{count, render, report, scenario, testid_text};
+
+fn memory_props(lang: Lang, batch: u32) -> MemoryViewProps {
+    let mut s = scenario();
+    s.batch_per_gpu = batch;
+    MemoryViewProps {
+        report: report(&s),
+        lang,
+        gpu_name: "RTX A5500".into(),
+        headroom: s.memory.headroom,
+    }
+}
+
+#[tokio::test]
+async fn memory_view_shows_each_term_the_total_capacity_and_max_batch() {
+    let props = memory_props(Lang::En, 64);
+    let r = props.report.clone();
+    let html = render::<MemoryView>(props).await;
+    let m = &r.memory;
+    assert_eq!(
+        testid_text(&html, "total-memory"),
+        Some(format::bytes(m.total).as_str())
+    );
+    assert_eq!(
+        testid_text(&html, "capacity"),
+        Some(format::bytes(m.capacity).as_str())
+    );
+    assert_eq!(
+        testid_text(&html, "max-batch"),
+        Some(r.max_batch.to_string().as_str())
+    );
+    for (term, bytes) in [
+        (T::TermWeights, m.weights),
+        (T::TermActivations, m.activations),
+        (T::TermOptimizer, m.optimizer_states),
+        (T::TermContext, m.cuda_context),
+    ] {
+        let labelled = format!("{}: {}", term.get(Lang::En), format::bytes(bytes));
+        assert!(html.contains(&labelled), "{labelled} missing");
+    }
+    // Seven stacked terms, a capacity line and a headroom line.
+    assert_eq!(count(&html, "<rect"), 7);
+    assert_eq!(count(&html, "capacity-line"), 1);
+    assert_eq!(count(&html, "headroom-line"), 1);
+    assert!(m.fits);
+    assert_eq!(testid_text(&html, "fits"), Some(T::Fits.get(Lang::En)));
+}
+
+#[tokio::test]
+async fn memory_view_says_when_the_batch_does_not_fit_and_speaks_chinese() {
+    let props = memory_props(Lang::Zh, 1 << 20);
+    assert!(
+        !props.report.memory.fits,
+        "a million-sample batch should not fit"
+    );
+    let html = render::<MemoryView>(props).await;
+    assert_eq!(
+        testid_text(&html, "fits"),
+        Some(T::DoesNotFit.get(Lang::Zh))
+    );
+    assert!(html.contains(T::Memory.get(Lang::Zh)));
+    assert!(html.contains("fit bad"));
+}
+
+#[tokio::test]
+async fn verdict_uses_the_core_figures_and_compares_topologies() {
+    let mut s = scenario();
+    s.cards = 2;
+    s.gpu = "rtx_3090".into(); // an NVLink-bridge card: PCIe and NVLink curves both exist
+    s.interconnect = Interconnect::Pcie;
+    let r = report(&s);
+    let html = render::<Verdict>(VerdictProps {
+        report: r.clone(),
+        lang: Lang::En,
+        gpu_name: "RTX 3090".into(),
+        headroom: s.memory.headroom,
+        cards: s.cards,
+    })
+    .await;
+    let verdict = testid_text(&html, "verdict").expect("verdict shown");
+    assert!(
+        verdict.contains(&format::percent(r.memory.headroom)),
+        "{verdict}"
+    );
+    assert!(
+        verdict.contains(&format!("is {}", r.max_batch)),
+        "{verdict}"
+    );
+    assert!(verdict.contains("Most of the step is"), "{verdict}");
+    let nvlink = r
+        .perf
+        .scaling
+        .ddp
+        .iter()
+        .find(|c| c.interconnect == Interconnect::NvlinkBridge)
+        .and_then(|c| c.points.iter().find(|p| p.cards == 2))
+        .expect("the 3090 has an NVLink-bridge curve");
+    assert!(
+        html.contains(&format!("would take {}", format::duration(nvlink.step_s))),
+        "{html}"
+    );
+}
+
+#[tokio::test]
+async fn roofline_plots_every_layer_with_work_and_the_step() {
+    let s = scenario();
+    let r = report(&s);
+    let with_work = r
+        .perf
+        .layers
+        .iter()
+        .filter(|l| l.forward.roofline.flops > 0.0 && l.forward.roofline.intensity > 0.0)
+        .count();
+    assert!(with_work >= 3, "convs and the classifier do work");
+    let html = render::<RooflineView>(RooflineProps {
+        report: r.clone(),
+        lang: Lang::En,
+    })
+    .await;
+    assert_eq!(count(&html, "data-testid=\"roofline-point\""), with_work);
+    assert_eq!(count(&html, "data-testid=\"roofline-step\""), 1);
+    assert_eq!(count(&html, "class=\"roof\""), 2);
+    assert_eq!(
+        testid_text(&html, "peak-flops"),
+        Some(format::flop_rate(r.perf.peak_flops).as_str())
+    );
+    // Each point's label says why it is bound.
+    assert!(html.contains("memory-bound") || html.contains("compute-bound"));
+    assert!(html.contains("the ridge of this roof is at"));
+}
+
+#[tokio::test]
+async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
+    let mut s = scenario();
+    s.cards = 4;
+    let r = report(&s);
+    let html = render::<ScalingView>(ScalingViewProps {
+        report: r.clone(),
+        lang: Lang::En,
+        cards: 4,
+    })
+    .await;
+    assert_eq!(
+        testid_text(&html, "step-time"),
+        Some(format::duration(r.perf.time.step_s).as_str())
+    );
+    let point = r.perf.scaling.chosen_point(4).expect("4-card point");
+    assert_eq!(
+        testid_text(&html, "speedup"),
+        Some(format::times(point.speedup).as_str())
+    );
+    // One DDP polyline per topology, plus parallel experiments.
+    assert_eq!(count(&html, "<polyline"), r.perf.scaling.ddp.len() + 1);
+    let rows = html.matches("<th scope=\"row\">").count();
+    assert_eq!(rows, 8, "one table row per card count 1-8");
+}
+
+#[tokio::test]
+async fn cost_view_shows_tco_and_per_unit_costs() {
+    let r = report(&scenario());
+    let c = &r.perf.cost;
+    let html = render::<CostView>(CostViewProps {
+        report: r.clone(),
+        lang: Lang::Zh,
+    })
+    .await;
+    assert_eq!(
+        testid_text(&html, "tco"),
+        Some(format::money(c.tco_usd).as_str())
+    );
+    assert_eq!(
+        testid_text(&html, "cost-per-million"),
+        Some(format::money(c.usd_per_million_samples).as_str())
+    );
+    assert!(html.contains(T::Tco.get(Lang::Zh)));
+    assert_eq!(html.contains("price-unknown"), !c.card_price_known);
+}
+
+#[tokio::test]
+async fn layer_table_has_one_row_per_layer() {
+    let r = report(&scenario());
+    let html = render::<LayerTable>(LayerTableProps {
+        report: r.clone(),
+        lang: Lang::En,
+    })
+    .await;
+    assert_eq!(count(&html, "<th scope=\"row\">"), r.layers.len());
+    assert_eq!(
+        testid_text(&html, "params"),
+        Some(format::count(r.params).as_str())
+    );
+    for layer in &r.layers {
+        assert!(html.contains(&format!("<th scope=\"row\">{}</th>", layer.name)));
+    }
+}
