@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod chart;
+pub mod compare;
 pub mod cost;
 pub mod dataset;
 pub mod format;

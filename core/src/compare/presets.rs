@@ -1,0 +1,62 @@
+//! Ready-made option sets.
+
+use super::decision::DecisionInputs;
+use super::{CompareOption, Comparison};
+use crate::scenario::{Interconnect, ParallelMode, Scenario};
+
+/// One option: `base`'s workload on `cards` x `gpu`.
+pub fn option(
+    base: &Scenario,
+    gpu: &str,
+    cards: u32,
+    interconnect: Interconnect,
+    mode: ParallelMode,
+    label: &str,
+) -> CompareOption {
+    let mut scenario = base.clone();
+    scenario.gpu = gpu.into();
+    scenario.cards = cards;
+    scenario.interconnect = interconnect;
+    scenario.workload.mode = mode;
+    CompareOption {
+        label: label.into(),
+        scenario,
+    }
+}
+
+/// The article's question for `base`'s workload: four single cards against 4x RTX A5500
+/// as DDP over PCIe, DDP with NVLink-bridged pairs, and four parallel experiments.
+pub fn article_options(base: &Scenario) -> Vec<CompareOption> {
+    use Interconnect::{NvlinkBridge, Pcie};
+    use ParallelMode::{Ddp, ParallelExperiments};
+    vec![
+        option(base, "rtx_3090", 1, Pcie, Ddp, "1x RTX 3090"),
+        option(base, "rtx_4090", 1, Pcie, Ddp, "1x RTX 4090"),
+        option(base, "v100s_pcie", 1, Pcie, Ddp, "1x V100S 32 GB"),
+        option(base, "rtx_a6000", 1, Pcie, Ddp, "1x RTX A6000 48 GB"),
+        option(base, "rtx_a5500", 4, Pcie, Ddp, "4x RTX A5500 DDP PCIe"),
+        option(
+            base,
+            "rtx_a5500",
+            4,
+            NvlinkBridge,
+            Ddp,
+            "4x RTX A5500 DDP NVLink pairs",
+        ),
+        option(
+            base,
+            "rtx_a5500",
+            4,
+            Pcie,
+            ParallelExperiments,
+            "4x RTX A5500, 4 runs at once",
+        ),
+    ]
+}
+
+pub fn article_comparison(base: &Scenario) -> Comparison {
+    Comparison {
+        options: article_options(base),
+        decision: DecisionInputs::default(),
+    }
+}

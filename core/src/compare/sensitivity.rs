@@ -1,0 +1,217 @@
+//! What breaks first: the largest patch and band count that still fit an option at its
+//! batch (the largest batch is `memory::max_batch`), and a fit map over patch x bands.
+//!
+//! Memory grows with patch and bands, so each limit is an exponential then a binary
+//! search over the memory model. A preset may accept only some values (a U-Net tile
+//! must be a multiple of 16, HybridSN needs enough bands for its valid 3-D kernels):
+//! the search steps by the smallest increment the preset accepts above the scenario's
+//! value, and a value the preset rejects counts as not fitting.
+
+use serde::{Deserialize, Serialize};
+
+use super::memory_budget;
+use crate::gpu::GpuSpec;
+use crate::memory::total_at;
+use crate::scenario::{ModelChoice, Scenario, MAX_BANDS, MAX_PATCH};
+
+/// The largest value of a dimension that fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+pub enum Largest {
+    Fits(u32),
+    /// Every accepted value up to the input limit fits; this is the largest one.
+    UpToLimit(u32),
+    /// Not even the smallest value the model accepts fits.
+    NoneFits,
+    /// A custom model's input fixes the dimension.
+    NotApplicable,
+}
+
+impl Largest {
+    pub fn value(self) -> Option<u32> {
+        match self {
+            Largest::Fits(v) | Largest::UpToLimit(v) => Some(v),
+            Largest::NoneFits | Largest::NotApplicable => None,
+        }
+    }
+}
+
+/// A geometry input the sensitivity searches vary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dimension {
+    Patch,
+    Bands,
+}
+
+/// Largest increment tried when looking for the values a preset accepts.
+const MAX_GEOMETRY_STEP: u32 = 64;
+
+impl Dimension {
+    fn get(self, s: &Scenario) -> u32 {
+        match self {
+            Dimension::Patch => s.patch,
+            Dimension::Bands => s.bands,
+        }
+    }
+
+    fn limit(self) -> u32 {
+        match self {
+            Dimension::Patch => MAX_PATCH,
+            Dimension::Bands => MAX_BANDS,
+        }
+    }
+
+    fn with(self, s: &Scenario, value: u32) -> Scenario {
+        let mut out = s.clone();
+        match self {
+            Dimension::Patch => out.patch = value,
+            Dimension::Bands => out.bands = value,
+        }
+        out
+    }
+}
+
+/// Memory per GPU at the scenario's batch over the memory budget (at most 1 fits);
+/// None where the model cannot be built for the scenario's geometry.
+pub fn utilization(s: &Scenario, gpu: &GpuSpec) -> Option<f64> {
+    let spec = crate::build_model(s).ok()?;
+    let total = total_at(&spec, s, gpu, s.batch_per_gpu).ok()?;
+    Some(total / memory_budget(s, gpu))
+}
+
+fn fits(s: &Scenario, gpu: &GpuSpec) -> Option<bool> {
+    utilization(s, gpu).map(|u| u <= 1.0)
+}
+
+/// The smallest increment above the scenario's value that the model accepts (1 when
+/// none up to `MAX_GEOMETRY_STEP` does, e.g. at the input limit).
+pub fn geometry_step(s: &Scenario, gpu: &GpuSpec, dim: Dimension) -> u32 {
+    let start = dim.get(s);
+    (1..=MAX_GEOMETRY_STEP)
+        .take_while(|d| start.saturating_add(*d) <= dim.limit())
+        .find(|d| utilization(&dim.with(s, start + d), gpu).is_some())
+        .unwrap_or(1)
+}
+
+/// Largest `k` in `[lo, hi]` with `ok(k)`, given `ok(lo)` and `!ok(hi)` and `ok` true
+/// then false over the range.
+fn last_true(mut lo: i64, mut hi: i64, ok: impl Fn(i64) -> bool) -> i64 {
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// Largest value of `dim` that fits at the scenario's batch, all else equal.
+pub fn largest(s: &Scenario, gpu: &GpuSpec, dim: Dimension) -> Largest {
+    if matches!(s.model, ModelChoice::Custom { .. }) {
+        return Largest::NotApplicable;
+    }
+    let start = i64::from(dim.get(s));
+    let step = i64::from(geometry_step(s, gpu, dim));
+    // Candidates are start + k x step for k in [k_min, k_max], all within 1..=limit.
+    let k_min = -((start - 1) / step);
+    let k_max = (i64::from(dim.limit()) - start) / step;
+    let value = |k: i64| (start + k * step) as u32;
+    let check = |k: i64| fits(&dim.with(s, value(k)), gpu);
+    let ok = |k: i64| check(k) == Some(true);
+
+    if ok(0) {
+        let (mut lo, mut hi) = (0i64, 1i64);
+        while hi <= k_max && ok(hi) {
+            lo = hi;
+            hi *= 2;
+        }
+        if hi > k_max {
+            if ok(k_max) {
+                return Largest::UpToLimit(value(k_max));
+            }
+            hi = k_max;
+        }
+        return Largest::Fits(value(last_true(lo, hi, ok)));
+    }
+    // The scenario's value does not fit: go down, from the smallest value the model
+    // accepts (models accept every large enough value).
+    let builds = |k: i64| check(k).is_some();
+    let smallest = if builds(k_min) || !builds(0) {
+        k_min
+    } else {
+        last_true(k_min, 0, |k| !builds(k)) + 1
+    };
+    if !ok(smallest) {
+        return Largest::NoneFits;
+    }
+    Largest::Fits(value(last_true(smallest, 0, ok)))
+}
+
+pub fn largest_patch(s: &Scenario, gpu: &GpuSpec) -> Largest {
+    largest(s, gpu, Dimension::Patch)
+}
+
+pub fn largest_bands(s: &Scenario, gpu: &GpuSpec) -> Largest {
+    largest(s, gpu, Dimension::Bands)
+}
+
+/// Fit over patch x bands at the scenario's batch on one card.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitGrid {
+    pub patches: Vec<u32>,
+    pub bands: Vec<u32>,
+    /// `cells[i][j]`: memory / budget at `patches[i]`, `bands[j]` (at most 1 fits);
+    /// None where the model has no such geometry.
+    pub cells: Vec<Vec<Option<f64>>>,
+}
+
+pub fn fit_grid(s: &Scenario, gpu: &GpuSpec, patches: &[u32], bands: &[u32]) -> FitGrid {
+    let cells = patches
+        .iter()
+        .map(|&p| {
+            let at_patch = Dimension::Patch.with(s, p);
+            bands
+                .iter()
+                .map(|&b| utilization(&Dimension::Bands.with(&at_patch, b), gpu))
+                .collect()
+        })
+        .collect();
+    FitGrid {
+        patches: patches.to_vec(),
+        bands: bands.to_vec(),
+        cells,
+    }
+}
+
+/// Multiples of the scenario's value shown on each axis of the default fit map: from a
+/// quarter to twice the current value, so the boundary is usually on the map.
+const AXIS_FACTORS: [f64; 8] = [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0];
+
+/// Axis values around the scenario's value, on the grid of values the model accepts.
+pub fn default_axis(s: &Scenario, gpu: &GpuSpec, dim: Dimension) -> Vec<u32> {
+    let start = f64::from(dim.get(s));
+    let step = f64::from(geometry_step(s, gpu, dim));
+    let base = start % step;
+    let mut axis: Vec<u32> = AXIS_FACTORS
+        .iter()
+        .map(|f| {
+            let snapped = base + ((start * f - base) / step).round() * step;
+            snapped.clamp(1.0, f64::from(dim.limit())) as u32
+        })
+        .collect();
+    axis.dedup();
+    axis
+}
+
+/// The fit map around the scenario's patch and bands; None for a custom model, whose
+/// input fixes both.
+pub fn default_fit_grid(s: &Scenario, gpu: &GpuSpec) -> Option<FitGrid> {
+    if matches!(s.model, ModelChoice::Custom { .. }) {
+        return None;
+    }
+    let patches = default_axis(s, gpu, Dimension::Patch);
+    let bands = default_axis(s, gpu, Dimension::Bands);
+    Some(fit_grid(s, gpu, &patches, &bands))
+}
