@@ -212,14 +212,16 @@ def main():
         return
     torch.set_num_threads(min(2, os.cpu_count() or 1))
     chosen = args.model or sorted(models)
-    cases = [c for c in load_cases(args.output) if c["model"] not in chosen]
+    measured = []
     for model_id in chosen:
         entry = models[model_id]
         for p in entry["points"]:
             for precision in PRECISIONS:
                 case = measure(model_id, entry, p, precision)
                 print(json.dumps(case), flush=True)
-                cases.append(case)
+                measured.append(case)
+    # Read the fixture only now, so cases another run wrote meanwhile are kept.
+    cases = [c for c in load_cases(args.output) if c["model"] not in chosen] + measured
     order = {model_id: i for i, model_id in enumerate(sorted(models))}
     cases.sort(key=lambda c: order.get(c["model"], len(order)))
     write_fixture(args.output, cases)

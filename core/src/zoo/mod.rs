@@ -3,9 +3,16 @@
 //! in its builder's doc comment, and `tools/validate_zoo.py` holds the same model in
 //! PyTorch; `core/tests/pytorch_fixtures.rs` checks that both agree.
 
+mod cnn;
+pub mod dbda;
+pub mod hamida3d;
+pub mod hu1d;
+pub mod hybridsn;
 pub mod spectralformer;
 pub mod ssftt;
+pub mod ssrn;
 mod transformer;
+pub mod unet;
 pub mod vit;
 
 use crate::graph::ModelSpec;
@@ -34,6 +41,12 @@ pub struct ZooEntry {
 /// Every preset, in the order the UI lists them.
 pub static ZOO: &[ZooEntry] = &[
     // Entries are added by each model's module.
+    ZooEntry { id: "hu1d", name: "1-D CNN (Hu 2015)", source: "Hu et al., J. Sensors 2015; github.com/nshaud/DeepHyperX models.py HuEtAl", default_patch: 1, build: hu1d::build },
+    ZooEntry { id: "hamida3d", name: "3-D CNN (Hamida 2018)", source: "Ben Hamida et al., IEEE TGRS 2018; github.com/nshaud/DeepHyperX models.py HamidaEtAl", default_patch: 5, build: hamida3d::build },
+    ZooEntry { id: "hybridsn", name: "HybridSN (Roy 2020)", source: "Roy et al., IEEE GRSL 2020; github.com/gokriznastic/HybridSN", default_patch: 25, build: hybridsn::build },
+    ZooEntry { id: "ssrn", name: "SSRN (Zhong 2018)", source: "Zhong et al., IEEE TGRS 2018; github.com/zilongzhong/SSRN, PyTorch port in lironui/Double-Branch-Dual-Attention-Mechanism-Network network.py SSRN_network", default_patch: 7, build: ssrn::build },
+    ZooEntry { id: "dbda", name: "DBDA (Li 2020)", source: "Li et al., Remote Sensing 2020; github.com/lironui/Double-Branch-Dual-Attention-Mechanism-Network network.py DBDA_network_MISH", default_patch: 9, build: dbda::build },
+    ZooEntry { id: "unet", name: "U-Net segmenter (whole scene)", source: "Our simplified U-Net (Ronneberger 2015) for whole-scene HSI, after FreeNet (Zheng 2020, github.com/Z-Zheng/FreeNet)", default_patch: unet::DEFAULT_TILE, build: unet::build },
     ZooEntry { id: "ssftt", name: "SSFTT (Sun 2022)", source: "Sun et al., IEEE TGRS 2022; github.com/zgr6010/HSI_SSFTT SSFTTnet.py", default_patch: 13, build: ssftt::build },
     ZooEntry { id: "spectralformer", name: "SpectralFormer (Hong 2021)", source: "Hong et al., IEEE TGRS 2022; github.com/danfenghong/IEEE_TGRS_SpectralFormer vit_pytorch.py", default_patch: 7, build: spectralformer::build },
     ZooEntry { id: "vit", name: "ViT HSI foundation model", source: "ViT (Dosovitskiy 2021) as in SpectralGPT / HyperSIGMA, simplified", default_patch: vit::DEFAULT_TILE, build: vit::build },
