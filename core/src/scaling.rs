@@ -41,6 +41,11 @@ pub struct ScalingAssumptions {
     pub bucket_bytes: f64,
     /// DDP's first, smaller bucket, bytes (`dist._DEFAULT_FIRST_BUCKET_BYTES` = 1 MiB).
     pub first_bucket_bytes: f64,
+    /// How much of the all-reduce the bucket schedule can hide behind backward: 1 = all
+    /// the schedule allows (DDP's design), 0 = none (frameworks that all-reduce after
+    /// backward, e.g. TF1 tf_cnn_benchmarks). Exposed time =
+    /// bucket-exposed + (1 - overlap) x (total - bucket-exposed).
+    pub overlap: f64,
 }
 
 impl Default for ScalingAssumptions {
@@ -52,6 +57,7 @@ impl Default for ScalingAssumptions {
             hop_latency_s: 5e-6,
             bucket_bytes: 25.0 * MIB,
             first_bucket_bytes: MIB,
+            overlap: 1.0,
         }
     }
 }
@@ -84,6 +90,7 @@ impl ScalingAssumptions {
             1024.0,
             1e10,
         );
+        p.range_f64("perf.scaling.overlap", self.overlap, 0.0, 1.0);
     }
 }
 
@@ -231,9 +238,10 @@ pub fn allreduce(
         total += t;
         comm_end = comm_end.max(ready) + t;
     }
+    let scheduled = (comm_end - backward_end).clamp(0.0, total);
     AllReduce {
         total_s: total,
-        exposed_s: (comm_end - backward_end).max(0.0),
+        exposed_s: scheduled + (1.0 - a.overlap) * (total - scheduled),
     }
 }
 

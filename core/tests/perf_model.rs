@@ -201,6 +201,26 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// overlap = 0 exposes the whole all-reduce; more overlap never exposes more.
+    #[test]
+    fn overlap_only_hides_allreduce(layers in arb_layers(), s in arb_scenario(), o in 0.0..1.0f64) {
+        let gpu = gpu_by_id(&s.gpu).unwrap();
+        let exposed = |overlap: f64| {
+            let mut t = s.clone();
+            t.workload.mode = ParallelMode::Ddp;
+            t.perf.scaling.overlap = overlap;
+            run(&layers, &t, gpu).time
+        };
+        let (none, some, full) = (exposed(0.0), exposed(o), exposed(1.0));
+        prop_assert!(close(none.allreduce_exposed_s, none.allreduce_s));
+        prop_assert!(some.allreduce_exposed_s <= none.allreduce_exposed_s * (1.0 + 1e-12));
+        prop_assert!(full.allreduce_exposed_s <= some.allreduce_exposed_s * (1.0 + 1e-12));
+    }
+}
+
 #[test]
 fn catalog_ids_are_unique_and_memory_is_gib_based() {
     let mut ids: Vec<_> = GPUS.iter().map(|g| g.id).collect();

@@ -1,11 +1,16 @@
-//! The performance model against a published benchmark: ResNet-50 v1.5 training
-//! throughput on DGX A100 and DGX-1 (NVIDIA DeepLearningExamples; figures, batch sizes,
-//! URL and date in fixtures/resnet50_dle_benchmarks.json). ResNet-50 goes in as a custom
+//! The performance model against published benchmarks: ResNet-50 training throughput.
+//! - NVIDIA DeepLearningExamples (PyTorch DDP) on DGX A100 and DGX-1, 1 and 8 cards
+//!   (fixtures/resnet50_dle_benchmarks.json);
+//! - server-gear.com's tf_cnn_benchmarks runs on 1-4 RTX 3090 / RTX 4090 over PCIe
+//!   (fixtures/resnet50_server_gear_tf_cnn.json).
+//! Figures, batch sizes, URLs and dates are in the fixtures. ResNet-50 goes in as a custom
 //! layer list, the path a user's own model takes.
 //!
-//! Bound: every single-card and 8-card estimate within a factor of 2 of the measurement
-//! (the model is a roofline with rough efficiency factors, not a profiler), the cards
-//! ranked as measured at each precision, 8-card efficiency within 0.2 of the measured.
+//! Bounds: every single-card estimate within a factor of 2 of the measurement (the model is
+//! a roofline with rough efficiency factors, not a profiler) and the cards ranked as
+//! measured; DDP 8-card efficiency within 0.2 of the measured. The PCIe multi-card rows
+//! come from another framework, so only their trend is checked (efficiency grows with the
+//! per-GPU batch); the printed gap is reported in the README.
 
 use hsi_gpu_core::gpu::gpu_by_id;
 use hsi_gpu_core::graph::{ModelBuilder, Op};
@@ -25,6 +30,8 @@ const SCALING_EFFICIENCY_BOUND: f64 = 0.2;
 struct Fixture {
     input: Vec<u64>,
     classes: u64,
+    optimizer: Optimizer,
+    interconnect: Interconnect,
     entries: Vec<Entry>,
 }
 
@@ -38,9 +45,12 @@ struct Entry {
     images_per_s: f64,
 }
 
-fn fixture() -> Fixture {
-    let text = include_str!("fixtures/resnet50_dle_benchmarks.json");
-    serde_json::from_str(text).expect("fixture JSON")
+fn dle() -> Fixture {
+    serde_json::from_str(include_str!("fixtures/resnet50_dle_benchmarks.json")).unwrap()
+}
+
+fn server_gear() -> Fixture {
+    serde_json::from_str(include_str!("fixtures/resnet50_server_gear_tf_cnn.json")).unwrap()
 }
 
 fn conv(out: u64, kernel: u64, stride: u64) -> Op {
@@ -127,10 +137,10 @@ fn scenario(f: &Fixture, e: &Entry) -> Scenario {
         },
         gpu: e.gpu.clone(),
         precision: e.precision,
-        optimizer: Optimizer::SgdMomentum,
+        optimizer: f.optimizer,
         batch_per_gpu: e.batch_per_gpu,
         cards: e.cards,
-        interconnect: Interconnect::Nvswitch,
+        interconnect: f.interconnect,
         ..Scenario::default()
     }
 }
@@ -142,45 +152,43 @@ fn perf(s: &Scenario) -> (u64, PerfReport) {
     (a.params, performance(&a.layers, a.params, s, gpu))
 }
 
-#[test]
-fn resnet50_has_torchvisions_parameter_count() {
-    let f = fixture();
-    let (params, _) = perf(&scenario(&f, &f.entries[0]));
-    // torchvision.models.resnet50(): 25,557,032 parameters.
-    assert_eq!(params, 25_557_032);
+/// (entry, estimated images/s) for every row of a fixture, printed with its error.
+fn estimates(f: &Fixture) -> Vec<(&Entry, f64)> {
+    f.entries
+        .iter()
+        .map(|e| {
+            let estimate = perf(&scenario(f, e)).1.time.samples_per_s;
+            println!(
+                "{:<26} {:>8} b{:<3}: measured {:>6.0} img/s, estimated {:>6.0} img/s ({:+.0} %)",
+                e.system,
+                e.precision.id(),
+                e.batch_per_gpu,
+                e.images_per_s,
+                estimate,
+                (estimate / e.images_per_s - 1.0) * 100.0
+            );
+            (e, estimate)
+        })
+        .collect()
 }
 
-#[test]
-fn resnet50_throughput_against_published_benchmarks() {
-    let f = fixture();
-    let mut estimates = Vec::new();
-    let mut worst: f64 = 1.0;
-    for e in &f.entries {
-        let (_, r) = perf(&scenario(&f, e));
-        let estimate = r.time.samples_per_s;
-        let ratio = estimate / e.images_per_s;
-        worst = worst.max(ratio.max(1.0 / ratio));
-        println!(
-            "{:<24} {:>8} x{}: measured {:>6.0} img/s, estimated {:>6.0} img/s ({:+.0} %)",
-            e.system,
-            e.precision.id(),
-            e.cards,
-            e.images_per_s,
-            estimate,
-            (ratio - 1.0) * 100.0
-        );
-        estimates.push((e, estimate));
-    }
-    println!("worst error factor: {worst:.2} (bound {ERROR_FACTOR_BOUND})");
-    assert!(worst <= ERROR_FACTOR_BOUND);
+/// Largest factor between estimate and measurement, either way.
+fn worst_factor(rows: &[(&Entry, f64)]) -> f64 {
+    rows.iter()
+        .map(|(e, est)| (est / e.images_per_s).max(e.images_per_s / est))
+        .fold(1.0, f64::max)
+}
 
-    // Ranking: at every precision class and card count, the card measured faster is
-    // estimated faster.
-    for (a, ea) in &estimates {
-        for (b, eb) in &estimates {
-            let same_class =
-                (a.precision == Precision::AmpFp16) == (b.precision == Precision::AmpFp16);
-            if same_class && a.cards == b.cards && a.images_per_s > b.images_per_s {
+/// At each precision class, batch and card count, the card measured faster is estimated
+/// faster.
+fn assert_ranking(rows: &[(&Entry, f64)]) {
+    let class = |p: Precision| p == Precision::AmpFp16;
+    for (a, ea) in rows {
+        for (b, eb) in rows {
+            let comparable = class(a.precision) == class(b.precision)
+                && a.cards == b.cards
+                && a.batch_per_gpu == b.batch_per_gpu;
+            if comparable && a.images_per_s > b.images_per_s {
                 assert!(
                     ea > eb,
                     "{} {:?} should beat {} {:?}",
@@ -192,9 +200,25 @@ fn resnet50_throughput_against_published_benchmarks() {
             }
         }
     }
+}
 
-    // 8-card scaling efficiency against the measured one.
-    for pair in estimates.chunks(2) {
+#[test]
+fn resnet50_has_torchvisions_parameter_count() {
+    let f = dle();
+    let (params, _) = perf(&scenario(&f, &f.entries[0]));
+    // torchvision.models.resnet50(): 25,557,032 parameters.
+    assert_eq!(params, 25_557_032);
+}
+
+#[test]
+fn resnet50_against_nvidia_dgx_benchmarks() {
+    let fixture = dle();
+    let rows = estimates(&fixture);
+    let worst = worst_factor(&rows);
+    println!("DGX worst error factor: {worst:.2} (bound {ERROR_FACTOR_BOUND})");
+    assert!(worst <= ERROR_FACTOR_BOUND);
+    assert_ranking(&rows);
+    for pair in rows.chunks(2) {
         let [(one, e1), (eight, e8)] = pair else {
             panic!("entries come in 1-card / 8-card pairs");
         };
@@ -202,7 +226,7 @@ fn resnet50_throughput_against_published_benchmarks() {
         let measured = eight.images_per_s / one.images_per_s / 8.0;
         let estimated = e8 / e1 / 8.0;
         println!(
-            "{:<24} {:>8}: 8-card efficiency measured {:.2}, estimated {:.2}",
+            "{:<26} {:>8}: 8-card efficiency measured {:.2}, estimated {:.2}",
             one.system,
             one.precision.id(),
             measured,
@@ -210,5 +234,49 @@ fn resnet50_throughput_against_published_benchmarks() {
         );
         assert!(estimated <= 1.0);
         assert!((estimated - measured).abs() <= SCALING_EFFICIENCY_BOUND);
+    }
+}
+
+#[test]
+fn resnet50_against_pcie_geforce_benchmarks() {
+    let fixture = server_gear();
+    let rows = estimates(&fixture);
+    let single: Vec<_> = rows.iter().filter(|(e, _)| e.cards == 1).cloned().collect();
+    let worst = worst_factor(&single);
+    println!("GeForce single-card worst error factor: {worst:.2} (bound {ERROR_FACTOR_BOUND})");
+    assert!(worst <= ERROR_FACTOR_BOUND);
+    assert_ranking(&rows);
+    // Multi-card efficiency, measured and estimated, grows with the per-GPU batch.
+    let efficiency = |gpu: &str, cards: u32, batch: u32, estimated: bool| {
+        let rate = |c: u32| {
+            let (e, est) = rows
+                .iter()
+                .find(|(e, _)| e.gpu == gpu && e.cards == c && e.batch_per_gpu == batch)
+                .unwrap();
+            if estimated {
+                *est
+            } else {
+                e.images_per_s
+            }
+        };
+        rate(cards) / rate(1) / f64::from(cards)
+    };
+    for gpu in ["rtx_3090", "rtx_4090"] {
+        for cards in [2, 4] {
+            let measured = (
+                efficiency(gpu, cards, 64, false),
+                efficiency(gpu, cards, 256, false),
+            );
+            let estimated = (
+                efficiency(gpu, cards, 64, true),
+                efficiency(gpu, cards, 256, true),
+            );
+            println!(
+                "{gpu} x{cards}: efficiency at batch 64 / 256 measured {:.2} / {:.2}, estimated {:.2} / {:.2}",
+                measured.0, measured.1, estimated.0, estimated.1
+            );
+            assert!(measured.0 < measured.1);
+            assert!(estimated.0 < estimated.1);
+        }
     }
 }
