@@ -441,3 +441,49 @@ fn cost_adds_up() {
     assert_eq!(launch.card_price_usd, 1599.0);
     assert!(launch.card_price_known);
 }
+
+#[test]
+fn assumptions_accept_partial_json_and_name_bad_fields() {
+    use hsi_gpu_core::cost::CostAssumptions;
+    use hsi_gpu_core::perf::PerfAssumptions;
+    use hsi_gpu_core::scenario::Problems;
+
+    let perf: PerfAssumptions =
+        serde_json::from_str(r#"{"memory_efficiency": 0.6, "scaling": {"overlap": 0.5}}"#).unwrap();
+    let defaults = PerfAssumptions::default();
+    assert_eq!(perf.memory_efficiency, 0.6);
+    assert_eq!(perf.scaling.overlap, 0.5);
+    assert_eq!(perf.compute_efficiency, defaults.compute_efficiency);
+    assert_eq!(perf.scaling.bucket_bytes, defaults.scaling.bucket_bytes);
+    let cost: CostAssumptions = serde_json::from_str(r#"{"card_price_usd": 2500}"#).unwrap();
+    assert_eq!(cost.card_price_usd, Some(2500.0));
+    assert_eq!(cost.pue, CostAssumptions::default().pue);
+
+    let mut problems = Problems::default();
+    PerfAssumptions {
+        compute_efficiency: 0.0,
+        kernel_launch_s: f64::NAN,
+        ..PerfAssumptions::default()
+    }
+    .validate(&mut problems);
+    CostAssumptions {
+        card_price_usd: Some(-1.0),
+        utilization: 1.5,
+        ..CostAssumptions::default()
+    }
+    .validate(&mut problems);
+    let fields: Vec<_> = problems.0.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "perf.compute_efficiency",
+            "perf.kernel_launch_s",
+            "cost.card_price_usd",
+            "cost.utilization"
+        ]
+    );
+    assert!(problems
+        .0
+        .iter()
+        .all(|e| e.allowed.contains("a number from")));
+}
