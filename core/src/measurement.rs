@@ -1,0 +1,585 @@
+//! Predicted versus measured, and calibration of the constants that cannot be derived.
+//!
+//! A `Measurement` is what `tools/measure.py` records for a Scenario on a real card: peak
+//! `torch.cuda.max_memory_allocated` and `max_memory_reserved`, the memory outside
+//! PyTorch's allocator (CUDA context, kernels, library handles) from
+//! `torch.cuda.mem_get_info`, the median step time and, optionally, the largest batch
+//! before an out-of-memory error. `compare` sets each measured figure beside the
+//! estimate's; `calibrate` fits the scenario's overridable constants to measurements.
+//!
+//! How the estimate's terms (`memory.rs`) map to what PyTorch reports:
+//! - allocated peak = total - CUDA context - allocator overhead (weights, gradients,
+//!   optimizer states, activations, transient);
+//! - reserved peak = total - CUDA context (the allocated peak plus the allocator term);
+//! - context = the CUDA context term;
+//! - device total = total (reserved + context as `nvidia-smi` would show it);
+//! - step time = one optimizer step on one card (`perf.rs`);
+//! - max batch = the largest batch whose total fits the card with no headroom (the
+//!   measured sweep stops at the first out-of-memory error, not at a safety margin).
+
+use serde::{Deserialize, Serialize};
+
+use crate::gpu::{gpu_by_id, GpuSpec};
+use crate::perf::{performance, PerfAssumptions};
+use crate::scenario::{
+    FieldError, Optimizer, Precision, Problems, Scenario, MAX_BATCH, MAX_JSON_BYTES,
+};
+use crate::{build_model, estimate, memory};
+
+/// The card and software a measurement ran on, as PyTorch reports them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DeviceInfo {
+    /// `torch.cuda.get_device_name()`, e.g. "NVIDIA RTX A5500"; "cpu" for a dry run.
+    pub gpu_name: Option<String>,
+    /// `torch.cuda.get_device_properties().total_memory`: what CUDA can use.
+    pub total_memory_bytes: Option<u64>,
+    pub driver: Option<String>,
+    /// CUDA version PyTorch was built with (`torch.version.cuda`).
+    pub cuda: Option<String>,
+    pub torch: Option<String>,
+}
+
+/// One batch size of an out-of-memory sweep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepPoint {
+    pub batch: u32,
+    /// False when the step ran out of memory.
+    pub fits: bool,
+    #[serde(default)]
+    pub peak_allocated_bytes: Option<f64>,
+}
+
+/// What `tools/measure.py` writes. Every figure is optional: a dry run on a CPU records
+/// the structure and no CUDA figure.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Measurement {
+    /// Free text: where the figures come from. Synthetic samples say so here.
+    pub note: String,
+    /// True when the figures are made up (examples and tests), not measured.
+    pub synthetic: bool,
+    /// True for `measure.py --dry-run` (CPU): no CUDA figures, step time not comparable.
+    pub dry_run: bool,
+    pub device: DeviceInfo,
+    /// Model name or zoo id the script ran (informative).
+    pub model: String,
+    /// Per-GPU batch of the timed steps.
+    pub batch: u32,
+    /// Settings the run used; when given and different from the scenario's, the
+    /// comparison estimates the measured settings and says so.
+    pub precision: Option<Precision>,
+    pub optimizer: Option<Optimizer>,
+    pub checkpointing: Option<bool>,
+    pub warmup_steps: u32,
+    /// Every timed step, seconds (CUDA-synchronised).
+    pub step_times_s: Vec<f64>,
+    /// Median of `step_times_s`.
+    pub step_time_s: Option<f64>,
+    /// `torch.cuda.max_memory_allocated` over the timed steps.
+    pub peak_allocated_bytes: Option<f64>,
+    /// `torch.cuda.max_memory_reserved` over the timed steps.
+    pub peak_reserved_bytes: Option<f64>,
+    /// Device memory in use (total - free from `mem_get_info`) right after CUDA starts
+    /// and after the timed steps.
+    pub device_used_before_bytes: Option<f64>,
+    pub device_used_after_bytes: Option<f64>,
+    /// Memory outside PyTorch's allocator: device used after - reserved after.
+    pub context_bytes: Option<f64>,
+    /// Largest batch of the sweep that did not run out of memory.
+    pub max_batch: Option<u32>,
+    pub sweep: Vec<SweepPoint>,
+}
+
+impl Measurement {
+    /// Every problem with the figures (non-finite, negative, out of range).
+    pub fn validate(&self) -> Vec<FieldError> {
+        let mut p = Problems::default();
+        p.range_u64("batch", self.batch.into(), 1, MAX_BATCH.into());
+        let bytes = [
+            ("peak_allocated_bytes", self.peak_allocated_bytes),
+            ("peak_reserved_bytes", self.peak_reserved_bytes),
+            ("device_used_before_bytes", self.device_used_before_bytes),
+            ("device_used_after_bytes", self.device_used_after_bytes),
+            ("context_bytes", self.context_bytes),
+        ];
+        for (field, value) in bytes {
+            if let Some(v) = value {
+                p.range_f64(field, v, 0.0, MAX_MEASURED_BYTES);
+            }
+        }
+        if let (Some(allocated), Some(reserved)) =
+            (self.peak_allocated_bytes, self.peak_reserved_bytes)
+        {
+            if reserved < allocated {
+                p.push(
+                    "peak_reserved_bytes",
+                    reserved,
+                    format!("at least peak_allocated_bytes ({allocated}): reserved memory holds the allocations"),
+                );
+            }
+        }
+        if let Some(t) = self.step_time_s {
+            p.range_f64("step_time_s", t, f64::MIN_POSITIVE, MAX_STEP_S);
+        }
+        for (i, t) in self.step_times_s.iter().enumerate() {
+            p.range_f64(&format!("step_times_s[{i}]"), *t, 0.0, MAX_STEP_S);
+        }
+        if let Some(b) = self.max_batch {
+            p.range_u64("max_batch", b.into(), 0, MAX_BATCH.into());
+        }
+        for (i, point) in self.sweep.iter().enumerate() {
+            p.range_u64(
+                &format!("sweep[{i}].batch"),
+                point.batch.into(),
+                1,
+                MAX_BATCH.into(),
+            );
+        }
+        p.0
+    }
+}
+
+/// Largest byte figure accepted (1 PiB): far above any card, small enough to stay exact.
+const MAX_MEASURED_BYTES: f64 = (1u64 << 50) as f64;
+/// Longest step accepted, seconds (a day).
+const MAX_STEP_S: f64 = 86_400.0;
+
+/// Parses measurement JSON; errors name the field path, as `scenario_from_json` does.
+pub fn measurement_from_json(text: &str) -> Result<Measurement, FieldError> {
+    let document_error = |value: String| FieldError {
+        field: "(measurement)".into(),
+        value,
+        allowed: "one JSON object written by tools/measure.py".into(),
+    };
+    if text.len() > MAX_JSON_BYTES {
+        return Err(document_error(format!("{} bytes", text.len())));
+    }
+    if !text.trim_start().starts_with('{') {
+        return Err(document_error("not a JSON object".into()));
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let m: Measurement = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." || path == "?" {
+            return document_error(e.inner().to_string());
+        }
+        FieldError {
+            field: path,
+            value: e.inner().to_string(),
+            allowed: "a value of the type tools/measure.py writes".into(),
+        }
+    })?;
+    de.end().map_err(|e| document_error(e.to_string()))?;
+    match m.validate().into_iter().next() {
+        Some(error) => Err(error),
+        None => Ok(m),
+    }
+}
+
+/// One figure, predicted and measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Term {
+    /// `peak_allocated_bytes`, `peak_reserved_bytes`, `context_bytes`,
+    /// `device_total_bytes`, `step_time_s` or `max_batch`.
+    pub name: String,
+    pub predicted: f64,
+    pub measured: f64,
+    /// (predicted - measured) / measured x 100: positive when the estimate is high.
+    /// None when the measured figure is 0.
+    pub error_pct: Option<f64>,
+}
+
+impl Term {
+    fn new(name: &str, predicted: f64, measured: f64) -> Self {
+        Term {
+            name: name.into(),
+            predicted,
+            measured,
+            error_pct: (measured != 0.0).then(|| (predicted - measured) / measured * 100.0),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub model: String,
+    pub gpu: String,
+    /// Per-GPU batch compared (the measurement's).
+    pub batch: u32,
+    /// Only the terms the measurement has.
+    pub terms: Vec<Term>,
+    /// Settings that differ between scenario and measurement, skipped terms.
+    pub warnings: Vec<String>,
+}
+
+impl Comparison {
+    pub fn term(&self, name: &str) -> Option<&Term> {
+        self.terms.iter().find(|t| t.name == name)
+    }
+}
+
+/// The scenario as it was measured: one card, the measurement's batch and, where the
+/// measurement records them, its precision, optimizer and checkpointing. Returns the
+/// differences from `s` as warnings.
+fn measured_scenario(s: &Scenario, m: &Measurement) -> (Scenario, Vec<String>) {
+    let mut measured = s.clone();
+    let mut warnings = Vec::new();
+    if s.cards != 1 {
+        warnings.push(format!(
+            "the scenario has {} cards; the measurement is of one card, compared as one",
+            s.cards
+        ));
+        measured.cards = 1;
+    }
+    measured.batch_per_gpu = m.batch;
+    if let Some(p) = m.precision.filter(|p| *p != s.precision) {
+        warnings.push(format!(
+            "measured with precision {}, the scenario has {}: estimating {}",
+            p.id(),
+            s.precision.id(),
+            p.id()
+        ));
+        measured.precision = p;
+    }
+    if let Some(o) = m.optimizer.filter(|o| *o != s.optimizer) {
+        warnings.push(format!(
+            "measured with optimizer {}, the scenario has {}: estimating {}",
+            o.id(),
+            s.optimizer.id(),
+            o.id()
+        ));
+        measured.optimizer = o;
+    }
+    if let Some(c) = m.checkpointing.filter(|c| *c != s.checkpointing) {
+        warnings.push(format!(
+            "measured with checkpointing {c}, the scenario has {}: estimating {c}",
+            s.checkpointing
+        ));
+        measured.checkpointing = c;
+    }
+    (measured, warnings)
+}
+
+/// True when PyTorch's device name names the catalog card ("NVIDIA RTX A5500" and
+/// "RTX A5500").
+fn same_card(gpu: &GpuSpec, device_name: &str) -> bool {
+    let normalise = |s: &str| s.to_lowercase().replace(['-', ' '], "");
+    normalise(device_name).contains(&normalise(gpu.name))
+}
+
+/// Single-card step time of `s` on `gpu`, from the performance model.
+fn predicted_step_s(s: &Scenario, gpu: &GpuSpec) -> Result<f64, Vec<FieldError>> {
+    let report = estimate(s)?;
+    Ok(performance(&report.layers, report.params, s, gpu)
+        .time
+        .step_s)
+}
+
+/// Predicted versus measured, term by term where the measurement has the term.
+pub fn compare(s: &Scenario, m: &Measurement) -> Result<Comparison, Vec<FieldError>> {
+    let measurement_errors = m.validate();
+    if !measurement_errors.is_empty() {
+        return Err(measurement_errors);
+    }
+    let (scenario, mut warnings) = measured_scenario(s, m);
+    let report = estimate(&scenario)?;
+    let gpu = gpu_by_id(&scenario.gpu).expect("estimate checked the GPU id");
+    if let Some(name) = &m.device.gpu_name {
+        if !m.dry_run && !same_card(gpu, name) {
+            warnings.push(format!(
+                "measured on {name}, the scenario's card is {}",
+                gpu.name
+            ));
+        }
+    }
+    let mem = &report.memory;
+    let mut terms = Vec::new();
+    let mut add = |name: &str, predicted: f64, measured: Option<f64>| {
+        if let Some(measured) = measured {
+            terms.push(Term::new(name, predicted, measured));
+        }
+    };
+    add(
+        "peak_allocated_bytes",
+        mem.total - mem.cuda_context - mem.allocator,
+        m.peak_allocated_bytes,
+    );
+    add(
+        "peak_reserved_bytes",
+        mem.total - mem.cuda_context,
+        m.peak_reserved_bytes,
+    );
+    add("context_bytes", mem.cuda_context, m.context_bytes);
+    add(
+        "device_total_bytes",
+        mem.total,
+        m.peak_reserved_bytes
+            .zip(m.context_bytes)
+            .map(|(r, c)| r + c),
+    );
+    match m.step_time_s {
+        Some(_) if m.dry_run => {
+            warnings.push("dry run on the CPU: its step time is not compared".into())
+        }
+        Some(t) => add(
+            "step_time_s",
+            performance(&report.layers, report.params, &scenario, gpu)
+                .time
+                .step_s,
+            Some(t),
+        ),
+        None => {}
+    }
+    if let Some(measured_max) = m.max_batch {
+        let spec = build_model(&scenario).map_err(|e| vec![e])?;
+        let mut no_headroom = scenario.clone();
+        no_headroom.memory.headroom = 0.0;
+        let predicted = memory::max_batch(&spec, &no_headroom, gpu).map_err(|e| vec![e])?;
+        add("max_batch", predicted.into(), Some(measured_max.into()));
+    }
+    if m.dry_run {
+        warnings.push("dry run: no CUDA figures to compare".into());
+    }
+    Ok(Comparison {
+        model: report.model_name,
+        gpu: gpu.name.into(),
+        batch: m.batch,
+        terms,
+        warnings,
+    })
+}
+
+/// One constant `calibrate` changed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fitted {
+    /// Scenario field path, e.g. `memory.cuda_context_bytes`.
+    pub field: String,
+    pub before: f64,
+    pub after: f64,
+    /// Measurements the value comes from.
+    pub measurements: usize,
+    pub how: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationReport {
+    pub fitted: Vec<Fitted>,
+    /// Constants left alone, and why.
+    pub not_fitted: Vec<String>,
+    /// Each measurement compared with the scenario before and after calibration.
+    pub before: Vec<Comparison>,
+    pub after: Vec<Comparison>,
+}
+
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(values[n / 2]),
+        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+    }
+}
+
+/// Bounds the speed factor search (a card 1000x slower or faster than modelled).
+const SPEED_FACTOR_RANGE: (f64, f64) = (1e-3, 1e3);
+
+/// `a` with every time term scaled by `factor`: efficiencies divided, launch floor
+/// multiplied, each kept within what `PerfAssumptions::validate` allows.
+fn scaled_perf(a: &PerfAssumptions, factor: f64) -> PerfAssumptions {
+    PerfAssumptions {
+        compute_efficiency: (a.compute_efficiency / factor).clamp(0.01, 1.0),
+        memory_efficiency: (a.memory_efficiency / factor).clamp(0.01, 1.0),
+        kernel_launch_s: (a.kernel_launch_s * factor).clamp(0.0, 1e-2),
+        ..a.clone()
+    }
+}
+
+/// Fits the scenario's overridable constants to measurements of it and returns the
+/// updated scenario:
+/// - `memory.cuda_context_bytes`: median of the measured context;
+/// - `memory.fragmentation`: sum of (reserved - allocated) over the sum of the
+///   estimate's activations + transient (the terms `memory.rs` applies it to);
+/// - `memory.driver_reserved_bytes`: catalog memory - what CUDA reports as total, when
+///   the measured card is the scenario's;
+/// - perf: one speed factor shared by the compute, memory and launch terms
+///   (`compute_efficiency` and `memory_efficiency` divided by it, `kernel_launch_s`
+///   multiplied), chosen so the geometric mean of predicted / measured step time is 1.
+///   With measurements that differ in what limits them a per-term fit would be
+///   possible; one factor is what a few measurements support.
+///
+/// Dry runs carry no CUDA figures and are skipped. An error names the measurement.
+pub fn calibrate(
+    s: &Scenario,
+    measurements: &[Measurement],
+) -> Result<(Scenario, CalibrationReport), FieldError> {
+    let invalid = |i: usize, e: &FieldError| FieldError {
+        field: format!("measurements[{i}].{}", e.field),
+        value: e.value.clone(),
+        allowed: e.allowed.clone(),
+    };
+    let mut before = Vec::new();
+    let mut cases = Vec::new(); // (measurement, the scenario as measured)
+    for (i, m) in measurements.iter().enumerate() {
+        if let Some(e) = m.validate().first() {
+            return Err(invalid(i, e));
+        }
+        before.push(compare(s, m).map_err(|errors| invalid(i, &errors[0]))?);
+        if !m.dry_run {
+            cases.push((m, measured_scenario(s, m).0));
+        }
+    }
+    if cases.is_empty() {
+        return Err(FieldError {
+            field: "measurements".into(),
+            value: format!("{} dry run(s)", measurements.len()),
+            allowed:
+                "at least one measurement from a CUDA card (tools/measure.py without --dry-run)"
+                    .into(),
+        });
+    }
+    let gpu = gpu_by_id(&s.gpu).expect("compare checked the GPU id");
+    let mut out = s.clone();
+    let mut fitted = Vec::new();
+    let mut not_fitted = Vec::new();
+
+    let contexts: Vec<f64> = cases.iter().filter_map(|(m, _)| m.context_bytes).collect();
+    let count = contexts.len();
+    match median(contexts) {
+        Some(context) => {
+            out.memory.cuda_context_bytes = context.round() as u64;
+            fitted.push(Fitted {
+                field: "memory.cuda_context_bytes".into(),
+                before: s.memory.cuda_context_bytes as f64,
+                after: out.memory.cuda_context_bytes as f64,
+                measurements: count,
+                how: "median of the measured context (device used - reserved)".into(),
+            });
+        }
+        None => not_fitted.push("memory.cuda_context_bytes: no measured context".into()),
+    }
+
+    let mut overhead = 0.0;
+    let mut base = 0.0;
+    let mut used = 0;
+    for (m, scenario) in &cases {
+        if let (Some(allocated), Some(reserved)) = (m.peak_allocated_bytes, m.peak_reserved_bytes) {
+            let memory = estimate(scenario).map_err(|e| e[0].clone())?.memory;
+            overhead += reserved - allocated;
+            base += memory.activations + memory.transient;
+            used += 1;
+        }
+    }
+    if used > 0 && base > 0.0 {
+        let fragmentation = (overhead / base).clamp(0.0, 1.0);
+        out.memory.fragmentation = fragmentation;
+        fitted.push(Fitted {
+            field: "memory.fragmentation".into(),
+            before: s.memory.fragmentation,
+            after: fragmentation,
+            measurements: used,
+            how: "sum of (reserved - allocated) / sum of estimated activations + transient, within 0..1".into(),
+        });
+    } else {
+        not_fitted.push(
+            "memory.fragmentation: no measurement with both allocated and reserved peaks".into(),
+        );
+    }
+
+    let totals: Vec<f64> = cases
+        .iter()
+        .filter(|(m, _)| {
+            m.device
+                .gpu_name
+                .as_deref()
+                .is_some_and(|n| same_card(gpu, n))
+        })
+        .filter_map(|(m, _)| m.device.total_memory_bytes.map(|t| t as f64))
+        .collect();
+    let count = totals.len();
+    match median(totals) {
+        Some(total) => {
+            out.memory.driver_reserved_bytes = (gpu.memory_bytes as f64 - total).max(0.0) as u64;
+            fitted.push(Fitted {
+                field: "memory.driver_reserved_bytes".into(),
+                before: s.memory.driver_reserved_bytes as f64,
+                after: out.memory.driver_reserved_bytes as f64,
+                measurements: count,
+                how: format!(
+                    "catalog memory of the {} minus the total CUDA reports (0 if CUDA reports more)",
+                    gpu.name
+                ),
+            });
+        }
+        None => not_fitted.push(format!(
+            "memory.driver_reserved_bytes: no measurement of a {} with its total memory",
+            gpu.name
+        )),
+    }
+
+    let timed: Vec<(&Scenario, f64)> = cases
+        .iter()
+        .filter_map(|(m, scenario)| m.step_time_s.map(|t| (scenario, t)))
+        .collect();
+    if timed.is_empty() {
+        not_fitted.push("perf efficiencies: no measured step time".into());
+    } else {
+        // Mean log ratio predicted / measured; non-decreasing in the factor.
+        let log_error = |factor: f64| -> Result<f64, FieldError> {
+            let perf = scaled_perf(&s.perf, factor);
+            let mut sum = 0.0;
+            for (scenario, measured) in &timed {
+                let mut scenario = (*scenario).clone();
+                scenario.perf = perf.clone();
+                let predicted = predicted_step_s(&scenario, gpu).map_err(|e| e[0].clone())?;
+                sum += (predicted / measured).ln();
+            }
+            Ok(sum / timed.len() as f64)
+        };
+        let (mut lo, mut hi) = (SPEED_FACTOR_RANGE.0.ln(), SPEED_FACTOR_RANGE.1.ln());
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if log_error(mid.exp())? < 0.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let factor = (0.5 * (lo + hi)).exp();
+        out.perf = scaled_perf(&s.perf, factor);
+        let how = format!(
+            "one speed factor {factor:.4} over {} timed measurement(s): efficiencies / factor, launch floor x factor, within the allowed ranges",
+            timed.len()
+        );
+        let fields: [(&str, fn(&PerfAssumptions) -> f64); 3] = [
+            ("perf.compute_efficiency", |a| a.compute_efficiency),
+            ("perf.memory_efficiency", |a| a.memory_efficiency),
+            ("perf.kernel_launch_s", |a| a.kernel_launch_s),
+        ];
+        for (field, get) in fields {
+            fitted.push(Fitted {
+                field: field.into(),
+                before: get(&s.perf),
+                after: get(&out.perf),
+                measurements: timed.len(),
+                how: how.clone(),
+            });
+        }
+    }
+
+    let after = measurements
+        .iter()
+        .map(|m| compare(&out, m).map_err(|e| e[0].clone()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((
+        out,
+        CalibrationReport {
+            fitted,
+            not_fitted,
+            before,
+            after,
+        },
+    ))
+}
