@@ -353,6 +353,44 @@ fn add_limited(t: &mut StepTime, p: &PassPerf) {
     }
 }
 
+/// Sums the layers into one micro-step (forward, backward, the recomputed forward of
+/// checkpointing) and lists each layer's share of backward for the all-reduce overlap.
+fn micro_step(
+    layers: &[LayerReport],
+    layer_perfs: &[LayerPerf],
+    scenario: &Scenario,
+) -> (StepTime, Vec<BackwardSlice>) {
+    let mut time = StepTime::default();
+    let recompute = if scenario.checkpointing { 1.0 } else { 0.0 };
+    let grad_bytes_per_param = scenario.precision.param_bytes() as f64;
+    let mut backward = Vec::with_capacity(layers.len());
+    for (l, lp) in layers.iter().zip(layer_perfs) {
+        time.forward_s += lp.forward.time_s;
+        time.backward_s += lp.backward.time_s;
+        time.recompute_s += recompute * lp.forward.time_s;
+        add_limited(&mut time, &lp.forward);
+        add_limited(&mut time, &lp.backward);
+        if scenario.checkpointing {
+            // The recomputed forward is limited by what limits the forward.
+            add_limited(&mut time, &lp.forward);
+        }
+        backward.push(BackwardSlice {
+            seconds: lp.backward.time_s + recompute * lp.forward.time_s,
+            grad_bytes: l.params as f64 * grad_bytes_per_param,
+        });
+    }
+    // A model with no work and a zero launch floor would make every rate infinite.
+    time.micro_step_s = (time.forward_s + time.backward_s + time.recompute_s).max(MIN_MICRO_STEP_S);
+    time.limiter = largest([
+        (time.memory_limited_s, Limiter::Memory),
+        (time.compute_limited_s, Limiter::Compute),
+        (time.launch_limited_s, Limiter::Launch),
+    ])
+    .1;
+    time.accum_steps = scenario.workload.grad_accum_steps.max(1);
+    (time, backward)
+}
+
 /// The performance, scaling and cost model for a scenario on a card. `layers` are the
 /// analysis's per-layer figures for the whole per-GPU batch; `params` is the trainable
 /// parameter count. Every figure is finite and non-negative for a valid scenario.
@@ -374,34 +412,7 @@ pub fn performance(
         .map(|l| layer_perf(l, peak_flops, gpu, a))
         .collect();
 
-    let mut time = StepTime::default();
-    let recompute = if scenario.checkpointing { 1.0 } else { 0.0 };
-    let grad_bytes_per_param = scenario.precision.param_bytes() as f64;
-    let mut backward = Vec::with_capacity(layers.len());
-    for (l, lp) in layers.iter().zip(&layer_perfs) {
-        time.forward_s += lp.forward.time_s;
-        time.backward_s += lp.backward.time_s;
-        time.recompute_s += recompute * lp.forward.time_s;
-        add_limited(&mut time, &lp.forward);
-        add_limited(&mut time, &lp.backward);
-        if scenario.checkpointing {
-            // The recomputed forward is limited by what limits the forward.
-            add_limited(&mut time, &lp.forward);
-        }
-        backward.push(BackwardSlice {
-            seconds: lp.backward.time_s + recompute * lp.forward.time_s,
-            grad_bytes: l.params as f64 * grad_bytes_per_param,
-        });
-    }
-    time.micro_step_s = time.forward_s + time.backward_s + time.recompute_s;
-    time.limiter = largest([
-        (time.memory_limited_s, Limiter::Memory),
-        (time.compute_limited_s, Limiter::Compute),
-        (time.launch_limited_s, Limiter::Launch),
-    ])
-    .1;
-    time.accum_steps = scenario.workload.grad_accum_steps.max(1);
-
+    let (mut time, backward) = micro_step(layers, &layer_perfs, scenario);
     let optimizer_bytes =
         params as f64 * optimizer_bytes_per_param(scenario.precision, scenario.optimizer);
     let optimizer_kernels = a
@@ -409,9 +420,6 @@ pub fn performance(
         .unwrap_or_else(|| default_optimizer_kernels(scenario.optimizer));
     time.optimizer_s = (optimizer_bytes / (bandwidth * a.memory_efficiency))
         .max(f64::from(optimizer_kernels) * a.kernel_launch_s);
-
-    // A model with no work and a zero launch floor would make every rate infinite.
-    time.micro_step_s = time.micro_step_s.max(MIN_MICRO_STEP_S);
 
     let step = StepCompute {
         micro_step_s: time.micro_step_s,
@@ -458,22 +466,20 @@ pub fn performance(
 
     let epoch = epoch_time(scenario, run_cards, &time, &mut warnings);
 
-    let flops: f64 = layer_perfs
-        .iter()
-        .map(|l| l.forward.roofline.flops * (1.0 + recompute) + l.backward.roofline.flops)
-        .sum();
-    let bytes: f64 = layer_perfs
-        .iter()
-        .map(|l| l.forward.roofline.bytes * (1.0 + recompute) + l.backward.roofline.bytes)
-        .sum();
+    let recomputed_forwards = if scenario.checkpointing { 2.0 } else { 1.0 };
+    let micro_step_total = |of: fn(&Roofline) -> f64| -> f64 {
+        layer_perfs
+            .iter()
+            .map(|l| recomputed_forwards * of(&l.forward.roofline) + of(&l.backward.roofline))
+            .sum()
+    };
     let accum = f64::from(time.accum_steps);
     let step_roofline = Roofline::new(
-        accum * flops,
-        accum * bytes + optimizer_bytes,
+        accum * micro_step_total(|r| r.flops),
+        accum * micro_step_total(|r| r.bytes) + optimizer_bytes,
         peak_flops,
         bandwidth,
     );
-
     let step_achieved_flops = step_roofline.flops / one_card_step_s;
 
     let usage = Usage {

@@ -3,6 +3,7 @@
 //!   (fixtures/resnet50_dle_benchmarks.json);
 //! - server-gear.com's tf_cnn_benchmarks runs on 1-4 RTX 3090 / RTX 4090 over PCIe
 //!   (fixtures/resnet50_server_gear_tf_cnn.json).
+//!
 //! Figures, batch sizes, URLs and dates are in the fixtures. ResNet-50 goes in as a custom
 //! layer list, the path a user's own model takes.
 //!
