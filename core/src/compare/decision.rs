@@ -274,19 +274,23 @@ fn lost_fit(base: &[Option<Candidate>], changed: &[Option<Candidate>]) -> Vec<us
         .collect()
 }
 
-/// Zoo models tried for model flips: every preset at its default size, plus the larger
-/// ViT foundation models.
+/// Zoo models tried for model flips: every preset at its paper's patch, the ViT
+/// foundation model in each size.
 fn model_variants() -> Vec<(&'static str, Option<VitSize>, u32)> {
-    let mut out: Vec<_> = crate::zoo::ZOO
+    const VIT_SIZES: [VitSize; 4] = [VitSize::Small, VitSize::Base, VitSize::Large, VitSize::Huge];
+    crate::zoo::ZOO
         .iter()
-        .map(|e| (e.id, None, e.default_patch))
-        .collect();
-    if let Some(vit) = crate::zoo::zoo_entry("vit") {
-        for size in [VitSize::Base, VitSize::Large] {
-            out.push((vit.id, Some(size), vit.default_patch));
-        }
-    }
-    out
+        .flat_map(|e| {
+            let sizes: Vec<Option<VitSize>> = if e.id == "vit" {
+                VIT_SIZES.into_iter().map(Some).collect()
+            } else {
+                vec![None]
+            };
+            sizes
+                .into_iter()
+                .map(move |size| (e.id, size, e.default_patch))
+        })
+        .collect()
 }
 
 /// The nearest values below and above `current` (within `1..=max`) at which `pick`
@@ -334,13 +338,8 @@ pub fn decide_scenarios(scenarios: &[Scenario], inputs: &DecisionInputs) -> Deci
     if let Some(rec) = recommended {
         patch_flip(scenarios, rec, inputs, &mut flip);
     }
+    // A variant equal to the current model changes nothing and so reports nothing.
     for (id, size, patch) in model_variants() {
-        let current = scenarios.first().map(|s| &s.model);
-        let is_current = matches!(current, Some(ModelChoice::Preset { id: cur, size: cur_size, .. })
-            if cur == id && *cur_size == size);
-        if is_current {
-            continue;
-        }
         let changed = candidates_with(scenarios, |s| {
             let mut s = s.clone();
             s.model = ModelChoice::Preset {

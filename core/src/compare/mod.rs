@@ -270,8 +270,6 @@ pub fn evaluate(s: &Scenario) -> Result<OptionResult, Vec<FieldError>> {
     let budget = memory_budget(s, gpu);
     let ddp = s.workload.mode == ParallelMode::Ddp;
     let price_known = cost.card_price_known;
-    let mut warnings = report.warnings.clone();
-    warnings.extend(perf.warnings.iter().cloned());
     Ok(OptionResult {
         gpu_name: gpu.name.into(),
         cards: s.cards,
@@ -300,7 +298,7 @@ pub fn evaluate(s: &Scenario) -> Result<OptionResult, Vec<FieldError>> {
             psu_watts: cost.psu_watts,
             ops_hours_per_month: ops_hours_per_month(s, s.cards),
         },
-        warnings,
+        warnings: report.warnings.clone(),
     })
 }
 
