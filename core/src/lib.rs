@@ -50,6 +50,17 @@ pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     let mut errors = s.validate();
     let spec = build_model(s).map_err(|e| errors.push(e)).ok();
     let gpu = gpu::gpu_by_id(&s.gpu);
+    if let Some(gpu) = gpu {
+        let allowed = scaling::valid_interconnects(gpu);
+        if !allowed.contains(&s.interconnect) {
+            let ids: Vec<_> = allowed.iter().map(|i| i.id()).collect();
+            errors.push(FieldError {
+                field: "interconnect".into(),
+                value: s.interconnect.id().into(),
+                allowed: format!("{} on {}", ids.join(", "), gpu.name),
+            });
+        }
+    }
     let (Some(spec), Some(gpu), true) = (spec, gpu, errors.is_empty()) else {
         return Err(errors);
     };
@@ -57,6 +68,8 @@ pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
         analysis::analyze(&spec, s.batch_per_gpu.into(), s.precision).map_err(|e| vec![e])?;
     let memory = memory::breakdown(&analysis, s, gpu);
     let max_batch = memory::max_batch(&spec, s, gpu).map_err(|e| vec![e])?;
+    let mut perf = perf::performance(&analysis.layers, analysis.params, s, gpu);
+    let warnings = std::mem::take(&mut perf.warnings);
     Ok(Report {
         model_name: spec.name.clone(),
         params: analysis.params,
@@ -64,8 +77,8 @@ pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
         bwd_flops_per_sample: analysis.bwd_flops / f64::from(s.batch_per_gpu),
         memory,
         max_batch,
-        perf: perf::PerfReport::default(),
-        warnings: Vec::new(),
+        perf,
+        warnings,
         layers: analysis.layers,
     })
 }

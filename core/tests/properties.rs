@@ -1,6 +1,7 @@
 //! Property tests over random valid scenarios and random or hostile JSON.
 
 use hsi_gpu_core::memory::total_at;
+use hsi_gpu_core::scaling::valid_interconnects;
 use hsi_gpu_core::scenario::{
     scenario_from_json, ModelChoice, Optimizer, Precision, Scenario, VitSize,
 };
@@ -34,6 +35,8 @@ fn preset_scenario() -> impl Strategy<Value = Scenario> {
                 let id = entry.id.to_string();
                 // Multiples of 16 above the paper's patch keep every preset's geometry valid.
                 let patch = entry.default_patch + 16 * patch_step;
+                // Only the ViT has sizes; other presets reject the option.
+                let size = if entry.id == "vit" { size } else { None };
                 Scenario {
                     model: ModelChoice::Preset {
                         id,
@@ -48,11 +51,27 @@ fn preset_scenario() -> impl Strategy<Value = Scenario> {
                     optimizer: Optimizer::ALL[optimizer],
                     checkpointing,
                     gpu: gpu::GPUS[gpu].id.to_string(),
+                    interconnect: valid_interconnects(&gpu::GPUS[gpu])[0],
                     cards,
                     ..Scenario::default()
                 }
             },
         )
+}
+
+/// Presets whose layer sizes are functions of B: Hu's 1-D CNN sets its kernel to
+/// ceil(B/9) and its pool to ceil(kernel/5), so a few more bands can shrink the feature
+/// map and the memory with it (see `bands_can_shrink_hu1d`).
+const SIZED_BY_BANDS: [&str; 1] = ["hu1d"];
+/// DBDA's first spectral conv strides 2 over the bands: (B - 7) / 2 + 1 floors, so only
+/// even steps in B are monotone.
+const STRIDE_2_OVER_BANDS: [&str; 1] = ["dbda"];
+
+fn zoo_id(s: &Scenario) -> &str {
+    match &s.model {
+        ModelChoice::Preset { id, .. } => id,
+        ModelChoice::Custom { .. } => "",
+    }
 }
 
 fn finite_non_negative(name: &str, x: f64) {
@@ -96,11 +115,16 @@ proptest! {
         let base = total(&s);
         prop_assume!(base.is_some());
         let base = base.unwrap();
-        for grown in [
+        let mut grown = vec![
             Scenario { batch_per_gpu: s.batch_per_gpu + extra, ..s.clone() },
             Scenario { patch: s.patch + extra, ..s.clone() },
-            Scenario { bands: s.bands + extra, ..s.clone() },
-        ] {
+        ];
+        let id = zoo_id(&s);
+        if !SIZED_BY_BANDS.contains(&id) {
+            let step = if STRIDE_2_OVER_BANDS.contains(&id) { 2 * extra } else { extra };
+            grown.push(Scenario { bands: s.bands + step, ..s.clone() });
+        }
+        for grown in grown {
             if let Some(bigger) = total(&grown) {
                 prop_assert!(bigger >= base, "{base} -> {bigger} for {grown:?}");
             }
@@ -166,4 +190,24 @@ fn deep_nesting_and_huge_documents_are_rejected_cleanly() {
     );
     let e = scenario_from_json(&huge).unwrap_err();
     assert_eq!(e.field, "(document)");
+}
+
+/// The exception above is real, not a bug: Hu's kernel grows with B and the flattened
+/// feature count drops where the pool grows.
+#[test]
+fn bands_can_shrink_hu1d() {
+    let at = |bands| {
+        let s = Scenario {
+            model: ModelChoice::Preset {
+                id: "hu1d".into(),
+                width: None,
+                size: None,
+            },
+            bands,
+            patch: 1,
+            ..Scenario::default()
+        };
+        estimate(&s).unwrap().params
+    };
+    assert!((20..300).any(|b| at(b + 1) < at(b)));
 }
