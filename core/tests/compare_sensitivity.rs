@@ -123,7 +123,7 @@ fn vit_patches_step_by_its_patch_size_and_stay_on_the_grid() {
     };
     let step = geometry_step(&s, card(&s), Dimension::Patch);
     assert!(step > 1, "a ViT takes only multiples of its patch size");
-    assert_eq!(fits_directly(&with_patch(&s, 64 + step)).is_some(), true);
+    assert!(fits_directly(&with_patch(&s, 64 + step)).is_some());
     assert_eq!(fits_directly(&with_patch(&s, 64 + 1)), None);
     let p = largest_patch(&s, card(&s)).value().unwrap();
     assert_eq!(p % step, 0);
