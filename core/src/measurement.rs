@@ -386,13 +386,31 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
 /// Bounds the speed factor search (a card 1000x slower or faster than modelled).
 const SPEED_FACTOR_RANGE: (f64, f64) = (1e-3, 1e3);
 
+/// Significant digits kept in fitted factors: far below measurement noise, and short
+/// decimals read back from JSON exactly.
+const FITTED_DIGITS: i32 = 6;
+
+/// `x` rounded to `FITTED_DIGITS` significant digits.
+fn rounded(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let decimals = FITTED_DIGITS - 1 - x.abs().log10().floor() as i32;
+    let scale = 10f64.powi(decimals.abs());
+    if decimals >= 0 {
+        (x * scale).round() / scale
+    } else {
+        (x / scale).round() * scale
+    }
+}
+
 /// `a` with every time term scaled by `factor`: efficiencies divided, launch floor
 /// multiplied, each kept within what `PerfAssumptions::validate` allows.
 fn scaled_perf(a: &PerfAssumptions, factor: f64) -> PerfAssumptions {
     PerfAssumptions {
-        compute_efficiency: (a.compute_efficiency / factor).clamp(0.01, 1.0),
-        memory_efficiency: (a.memory_efficiency / factor).clamp(0.01, 1.0),
-        kernel_launch_s: (a.kernel_launch_s * factor).clamp(0.0, 1e-2),
+        compute_efficiency: rounded((a.compute_efficiency / factor).clamp(0.01, 1.0)),
+        memory_efficiency: rounded((a.memory_efficiency / factor).clamp(0.01, 1.0)),
+        kernel_launch_s: rounded((a.kernel_launch_s * factor).clamp(0.0, 1e-2)),
         ..a.clone()
     }
 }
@@ -473,14 +491,14 @@ pub fn calibrate(
         }
     }
     if used > 0 && base > 0.0 {
-        let fragmentation = (overhead / base).clamp(0.0, 1.0);
+        let fragmentation = rounded((overhead / base).clamp(0.0, 1.0));
         out.memory.fragmentation = fragmentation;
         fitted.push(Fitted {
             field: "memory.fragmentation".into(),
             before: s.memory.fragmentation,
             after: fragmentation,
             measurements: used,
-            how: "sum of (reserved - allocated) / sum of estimated activations + transient, within 0..1".into(),
+            how: "sum of (reserved - allocated) / sum of estimated activations + transient, within 0..1, 6 significant digits".into(),
         });
     } else {
         not_fitted.push(
@@ -550,7 +568,7 @@ pub fn calibrate(
         let factor = (0.5 * (lo + hi)).exp();
         out.perf = scaled_perf(&s.perf, factor);
         let how = format!(
-            "one speed factor {factor:.4} over {} timed measurement(s): efficiencies / factor, launch floor x factor, within the allowed ranges",
+            "one speed factor {factor:.4} over {} timed measurement(s): efficiencies / factor, launch floor x factor, within the allowed ranges, 6 significant digits",
             timed.len()
         );
         let fields: [(&str, fn(&PerfAssumptions) -> f64); 3] = [

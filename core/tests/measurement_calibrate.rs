@@ -1,0 +1,138 @@
+//! `measurement::calibrate` on the synthetic sample measurements in tools/samples/
+//! (made-up figures, labelled as such, not a GPU measurement): each fitted constant has
+//! the property its fit promises, and the calibrated scenario is a valid Scenario.
+
+use std::path::Path;
+
+use hsi_gpu_core::gpu::gpu_by_id;
+use hsi_gpu_core::measurement::{calibrate, measurement_from_json, Comparison, Measurement};
+use hsi_gpu_core::scenario::scenario_from_json;
+use hsi_gpu_core::{estimate, Scenario};
+
+fn sample(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tools/samples")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn scenario() -> Scenario {
+    scenario_from_json(&sample("scenario_hybridsn_a5500.json")).unwrap()
+}
+
+fn measurements() -> Vec<Measurement> {
+    [
+        "synthetic_hybridsn_a5500_b64.json",
+        "synthetic_hybridsn_a5500_b128.json",
+    ]
+    .iter()
+    .map(|name| measurement_from_json(&sample(name)).unwrap())
+    .collect()
+}
+
+fn term(c: &Comparison, name: &str) -> (f64, f64) {
+    let t = c.term(name).unwrap_or_else(|| panic!("no {name} term"));
+    (t.predicted, t.measured)
+}
+
+#[test]
+fn calibration_fits_each_constant_to_the_samples() {
+    let before = scenario();
+    let ms = measurements();
+    let (after, report) = calibrate(&before, &ms).expect("the samples calibrate");
+    let fitted: Vec<&str> = report.fitted.iter().map(|f| f.field.as_str()).collect();
+    assert_eq!(
+        fitted,
+        [
+            "memory.cuda_context_bytes",
+            "memory.fragmentation",
+            "memory.driver_reserved_bytes",
+            "perf.compute_efficiency",
+            "perf.memory_efficiency",
+            "perf.kernel_launch_s"
+        ]
+    );
+    assert!(report.not_fitted.is_empty(), "{:?}", report.not_fitted);
+
+    // Context: the median of the two measured contexts (their mean).
+    let contexts: Vec<f64> = ms.iter().map(|m| m.context_bytes.unwrap()).collect();
+    assert_eq!(
+        after.memory.cuda_context_bytes as f64,
+        ((contexts[0] + contexts[1]) / 2.0).round()
+    );
+
+    // Driver reserve: catalog memory minus what CUDA reports.
+    let gpu = gpu_by_id(&before.gpu).unwrap();
+    let total = ms[0].device.total_memory_bytes.unwrap();
+    assert_eq!(after.memory.driver_reserved_bytes, gpu.memory_bytes - total);
+
+    // Fragmentation: predicted (reserved - allocated) summed over the measurements equals
+    // the measured sum.
+    let overhead = |c: &Comparison| {
+        let (pr, mr) = term(c, "peak_reserved_bytes");
+        let (pa, ma) = term(c, "peak_allocated_bytes");
+        (pr - pa, mr - ma)
+    };
+    let (predicted, measured) = report
+        .after
+        .iter()
+        .map(overhead)
+        .fold((0.0, 0.0), |s, (p, m)| (s.0 + p, s.1 + m));
+    assert!(
+        (predicted - measured).abs() < 1e-5 * measured,
+        "{predicted} vs {measured}"
+    );
+
+    // Speed: the geometric mean of predicted / measured step time is 1 after, not before.
+    let log_ratio = |cs: &[Comparison]| -> f64 {
+        cs.iter()
+            .map(|c| {
+                let (p, m) = term(c, "step_time_s");
+                (p / m).ln()
+            })
+            .sum()
+    };
+    assert!(log_ratio(&report.before).abs() > 0.05);
+    assert!(log_ratio(&report.after).abs() < 1e-5);
+    assert!(after.perf.compute_efficiency <= 1.0 && after.perf.memory_efficiency <= 1.0);
+
+    // The calibrated scenario is a valid Scenario that round-trips through JSON.
+    estimate(&after).expect("calibrated scenario estimates");
+    let json = serde_json::to_string(&after).unwrap();
+    assert_eq!(scenario_from_json(&json).unwrap(), after);
+}
+
+#[test]
+fn dry_runs_alone_cannot_calibrate() {
+    let dry = measurement_from_json(&sample("dry_run_hu1d.json")).unwrap();
+    let error = calibrate(&scenario(), &[dry]).unwrap_err();
+    assert_eq!(error.field, "measurements");
+    assert!(error.allowed.contains("CUDA"));
+}
+
+#[test]
+fn an_invalid_measurement_is_named_by_its_position() {
+    let mut ms = measurements();
+    ms[1].step_time_s = Some(f64::NAN);
+    let error = calibrate(&scenario(), &ms).unwrap_err();
+    assert_eq!(error.field, "measurements[1].step_time_s");
+}
+
+#[test]
+fn a_measurement_without_memory_figures_fits_only_the_speed() {
+    let ms: Vec<Measurement> = measurements()
+        .into_iter()
+        .map(|m| Measurement {
+            peak_allocated_bytes: None,
+            peak_reserved_bytes: None,
+            context_bytes: None,
+            device: Default::default(),
+            ..m
+        })
+        .collect();
+    let before = scenario();
+    let (after, report) = calibrate(&before, &ms).unwrap();
+    assert_eq!(after.memory, before.memory);
+    assert_eq!(report.not_fitted.len(), 3, "{:?}", report.not_fitted);
+    assert_ne!(after.perf, before.perf);
+}

@@ -1,0 +1,506 @@
+#!/usr/bin/env python3
+"""Measures real training steps of a Scenario on a CUDA card and writes the measurement
+JSON that `hsi-gpu compare` and `hsi-gpu calibrate` read (core/src/measurement.rs).
+
+    hsi-gpu scenario > scenario.json        # every field; edit model, batch, precision...
+    python3 tools/measure.py scenario.json --output measured.json
+    python3 tools/measure.py scenario.json --sweep --output measured.json   # + true max batch
+    python3 tools/measure.py scenario.json --dry-run --output dry.json      # CPU, no CUDA figures
+    python3 tools/measure.py --self-test                                    # quick check, CPU
+    hsi-gpu compare scenario.json measured.json
+    hsi-gpu calibrate scenario.json measured.json [more.json ...] > calibrated.json
+
+The model is the scenario's: a zoo preset is built from its PyTorch version in
+tools/torch_zoo/ (bands, patch, classes, model.width, model.size as in the scenario); a
+custom layer list (`{"kind": "custom", "spec": ...}`, e.g. from tools/export_model.py)
+is built into a generic nn.Module layer by layer (attention as tools/torch_zoo writes
+it). Data are synthetic: a random float32 batch and random integer labels (one per
+sample, or one per pixel for whole-scene models), already on the card.
+
+One step = `grad_accum_steps` x (forward, cross-entropy, backward) + optimizer step
+(SGD lr 0.01, SGD momentum 0.9, Adam, AdamW; PyTorch defaults otherwise) +
+zero_grad(set_to_none=True). Precision: fp32 with TF32 off, tf32 with TF32 on, amp_fp16
+(autocast float16 + GradScaler), amp_bf16 (autocast bfloat16), bf16 (model and data cast
+to bfloat16). Gradient checkpointing is not run (the estimate's sqrt(L) segments need a
+sequential model): such a scenario is refused.
+
+Recorded: GPU name, total memory, driver, CUDA and PyTorch versions; the step time, as
+the median of `--steps` timed steps after `--warmup` steps, each between
+torch.cuda.synchronize() calls; torch.cuda.max_memory_allocated and max_memory_reserved
+over the timed steps; device memory in use (total - free from torch.cuda.mem_get_info)
+right after CUDA starts and after the timed steps, and the context = in use after -
+torch.cuda.memory_reserved(), i.e. everything outside PyTorch's allocator (run on an
+otherwise idle card: other processes' memory counts as context). `--sweep` then tries
+larger batches (doubling, then bisecting) until CUDA runs out of memory and records the
+largest batch that ran a full step.
+
+`--dry-run` runs the same path on the CPU (fewer steps by default): the structure and
+the timing loop are exercised, every CUDA figure is null and the step time is the CPU's
+(`compare` does not compare it).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, TOOLS)
+
+REQUIRED = ("model", "bands", "patch", "classes", "batch_per_gpu", "precision", "optimizer")
+PRECISIONS = ("fp32", "tf32", "amp_fp16", "amp_bf16", "bf16")
+OPTIMIZERS = {
+    "sgd": lambda params: torch.optim.SGD(params, lr=0.01),
+    "sgd_momentum": lambda params: torch.optim.SGD(params, lr=0.01, momentum=0.9),
+    "adam": lambda params: torch.optim.Adam(params),
+    "adamw": lambda params: torch.optim.AdamW(params),
+}
+
+
+class ScenarioError(Exception):
+    pass
+
+
+# --- the model ---------------------------------------------------------------------------
+
+
+def op_kind(op):
+    """The Rust `Op::kind()` name, used for default layer names `<kind><index>`."""
+    name = op["op"]
+    if name == "conv":
+        return f"conv{op['dims']}d"
+    if name == "act":
+        return op["kind"]
+    return {"batch_norm": "batchnorm", "layer_norm": "layernorm", "group_norm": "groupnorm",
+            "max_pool": "maxpool", "avg_pool": "avgpool", "adaptive_avg_pool": "adaptive_avgpool"}.get(name, name)
+
+
+def per_dim(values, dims, default):
+    """A graph.rs list (one entry per spatial dimension, one entry repeated, empty = default)."""
+    if not values:
+        return (default,) * dims
+    return tuple(values) * dims if len(values) == 1 else tuple(values)
+
+
+ACTIVATIONS = {
+    "relu": nn.ReLU, "leaky_relu": nn.LeakyReLU, "gelu": nn.GELU, "mish": nn.Mish,
+    "silu": nn.SiLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "softmax": lambda: nn.Softmax(dim=-1),
+}
+CONV = {1: nn.Conv1d, 2: nn.Conv2d, 3: nn.Conv3d}
+BATCH_NORM = {1: nn.BatchNorm1d, 2: nn.BatchNorm2d, 3: nn.BatchNorm3d}
+MAX_POOL = {1: nn.MaxPool1d, 2: nn.MaxPool2d, 3: nn.MaxPool3d}
+AVG_POOL = {1: nn.AvgPool1d, 2: nn.AvgPool2d, 3: nn.AvgPool3d}
+ADAPTIVE_AVG_POOL = {1: nn.AdaptiveAvgPool1d, 2: nn.AdaptiveAvgPool2d, 3: nn.AdaptiveAvgPool3d}
+
+
+class Prepend(nn.Module):
+    """Learnable class token in front of the tokens [N, T, D] -> [N, T + 1, D]."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.token = nn.Parameter(torch.zeros(1, 1, dim))
+
+    def forward(self, x):
+        return torch.cat((self.token.expand(x.shape[0], -1, -1), x), dim=1)
+
+
+class AddEmbedding(nn.Module):
+    def __init__(self, shape):
+        super().__init__()
+        self.embedding = nn.Parameter(torch.randn(1, *shape) * 0.02)
+
+    def forward(self, x):
+        return x + self.embedding
+
+
+class Lambda(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *inputs):
+        return self.fn(*inputs)
+
+
+def layer_module(op, shapes):
+    """The nn.Module for one graph.rs op, given its inputs' per-sample shapes."""
+    from torch_zoo.transformers import Attention
+
+    name, shape = op["op"], shapes[0]
+    channels = shape[0]
+    if name == "conv":
+        d = op["dims"]
+        return CONV[d](channels, op["out_channels"], per_dim(op["kernel"], d, 1), per_dim(op.get("stride"), d, 1),
+                       per_dim(op.get("padding"), d, 0), per_dim(op.get("dilation"), d, 1), op.get("groups", 1),
+                       op.get("bias", True))
+    if name == "linear":
+        return nn.Linear(shape[-1], op["out_features"], op.get("bias", True))
+    if name == "batch_norm":
+        return BATCH_NORM[max(1, len(shape) - 1)](channels)
+    if name == "layer_norm":
+        return nn.LayerNorm(shape[-1])
+    if name == "group_norm":
+        return nn.GroupNorm(op["groups"], channels)
+    if name == "act":
+        return ACTIVATIONS[op["kind"]]()
+    if name == "dropout":
+        return nn.Dropout(op["p"])
+    if name in ("max_pool", "avg_pool"):
+        d = op["dims"]
+        table = MAX_POOL if name == "max_pool" else AVG_POOL
+        # An empty stride is the kernel, as in PyTorch.
+        return table[d](per_dim(op["kernel"], d, 1), per_dim(op.get("stride") or op["kernel"], d, 1),
+                        per_dim(op.get("padding"), d, 0))
+    if name == "adaptive_avg_pool":
+        return ADAPTIVE_AVG_POOL[op["dims"]](tuple(op["output"]))
+    if name == "upsample":
+        return nn.Upsample(scale_factor=op["scale"], mode="nearest")
+    if name == "flatten":
+        return nn.Flatten()
+    if name == "reshape":
+        return Lambda(lambda x: x.reshape(x.shape[0], *op["shape"]))
+    if name == "permute":
+        return Lambda(lambda x: x.permute(0, *(o + 1 for o in op["order"])))
+    if name == "add":
+        return Lambda(lambda *xs: sum(xs[1:], xs[0]))
+    if name == "mul":
+        return Lambda(lambda a, b: a * b)
+    if name == "concat":
+        return Lambda(lambda *xs: torch.cat(xs, dim=op["axis"] + 1))
+    if name == "matmul":
+        return Lambda(torch.matmul)
+    if name == "attention":
+        return Attention(shape[-1], op["heads"], op.get("head_dim"), op.get("qkv_bias", False))
+    if name == "class_token":
+        return Prepend(shape[-1])
+    if name == "position_embedding":
+        return AddEmbedding(shape)
+    if name == "take_token":
+        return Lambda(lambda x: x[:, op["index"]])
+    raise ScenarioError(f"model.spec: op {name!r} is not known to measure.py")
+
+
+class SpecModel(nn.Module):
+    """A graph.rs ModelSpec as an nn.Module: layers run in order, each reading the named
+    earlier outputs (`from`; empty = the previous layer)."""
+
+    def __init__(self, spec):
+        super().__init__()
+        self.steps = []  # (name, input names)
+        self.blocks = nn.ModuleList()
+        outputs = {"input": list(spec["input"])}
+        previous = "input"
+        probe = {"input": torch.zeros(1, *spec["input"])}
+        for index, layer in enumerate(spec["layers"]):
+            name = layer.get("name") or f"{op_kind(layer)}{index}"
+            sources = layer.get("from") or [previous]
+            missing = [s for s in sources if s not in outputs]
+            if missing:
+                raise ScenarioError(f"model.spec.layers[{index}] ({name}): from {missing[0]!r} is not an earlier layer")
+            module = layer_module(layer, [outputs[s] for s in sources])
+            # Shapes come from running the layer once on a probe sample (eval mode, no grad).
+            module.eval()
+            with torch.no_grad():
+                probe[name] = module(*(probe[s] for s in sources))
+            module.train()
+            outputs[name] = list(probe[name].shape[1:])
+            self.blocks.append(module)
+            self.steps.append((name, sources))
+            previous = name
+
+    def forward(self, x):
+        values = {"input": x}
+        for (name, sources), module in zip(self.steps, self.blocks):
+            values[name] = module(*(values[s] for s in sources))
+        return values[self.steps[-1][0]]
+
+
+def build_model(scenario):
+    """(model, per-sample input shape, target: 'class' or 'pixel', model name)."""
+    choice = scenario["model"]
+    bands, patch, classes = scenario["bands"], scenario["patch"], scenario["classes"]
+    if choice.get("kind") == "custom":
+        spec = choice["spec"]
+        model = SpecModel(spec)
+        with torch.no_grad():
+            out_dims = model.eval()(torch.zeros(1, *spec["input"])).dim() - 1
+        # A classifier ends in [classes]; a segmenter in [classes, H, W] (one label per pixel).
+        return model.train(), list(spec["input"]), ("class" if out_dims == 1 else "pixel"), spec["name"]
+    if choice.get("kind") == "preset":
+        from torch_zoo import all_models
+
+        models = all_models()
+        model_id = choice["id"]
+        if model_id not in models:
+            raise ScenarioError(f"model.id: {model_id!r} has no PyTorch version in tools/torch_zoo ({', '.join(sorted(models))})")
+        entry = models[model_id]
+        model = entry["build"](bands, patch, classes, width=choice.get("width"), size=choice.get("size"))
+        return model, list(entry["input"](bands, patch)), entry["target"], model_id
+    raise ScenarioError(f"model.kind: {choice.get('kind')!r}; allowed: preset, custom")
+
+
+# --- measuring ---------------------------------------------------------------------------
+
+
+def driver_version():
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10, check=True)
+        return out.stdout.strip().splitlines()[0]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return None
+
+
+def device_used(device):
+    free, total = torch.cuda.mem_get_info(device)
+    return total - free
+
+
+class Trainer:
+    """One scenario's model, optimizer and synthetic batch on a device."""
+
+    def __init__(self, scenario, device):
+        self.device = device
+        self.precision = scenario["precision"]
+        self.accum = scenario.get("workload", {}).get("grad_accum_steps", 1)
+        self.classes = scenario["classes"]
+        model, self.input_shape, self.target, self.name = build_model(scenario)
+        if self.precision == "bf16":
+            model = model.to(torch.bfloat16)
+        self.model = model.to(device).train()
+        self.optimizer = OPTIMIZERS[scenario["optimizer"]](self.model.parameters())
+        self.scaler = torch.amp.GradScaler(device.type) if self.precision == "amp_fp16" else None
+        tf32 = self.precision == "tf32"
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        torch.backends.cudnn.allow_tf32 = tf32
+        self.batch = None
+
+    def set_batch(self, batch):
+        self.batch = None  # frees the previous batch first
+        dtype = torch.bfloat16 if self.precision == "bf16" else torch.float32
+        x = torch.randn(batch, *self.input_shape, device=self.device, dtype=dtype)
+        spatial = (self.input_shape[-2], self.input_shape[-1]) if self.target == "pixel" else ()
+        y = torch.randint(0, self.classes, (batch, *spatial), device=self.device)
+        self.batch = (x, y)
+
+    def autocast(self):
+        dtype = {"amp_fp16": torch.float16, "amp_bf16": torch.bfloat16}.get(self.precision)
+        return torch.autocast(self.device.type, dtype=dtype, enabled=dtype is not None)
+
+    def step(self):
+        x, y = self.batch
+        for _ in range(self.accum):
+            with self.autocast():
+                loss = F.cross_entropy(self.model(x).float(), y) / self.accum
+            (self.scaler.scale(loss) if self.scaler else loss).backward()
+        if self.scaler:
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+        else:
+            self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+
+    def timed_step(self):
+        self.synchronize()
+        start = time.perf_counter()
+        self.step()
+        self.synchronize()
+        return time.perf_counter() - start
+
+    def synchronize(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+
+
+def fits(trainer, batch):
+    """True if two full steps at `batch` run without running out of memory."""
+    try:
+        trainer.set_batch(batch)
+        trainer.step()
+        trainer.step()
+        trainer.synchronize()
+        return True
+    except torch.cuda.OutOfMemoryError:
+        trainer.batch = None
+        trainer.optimizer.zero_grad(set_to_none=True)
+        torch.cuda.empty_cache()
+        return False
+
+
+def sweep(trainer, start, limit):
+    """(largest batch that fits, points tried): doubling from `start`, then bisecting."""
+    points = []
+
+    def trial(batch):
+        torch.cuda.reset_peak_memory_stats(trainer.device)
+        ok = fits(trainer, batch)
+        peak = torch.cuda.max_memory_allocated(trainer.device) if ok else None
+        points.append({"batch": batch, "fits": ok, "peak_allocated_bytes": peak})
+        return ok
+
+    if not trial(1):
+        return 0, points
+    good, bad = 1, None
+    batch = max(2, start)
+    while batch <= limit:
+        if trial(batch):
+            good, batch = batch, batch * 2
+        else:
+            bad = batch
+            break
+    if bad is None:
+        return good, points
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if trial(mid):
+            good = mid
+        else:
+            bad = mid
+    return good, points
+
+
+def measure(scenario, dry_run, warmup, steps, do_sweep, sweep_limit, note):
+    check_scenario(scenario)
+    torch.manual_seed(0)
+    device = torch.device("cpu" if dry_run else "cuda")
+    if not dry_run and not torch.cuda.is_available():
+        raise ScenarioError("no CUDA device: run on a CUDA machine, or use --dry-run on a CPU")
+    m = {
+        "note": note,
+        "synthetic": False,
+        "dry_run": dry_run,
+        "device": {"gpu_name": "cpu", "total_memory_bytes": None, "driver": None, "cuda": None, "torch": torch.__version__},
+        "batch": scenario["batch_per_gpu"],
+        "precision": scenario["precision"],
+        "optimizer": scenario["optimizer"],
+        "checkpointing": False,
+        "warmup_steps": warmup,
+    }
+    if not dry_run:
+        torch.cuda.init()
+        torch.zeros(1, device=device)  # starts the context
+        props = torch.cuda.get_device_properties(device)
+        m["device"].update(gpu_name=props.name, total_memory_bytes=props.total_memory, driver=driver_version(),
+                           cuda=torch.version.cuda)
+        m["device_used_before_bytes"] = device_used(device)
+    trainer = Trainer(scenario, device)
+    m["model"] = trainer.name
+    trainer.set_batch(scenario["batch_per_gpu"])
+    for _ in range(warmup):
+        trainer.step()
+    if not dry_run:
+        torch.cuda.reset_peak_memory_stats(device)
+    times = [trainer.timed_step() for _ in range(steps)]
+    m["step_times_s"] = times
+    m["step_time_s"] = statistics.median(times)
+    if not dry_run:
+        m["peak_allocated_bytes"] = torch.cuda.max_memory_allocated(device)
+        m["peak_reserved_bytes"] = torch.cuda.max_memory_reserved(device)
+        m["device_used_after_bytes"] = device_used(device)
+        m["context_bytes"] = m["device_used_after_bytes"] - torch.cuda.memory_reserved(device)
+        if do_sweep:
+            m["max_batch"], m["sweep"] = sweep(trainer, scenario["batch_per_gpu"], sweep_limit)
+    return m
+
+
+def check_scenario(scenario):
+    if not isinstance(scenario, dict):
+        raise ScenarioError("the scenario must be a JSON object")
+    missing = [k for k in REQUIRED if k not in scenario]
+    if missing:
+        raise ScenarioError(f"missing {', '.join(missing)}: start from `hsi-gpu scenario`, which writes every field")
+    if scenario["precision"] not in PRECISIONS:
+        raise ScenarioError(f"precision: {scenario['precision']!r}; allowed: {', '.join(PRECISIONS)}")
+    if scenario["optimizer"] not in OPTIMIZERS:
+        raise ScenarioError(f"optimizer: {scenario['optimizer']!r}; allowed: {', '.join(OPTIMIZERS)}")
+    if scenario.get("checkpointing"):
+        raise ScenarioError("checkpointing: true is not measured by this script (set it false)")
+    for key in ("bands", "patch", "classes", "batch_per_gpu"):
+        if not isinstance(scenario[key], int) or scenario[key] < 1:
+            raise ScenarioError(f"{key}: {scenario[key]!r}; allowed: a positive integer")
+
+
+# --- self-test ---------------------------------------------------------------------------
+
+
+def self_test():
+    """SpecModel rebuilds every exported fixture with torch's parameter count, and a dry
+    run of a zoo preset and of a custom spec produce complete measurement records."""
+    fixtures = os.path.join(os.path.dirname(TOOLS), "core", "tests", "fixtures", "exported")
+    for file in sorted(os.listdir(fixtures)):
+        with open(os.path.join(fixtures, file)) as f:
+            fixture = json.load(f)
+        model = SpecModel(fixture["spec"])
+        params = sum(p.numel() for p in model.parameters())
+        assert params == fixture["torch_params"], (file, params, fixture["torch_params"])
+    base = {"bands": 30, "patch": 13, "classes": 16, "batch_per_gpu": 4, "precision": "fp32",
+            "optimizer": "adam", "checkpointing": False}
+    with open(os.path.join(fixtures, "zoo_hu1d.json")) as f:
+        hu1d_spec = json.load(f)["spec"]
+    cases = [
+        {**base, "model": {"kind": "preset", "id": "ssftt"}},
+        {**base, "model": {"kind": "custom", "spec": hu1d_spec}, "precision": "amp_bf16"},
+    ]
+    for scenario in cases:
+        m = measure(scenario, dry_run=True, warmup=1, steps=2, do_sweep=False, sweep_limit=0, note="self-test")
+        assert m["dry_run"] and len(m["step_times_s"]) == 2 and m["step_time_s"] > 0, m
+        assert m.get("peak_allocated_bytes") is None and m.get("context_bytes") is None, m
+    try:
+        measure({**base, "model": {"kind": "preset", "id": "ssftt"}, "checkpointing": True}, True, 0, 1, False, 0, "")
+        raise AssertionError("checkpointing must be refused")
+    except ScenarioError:
+        pass
+    print("measure self-test: ok")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("scenario", nargs="?", help="Scenario JSON (`hsi-gpu scenario` writes one)")
+    parser.add_argument("--output", default="-", help="measurement JSON file (default: stdout)")
+    parser.add_argument("--dry-run", action="store_true", help="run on the CPU: no CUDA figures")
+    parser.add_argument("--warmup", type=int, help="untimed steps first (default 5, dry run 1)")
+    parser.add_argument("--steps", type=int, help="timed steps (default 20, dry run 3)")
+    parser.add_argument("--sweep", action="store_true", help="also find the largest batch before OOM")
+    parser.add_argument("--sweep-limit", type=int, default=1 << 16, help="largest batch tried (default %(default)s)")
+    parser.add_argument("--note", default="", help="free text stored with the measurement")
+    parser.add_argument("--self-test", action="store_true", help="check this script on the CPU and exit")
+    args = parser.parse_args()
+    torch.set_num_threads(min(2, os.cpu_count() or 1))
+    if args.self_test:
+        self_test()
+        return 0
+    if not args.scenario:
+        parser.error("a scenario file is required")
+    if args.sweep and args.dry_run:
+        parser.error("--sweep needs CUDA (a CPU does not run out of memory the same way)")
+    warmup = args.warmup if args.warmup is not None else (1 if args.dry_run else 5)
+    steps = args.steps if args.steps is not None else (3 if args.dry_run else 20)
+    if warmup < 0 or steps < 1:
+        parser.error("--warmup must be >= 0 and --steps >= 1")
+    try:
+        with open(args.scenario) as f:
+            scenario = json.load(f)
+        m = measure(scenario, args.dry_run, warmup, steps, args.sweep, args.sweep_limit, args.note)
+    except (OSError, json.JSONDecodeError, ScenarioError) as e:
+        print(f"measure: {args.scenario}: {e}", file=sys.stderr)
+        return 2
+    text = json.dumps(m, indent=1) + "\n"
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
