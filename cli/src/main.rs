@@ -3,6 +3,11 @@
 //! hsi-gpu estimate FILE.json   Scenario JSON (`-` = stdin) -> Report JSON on stdout
 //! hsi-gpu presets              GPUs, models and datasets as JSON
 //! hsi-gpu scenario             the default Scenario as JSON (a starting point to edit)
+//! hsi-gpu compare SCENARIO.json MEASUREMENT.json
+//!                              estimate vs a `tools/measure.py` measurement, term by term
+//! hsi-gpu calibrate SCENARIO.json MEASUREMENT.json...
+//!                              {"scenario": the scenario with constants fitted to the
+//!                              measurements, "report": what was fitted, errors before/after}
 //!
 //! Bad input exits with status 2 and one line on stderr naming the field.
 
@@ -10,10 +15,12 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use hsi_gpu_core::scenario::scenario_from_json;
-use hsi_gpu_core::{dataset, estimate, gpu, zoo, FieldError, Scenario};
+use hsi_gpu_core::{dataset, estimate, gpu, measurement, zoo, FieldError, Scenario};
 use serde_json::json;
 
-const USAGE: &str = "usage: hsi-gpu estimate FILE.json|- | hsi-gpu presets | hsi-gpu scenario";
+const USAGE: &str = "usage: hsi-gpu estimate FILE.json|- | hsi-gpu presets | hsi-gpu scenario \
+                     | hsi-gpu compare SCENARIO.json MEASUREMENT.json \
+                     | hsi-gpu calibrate SCENARIO.json MEASUREMENT.json...";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -44,8 +51,34 @@ fn run(args: &[String]) -> Result<String, String> {
         [cmd] if cmd == "scenario" => Ok(pretty(
             &serde_json::to_value(Scenario::default()).expect("Scenario serialises"),
         )),
+        [cmd, scenario, measurement] if cmd == "compare" => {
+            let scenario = read_scenario(scenario)?;
+            let comparison = measurement::compare(&scenario, &read_measurement(measurement)?)
+                .map_err(|errors| one_line(&errors))?;
+            Ok(pretty(
+                &serde_json::to_value(comparison).expect("Comparison serialises"),
+            ))
+        }
+        [cmd, scenario, measurements @ ..] if cmd == "calibrate" && !measurements.is_empty() => {
+            let scenario = read_scenario(scenario)?;
+            let measurements = measurements
+                .iter()
+                .map(|path| read_measurement(path))
+                .collect::<Result<Vec<_>, _>>()?;
+            let (calibrated, report) =
+                measurement::calibrate(&scenario, &measurements).map_err(|e| e.to_string())?;
+            Ok(pretty(&json!({"scenario": calibrated, "report": report})))
+        }
         _ => Err(USAGE.into()),
     }
+}
+
+fn read_scenario(path: &str) -> Result<Scenario, String> {
+    scenario_from_json(&read_input(path)?).map_err(|e| format!("{path}: {e}"))
+}
+
+fn read_measurement(path: &str) -> Result<measurement::Measurement, String> {
+    measurement::measurement_from_json(&read_input(path)?).map_err(|e| format!("{path}: {e}"))
 }
 
 fn read_input(path: &str) -> Result<String, String> {

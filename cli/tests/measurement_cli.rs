@@ -1,0 +1,98 @@
+//! `hsi-gpu compare` and `hsi-gpu calibrate` on the sample files in tools/samples/.
+
+use std::process::{Command, Output};
+
+fn sample(name: &str) -> String {
+    format!("{}/../tools/samples/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hsi-gpu"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+fn one_line_error(out: &Output) -> String {
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    stderr
+}
+
+#[test]
+fn compare_accepts_a_dry_run_from_measure_py() {
+    let scenario = sample("scenario_hu1d.json");
+    let dry = sample("dry_run_hu1d.json");
+    let c = json(&run(&["compare", &scenario, &dry]));
+    assert_eq!(c["terms"].as_array().unwrap().len(), 0);
+    assert_eq!(c["batch"], 64);
+}
+
+#[test]
+fn compare_gives_signed_errors_per_term() {
+    let scenario = sample("scenario_hybridsn_a5500.json");
+    let measured = sample("synthetic_hybridsn_a5500_b64.json");
+    let c = json(&run(&["compare", &scenario, &measured]));
+    for term in c["terms"].as_array().unwrap() {
+        let (p, m) = (
+            term["predicted"].as_f64().unwrap(),
+            term["measured"].as_f64().unwrap(),
+        );
+        let error = term["error_pct"].as_f64().unwrap();
+        assert!((error - (p - m) / m * 100.0).abs() < 1e-9, "{term}");
+    }
+}
+
+#[test]
+fn calibrate_prints_a_scenario_that_estimates() {
+    let scenario = sample("scenario_hybridsn_a5500.json");
+    let out = json(&run(&[
+        "calibrate",
+        &scenario,
+        &sample("synthetic_hybridsn_a5500_b64.json"),
+        &sample("synthetic_hybridsn_a5500_b128.json"),
+    ]));
+    assert_eq!(out["report"]["fitted"].as_array().unwrap().len(), 6);
+    let path = std::env::temp_dir().join(format!("hsi-gpu-calibrated-{}.json", std::process::id()));
+    std::fs::write(&path, out["scenario"].to_string()).unwrap();
+    let report = json(&run(&["estimate", path.to_str().unwrap()]));
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        report["memory"]["cuda_context"],
+        out["scenario"]["memory"]["cuda_context_bytes"]
+            .as_f64()
+            .unwrap()
+    );
+}
+
+#[test]
+fn bad_measurements_and_missing_files_are_one_line_errors() {
+    let scenario = sample("scenario_hybridsn_a5500.json");
+    let path = std::env::temp_dir().join(format!(
+        "hsi-gpu-bad-measurement-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, r#"{"batch": 8, "step_time_s": -1}"#).unwrap();
+    let bad = path.to_str().unwrap();
+    assert!(one_line_error(&run(&["compare", &scenario, bad])).contains("step_time_s"));
+    assert!(one_line_error(&run(&["calibrate", &scenario, bad])).contains("step_time_s"));
+    std::fs::remove_file(&path).unwrap();
+    assert!(
+        one_line_error(&run(&["compare", &scenario, "no-such-file.json"]))
+            .contains("no-such-file.json")
+    );
+    // Only dry runs: nothing to fit.
+    let dry = sample("dry_run_hu1d.json");
+    assert!(one_line_error(&run(&["calibrate", &scenario, &dry])).contains("measurements"));
+    assert!(one_line_error(&run(&["calibrate", &scenario])).contains("usage"));
+}
