@@ -20,7 +20,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::gpu::{gpu_by_id, GpuSpec};
-use crate::perf::{performance, PerfAssumptions};
+use crate::perf::PerfAssumptions;
 use crate::scenario::{
     FieldError, Optimizer, Precision, Problems, Scenario, MAX_BATCH, MAX_JSON_BYTES,
 };
@@ -269,14 +269,6 @@ fn same_card(gpu: &GpuSpec, device_name: &str) -> bool {
     normalise(device_name).contains(&normalise(gpu.name))
 }
 
-/// Single-card step time of `s` on `gpu`, from the performance model.
-fn predicted_step_s(s: &Scenario, gpu: &GpuSpec) -> Result<f64, Vec<FieldError>> {
-    let report = estimate(s)?;
-    Ok(performance(&report.layers, report.params, s, gpu)
-        .time
-        .step_s)
-}
-
 /// Predicted versus measured, term by term where the measurement has the term.
 pub fn compare(s: &Scenario, m: &Measurement) -> Result<Comparison, Vec<FieldError>> {
     let measurement_errors = m.validate();
@@ -323,13 +315,7 @@ pub fn compare(s: &Scenario, m: &Measurement) -> Result<Comparison, Vec<FieldErr
         Some(_) if m.dry_run => {
             warnings.push("dry run on the CPU: its step time is not compared".into())
         }
-        Some(t) => add(
-            "step_time_s",
-            performance(&report.layers, report.params, &scenario, gpu)
-                .time
-                .step_s,
-            Some(t),
-        ),
+        Some(t) => add("step_time_s", report.perf.time.step_s, Some(t)),
         None => {}
     }
     if let Some(measured_max) = m.max_batch {
@@ -551,7 +537,11 @@ pub fn calibrate(
             for (scenario, measured) in &timed {
                 let mut scenario = (*scenario).clone();
                 scenario.perf = perf.clone();
-                let predicted = predicted_step_s(&scenario, gpu).map_err(|e| e[0].clone())?;
+                let predicted = estimate(&scenario)
+                    .map_err(|e| e[0].clone())?
+                    .perf
+                    .time
+                    .step_s;
                 sum += (predicted / measured).ln();
             }
             Ok(sum / timed.len() as f64)
@@ -571,16 +561,29 @@ pub fn calibrate(
             "one speed factor {factor:.4} over {} timed measurement(s): efficiencies / factor, launch floor x factor, within the allowed ranges, 6 significant digits",
             timed.len()
         );
-        let fields: [(&str, fn(&PerfAssumptions) -> f64); 3] = [
-            ("perf.compute_efficiency", |a| a.compute_efficiency),
-            ("perf.memory_efficiency", |a| a.memory_efficiency),
-            ("perf.kernel_launch_s", |a| a.kernel_launch_s),
+        let (old, new) = (&s.perf, &out.perf);
+        let changes = [
+            (
+                "perf.compute_efficiency",
+                old.compute_efficiency,
+                new.compute_efficiency,
+            ),
+            (
+                "perf.memory_efficiency",
+                old.memory_efficiency,
+                new.memory_efficiency,
+            ),
+            (
+                "perf.kernel_launch_s",
+                old.kernel_launch_s,
+                new.kernel_launch_s,
+            ),
         ];
-        for (field, get) in fields {
+        for (field, before, after) in changes {
             fitted.push(Fitted {
                 field: field.into(),
-                before: get(&s.perf),
-                after: get(&out.perf),
+                before,
+                after,
                 measurements: timed.len(),
                 how: how.clone(),
             });
