@@ -36,8 +36,7 @@ pub fn App(props: &AppProps) -> Html {
     let result = use_memo(store.scenario.clone(), |s| estimate(s).map(Rc::new));
 
     use_effect_with((*store).clone(), |state| {
-        platform::replace_location_query(&state.location_query());
-        platform::save_query(&state.share_query());
+        platform::persist_soon(state.location_query(), state.share_query());
         platform::set_html_lang(state.lang.html_lang());
     });
     use_effect_with((), |()| platform::mark_ready());

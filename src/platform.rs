@@ -4,16 +4,63 @@
 
 use std::cell::RefCell;
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{window, Window};
 
 /// localStorage key holding the last scenario as a query string (parsed like a link, so a
 /// stale or edited value falls back field by field).
 const STORAGE_KEY: &str = "hsi-gpu-planner.query";
 
+/// Address-bar and storage writes trail the last input by this long. A dragged slider
+/// fires ~60 inputs a second; Chrome throttles (and warns about) more than ~100
+/// history.replaceState calls in 10 s, and each storage write is synchronous.
+const PERSIST_DELAY_MS: i32 = 200;
+
 thread_local! {
     /// Stand-in when localStorage is unavailable (sandboxed iframe, privacy mode).
     static MEMORY_STORE: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Latest (address query, saved query) not yet written; Some while a write is pending.
+    static PENDING: RefCell<Option<(String, String)>> = const { RefCell::new(None) };
+}
+
+/// Puts `location_query` in the address bar and `saved_query` in storage, at most once per
+/// PERSIST_DELAY_MS, always ending with the latest values.
+pub fn persist_soon(location_query: String, saved_query: String) {
+    let already_pending = PENDING.with(|p| {
+        p.borrow_mut()
+            .replace((location_query, saved_query))
+            .is_some()
+    });
+    if already_pending {
+        return;
+    }
+    let flush = Closure::once_into_js(flush_pending);
+    if win()
+        .set_timeout_with_callback_and_timeout_and_arguments_0(
+            flush.unchecked_ref(),
+            PERSIST_DELAY_MS,
+        )
+        .is_err()
+    {
+        flush_pending();
+    }
+}
+
+/// Writes a pending address and storage update now.
+pub fn flush_pending() {
+    if let Some((location_query, saved_query)) = PENDING.with(|p| p.borrow_mut().take()) {
+        replace_location_query(&location_query);
+        save_query(&saved_query);
+    }
+}
+
+/// Leaving the page within PERSIST_DELAY_MS of the last input still saves it.
+pub fn flush_on_pagehide() {
+    let flush = Closure::<dyn Fn()>::new(flush_pending);
+    let _ = win().add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
+    // The listener lives as long as the page.
+    flush.forget();
 }
 
 fn win() -> Window {
@@ -47,8 +94,8 @@ pub fn link_for(query: &str) -> String {
     }
 }
 
-/// Rewrites the address bar without a history entry (called on every input event).
-pub fn replace_location_query(query: &str) {
+/// Rewrites the address bar without a history entry.
+fn replace_location_query(query: &str) {
     if location_query() == query {
         return;
     }
@@ -75,7 +122,7 @@ pub fn load_saved_query() -> Option<String> {
     }
 }
 
-pub fn save_query(query: &str) {
+fn save_query(query: &str) {
     let stored = local_storage().is_some_and(|s| s.set_item(STORAGE_KEY, query).is_ok());
     if !stored {
         MEMORY_STORE.with(|m| *m.borrow_mut() = Some(query.to_string()));

@@ -140,12 +140,14 @@ pub fn set_field(scenario: &Scenario, path: &str, text: &str) -> Result<Scenario
     from_value(&value)
 }
 
-/// Every scalar field under the object at `prefix` (e.g. "memory"), as (path, value text).
-pub fn fields_under(scenario: &Scenario, prefix: &str) -> Vec<(String, String)> {
+/// Every scalar field under the objects at `prefixes` (e.g. "memory"), as (path, value text).
+pub fn fields_under(scenario: &Scenario, prefixes: &[&str]) -> Vec<(String, String)> {
     let value = to_value(scenario);
     let mut leaves = Vec::new();
-    if let Some(section) = get_path(&value, prefix) {
-        flatten(prefix, section, &mut leaves);
+    for prefix in prefixes {
+        if let Some(section) = get_path(&value, prefix) {
+            flatten(prefix, section, &mut leaves);
+        }
     }
     leaves
         .into_iter()
@@ -404,16 +406,15 @@ mod tests {
         assert_eq!(s.gpu, "rtx_a5500");
         assert!(set_field(&s, "memory.headroom", "lots").is_err());
         assert!(set_field(&s, "memory", "1").is_err());
-        let fields = fields_under(&s, "memory");
+        let fields = fields_under(&s, &["memory"]);
         assert!(fields.contains(&("memory.headroom".to_string(), "0.25".to_string())));
     }
 
     #[test]
     fn optional_assumptions_show_empty_and_empty_text_unsets_them() {
         let unset = Scenario::default();
-        let Some((path, text)) = fields_under(&unset, "perf")
+        let Some((path, text)) = fields_under(&unset, &["perf", "cost"])
             .into_iter()
-            .chain(fields_under(&unset, "cost"))
             .find(|(_, text)| text.is_empty())
         else {
             return; // no optional assumption in the core yet

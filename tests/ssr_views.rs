@@ -4,7 +4,7 @@
 mod ssr_support;
 
 use hsi_gpu_core::format;
-use hsi_gpu_core::scenario::Interconnect;
+use hsi_gpu_core::scenario::{Interconnect, Precision};
 use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
 use hsi_gpu_planner::components::layer_table::{LayerTable, LayerTableProps};
 use hsi_gpu_planner::components::memory_view::{MemoryView, MemoryViewProps};
@@ -133,7 +133,16 @@ async fn roofline_plots_every_layer_with_work_and_the_step() {
     .await;
     assert_eq!(count(&html, "data-testid=\"roofline-point\""), with_work);
     assert_eq!(count(&html, "data-testid=\"roofline-step\""), 1);
-    assert_eq!(count(&html, "class=\"roof\""), 2);
+    // FP32 trains on the FP32 roof alone; mixed precision adds the tensor-core roof.
+    assert_eq!(count(&html, "class=\"roof\""), 1);
+    let mut amp = s.clone();
+    amp.precision = Precision::AmpBf16;
+    let amp_html = render::<RooflineView>(RooflineProps {
+        report: report(&amp),
+        lang: Lang::En,
+    })
+    .await;
+    assert_eq!(count(&amp_html, "class=\"roof\""), 2);
     assert_eq!(
         testid_text(&html, "peak-flops"),
         Some(format::flop_rate(r.perf.peak_flops).as_str())
@@ -193,9 +202,21 @@ async fn cost_view_shows_tco_and_per_unit_costs() {
 #[tokio::test]
 async fn layer_table_has_one_row_per_layer() {
     let r = report(&scenario());
+    let closed = render::<LayerTable>(LayerTableProps {
+        report: r.clone(),
+        lang: Lang::En,
+        initially_open: false,
+    })
+    .await;
+    assert_eq!(
+        count(&closed, "<th scope=\"row\">"),
+        0,
+        "closed: no rows built"
+    );
     let html = render::<LayerTable>(LayerTableProps {
         report: r.clone(),
         lang: Lang::En,
+        initially_open: true,
     })
     .await;
     assert_eq!(count(&html, "<th scope=\"row\">"), r.layers.len());

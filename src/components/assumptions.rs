@@ -5,25 +5,35 @@
 use yew::prelude::*;
 use yew::TargetCast;
 
-use web_sys::HtmlInputElement;
+use web_sys::{Element, HtmlInputElement};
 
 use crate::i18n::{self, T};
 use crate::query;
 use crate::state::Action;
 use crate::Store;
 
-const SECTIONS: [&str; 4] = ["memory", "perf", "cost", "workload"];
+/// Scenario sections whose fields are assumptions.
+pub const ASSUMPTION_SECTIONS: [&str; 4] = ["memory", "perf", "cost", "workload"];
 
 #[function_component]
 pub fn AssumptionsPanel() -> Html {
     let store = use_context::<Store>().expect("AssumptionsPanel sits inside the app's store");
+    let open = use_state(|| false);
     let lang = store.lang;
-    let fields: Vec<(String, String)> = SECTIONS
-        .iter()
-        .flat_map(|section| query::fields_under(&store.scenario, section))
-        .collect();
+    // Closed, the panel renders no inputs: nothing to rebuild on every slider move.
+    let fields = if *open {
+        query::fields_under(&store.scenario, &ASSUMPTION_SECTIONS)
+    } else {
+        Vec::new()
+    };
+    let on_toggle = {
+        let open = open.clone();
+        Callback::from(move |e: Event| {
+            open.set(e.target_unchecked_into::<Element>().has_attribute("open"))
+        })
+    };
     html! {
-        <details class="panel assumptions" data-testid="assumptions">
+        <details class="panel assumptions" data-testid="assumptions" open={*open} ontoggle={on_toggle}>
             <summary>{ T::Assumptions.get(lang) }</summary>
             <p class="help">{ T::AssumptionsHelp.get(lang) }</p>
             <div class="assumption-grid">

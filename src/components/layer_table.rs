@@ -3,7 +3,9 @@
 use std::rc::Rc;
 
 use hsi_gpu_core::{format, Report};
+use web_sys::Element;
 use yew::prelude::*;
+use yew::TargetCast;
 
 use crate::i18n::{Lang, T};
 
@@ -11,14 +13,25 @@ use crate::i18n::{Lang, T};
 pub struct LayerTableProps {
     pub report: Rc<Report>,
     pub lang: Lang,
+    #[prop_or_default]
+    pub initially_open: bool,
 }
 
 #[function_component]
 pub fn LayerTable(props: &LayerTableProps) -> Html {
     let lang = props.lang;
     let r = &props.report;
+    let open = use_state(|| props.initially_open);
+    let on_toggle = {
+        let open = open.clone();
+        Callback::from(move |e: Event| {
+            open.set(e.target_unchecked_into::<Element>().has_attribute("open"))
+        })
+    };
+    // Closed, the table renders no rows: large models have hundreds of layers.
+    let layers = if *open { r.layers.as_slice() } else { &[] };
     html! {
-        <details class="panel view layers" data-testid="layer-table">
+        <details class="panel view layers" data-testid="layer-table" open={*open} ontoggle={on_toggle}>
             <summary>
                 { T::Layers.get(lang) }{ " — " }{ &r.model_name }{ ", " }
                 <span class="figure" data-testid="params">{ format::count(r.params) }</span>
@@ -35,7 +48,7 @@ pub fn LayerTable(props: &LayerTableProps) -> Html {
                         <th scope="col" class="num">{ T::Saved.get(lang) }</th>
                     </tr></thead>
                     <tbody>
-                        { for r.layers.iter().map(|layer| html! {
+                        { for layers.iter().map(|layer| html! {
                             <tr>
                                 <th scope="row">{ &layer.name }</th>
                                 <td>{ &layer.kind }</td>

@@ -9,7 +9,7 @@ use hsi_gpu_core::Report;
 use yew::prelude::*;
 
 use crate::components::palette::OKABE_ITO;
-use crate::i18n::{self, Lang, T};
+use crate::i18n::{Lang, T};
 
 const GIB: f64 = (1u64 << 30) as f64;
 const WIDTH: f64 = 640.0;
@@ -17,7 +17,8 @@ const BAR_TOP: f64 = 24.0;
 const BAR_HEIGHT: f64 = 40.0;
 const AXIS_Y: f64 = 84.0;
 const HEIGHT: f64 = 104.0;
-const MARGIN: f64 = 12.0;
+/// Room at both ends for the first and last tick labels.
+const MARGIN: f64 = 28.0;
 
 #[derive(Properties, PartialEq)]
 pub struct MemoryViewProps {
@@ -96,7 +97,6 @@ pub fn MemoryView(props: &MemoryViewProps) -> Html {
             <p>
                 { T::MaxBatch.get(lang) }{ ": " }
                 <strong class="figure" data-testid="max-batch">{ props.report.max_batch }</strong>
-                { " — " }{ i18n::max_batch_sentence(lang, &headroom_text, props.report.max_batch) }
             </p>
             <p class="help">{ T::MemoryHelp.get(lang) }</p>
         </section>

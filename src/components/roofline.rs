@@ -156,7 +156,10 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
                 }) }
                 <text class="chart-label" x={((LEFT + WIDTH - RIGHT) / 2.0).to_string()} y={(HEIGHT - 6.0).to_string()}
                     text-anchor="middle">{ T::IntensityAxis.get(lang) }</text>
-                <path class="roof" d={roof_path(perf.fp32_flops)} stroke={FP32_ROOF_COLOUR} />
+                // FP32 training has one roof: draw the CUDA-core roof only when it differs.
+                if perf.fp32_flops != perf.peak_flops {
+                    <path class="roof" d={roof_path(perf.fp32_flops)} stroke={FP32_ROOF_COLOUR} />
+                }
                 <path class="roof" d={roof_path(perf.peak_flops)} stroke={ROOF_COLOUR} />
                 { for points.iter().enumerate().map(|(i, p)| {
                     let (cx, cy) = (x.map(p.intensity), y.map(p.flops_per_s.max(y_lo)));

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use hsi_gpu_core::graph::{ops, ModelBuilder, ModelSpec, Op};
 use hsi_gpu_core::scenario::ModelChoice;
-use hsi_gpu_core::{estimate, gpu, perf, Report, Scenario};
+use hsi_gpu_core::{estimate, Report, Scenario};
 use yew::{BaseComponent, LocalServerRenderer};
 
 /// Renders a component to HTML without hydration markers.
@@ -41,13 +41,9 @@ pub fn scenario() -> Scenario {
     s
 }
 
-/// The core's report, with the performance model filled in from the core's own
-/// `perf::performance` (what `estimate` will report once it wires it in).
+/// The core's report for a valid scenario.
 pub fn report(s: &Scenario) -> Rc<Report> {
-    let mut report = estimate(s).expect("the test scenario is valid");
-    let card = gpu::gpu_by_id(&s.gpu).expect("catalog card");
-    report.perf = perf::performance(&report.layers, report.params, s, card);
-    Rc::new(report)
+    Rc::new(estimate(s).expect("the test scenario is valid"))
 }
 
 /// Text between `data-testid="<id>">` and the next tag.

@@ -1,0 +1,353 @@
+// The web app as a person uses it: sliders and keys change the figures and charts live,
+// a copied link reproduces the view, the language toggle and browser language work, embed
+// mode is compact and reports its height, bad links fall back with a notice, storage may
+// be missing, nothing is fetched from elsewhere and no error is logged. Also measures
+// input-to-frame latency over 100 slider moves and saves screenshots.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import { launchBrowser, openApp, serveDist } from "./harness.mjs";
+
+let server;
+let browser;
+/** Every app opened, so the last test can check none logged an error or left the origin. */
+const opened = [];
+
+async function open(query = "", options = {}) {
+  const app = await openApp(browser, server.url + query);
+  opened.push(app);
+  await app.page.setViewportSize(options.viewport ?? { width: 1280, height: 900 });
+  await app.waitForReady();
+  return app;
+}
+
+/** Moves a range input as a drag does: sets the value and fires `input`. */
+function slide(page, testId, value) {
+  return page.getByTestId(testId).evaluate((input, v) => {
+    input.value = String(v);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  }, value);
+}
+
+/** Address-bar writes trail the last input (src/platform.rs PERSIST_DELAY_MS). */
+function addressIncludes(page, text) {
+  return page.waitForFunction((t) => location.search.includes(t), text, { timeout: 5_000 });
+}
+
+/** The figures and chart markup a test compares before and after an input. */
+async function snapshot(app) {
+  const { page } = app;
+  return page.evaluate(() => {
+    const text = (id) => document.querySelector(`[data-testid="${id}"]`)?.innerText ?? null;
+    // Chart content with attributes sorted: Yew may order attributes differently after an
+    // update than on first render, which changes innerHTML but not the picture.
+    const chart = (selector) => {
+      const root = document.querySelector(selector);
+      if (!root) return null;
+      return [...root.querySelectorAll("*")]
+        .map((el) => {
+          const attributes = [...el.attributes].map((a) => `${a.name}=${a.value}`).sort();
+          const ownText = el.children.length === 0 ? el.textContent : "";
+          return `${el.tagName}[${attributes.join(" ")}]${ownText}`;
+        })
+        .join("\n");
+    };
+    return {
+      total: text("total-memory"),
+      maxBatch: text("max-batch"),
+      verdict: text("verdict"),
+      stepTime: text("step-time"),
+      speedup: text("speedup"),
+      memoryChart: chart(".memory svg"),
+      roofline: chart('[data-testid="roofline-chart"]'),
+      scaling: chart('[data-testid="scaling-chart"]'),
+      search: location.search,
+    };
+  });
+}
+
+/** Values of every control, to compare two views. */
+function controlValues(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll("input, select")]
+      .filter((el) => el.id && el.type !== "range")
+      .map((el) => `${el.id}=${el.type === "checkbox" ? el.checked : el.value}`),
+  );
+}
+
+before(async () => {
+  server = await serveDist("/");
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test("loads with every key figure and the estimates note", async () => {
+  const app = await open();
+  for (const id of ["total-memory", "capacity", "max-batch", "verdict", "estimates-note"]) {
+    assert.ok((await app.text(id)).trim().length > 0, `${id} is empty`);
+  }
+  assert.match(await app.text("total-memory"), /^\d+(\.\d+)? (B|KiB|MiB|GiB|TiB)$/);
+  assert.equal(await app.page.evaluate(() => document.documentElement.lang), "en");
+  await app.screenshot("ui-desktop");
+});
+
+test("each slider changes the figures and the charts", async () => {
+  const app = await open();
+  const moves = [
+    ["patch-slider", 31, "patch=31"],
+    ["bands-slider", 60, "bands=60"],
+    ["batch-slider", 8, "batch_per_gpu=256"], // position 8 = 2^8
+    ["precision-slider", 2, "precision=amp_fp16"],
+  ];
+  for (const [slider, value, inUrl] of moves) {
+    const before = await snapshot(app);
+    await slide(app.page, slider, value);
+    const after = await snapshot(app);
+    assert.notEqual(after.total, before.total, `${slider}: total memory unchanged`);
+    assert.notEqual(after.memoryChart, before.memoryChart, `${slider}: memory chart unchanged`);
+    if (before.roofline !== null) {
+      assert.notEqual(after.roofline, before.roofline, `${slider}: roofline unchanged`);
+    }
+    await addressIncludes(app.page, inUrl);
+  }
+  // Cards leave per-GPU memory alone; the address and, with the speed model, scaling move.
+  const before = await snapshot(app);
+  await slide(app.page, "cards-slider", 4);
+  await addressIncludes(app.page, "cards=4");
+  const after = await snapshot(app);
+  assert.equal(await app.page.getByTestId("cards-input").inputValue(), "4");
+  if (before.scaling !== null) {
+    assert.notEqual(after.speedup, before.speedup, "speedup unchanged by cards");
+  }
+});
+
+test("typed numbers and arrow keys drive the same figures", async () => {
+  const app = await open();
+  const start = await snapshot(app);
+  await app.page.getByTestId("bands-input").fill("103");
+  const typed = await snapshot(app);
+  assert.notEqual(typed.total, start.total);
+  assert.equal(await app.page.getByTestId("bands-slider").inputValue(), "103");
+
+  await app.page.getByTestId("patch-slider").focus();
+  await app.page.keyboard.press("ArrowRight");
+  const keyed = await snapshot(app);
+  assert.notEqual(keyed.total, typed.total);
+  assert.equal(await app.page.getByTestId("patch-input").inputValue(), "26");
+
+  // A value past the core's limit is explained, not silently clamped.
+  await app.page.getByTestId("bands-input").fill("5000");
+  const errors = await app.text("errors");
+  assert.match(errors, /bands/);
+  assert.match(errors, /5000/);
+});
+
+test("picking a dataset fills its band and class counts", async () => {
+  const app = await open();
+  await app.page.getByTestId("dataset").selectOption("pavia_university");
+  assert.equal(await app.page.getByTestId("bands-input").inputValue(), "103");
+  assert.equal(await app.page.getByTestId("classes-input").inputValue(), "9");
+});
+
+test("a copied link reproduces the exact view", async () => {
+  const app = await open();
+  await app.page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  await slide(app.page, "patch-slider", 15);
+  await app.page.getByTestId("bands-input").fill("77");
+  await app.page.getByTestId("gpu").selectOption("rtx_4090");
+  await app.page.getByTestId("checkpointing").check();
+  await app.page.getByTestId("lang-toggle").click(); // language is part of the view
+  await app.page.getByTestId("copy-link").click();
+  const link = await app.page.getByTestId("share-link").inputValue();
+  assert.ok(link.startsWith(server.url), link);
+  const clipboard = await app.page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(clipboard, link);
+  const original = { ...(await snapshot(app)), search: null };
+  const originalControls = await controlValues(app.page);
+
+  const copy = await openApp(browser, link);
+  opened.push(copy);
+  await copy.page.setViewportSize({ width: 1280, height: 900 });
+  await copy.waitForReady();
+  assert.deepEqual({ ...(await snapshot(copy)), search: null }, original);
+  assert.deepEqual(await controlValues(copy.page), originalControls);
+  assert.equal(await copy.page.evaluate(() => document.documentElement.lang), "zh-CN");
+});
+
+test("reload restores the scenario from the address and from storage", async () => {
+  const app = await open();
+  await app.page.getByTestId("bands-input").fill("144");
+  const total = await app.text("total-memory");
+  await addressIncludes(app.page, "bands=144");
+  await app.page.reload();
+  await app.waitForReady();
+  assert.equal(await app.page.getByTestId("bands-input").inputValue(), "144");
+  // Same context, bare address: localStorage brings the scenario back.
+  await app.page.goto(server.url);
+  await app.waitForReady();
+  assert.equal(await app.page.getByTestId("bands-input").inputValue(), "144");
+  assert.equal(await app.text("total-memory"), total);
+});
+
+test("language toggle switches every string and <html lang>", async () => {
+  const app = await open();
+  const english = await app.text("estimates-note");
+  await app.page.getByTestId("lang-toggle").click();
+  assert.equal(await app.page.evaluate(() => document.documentElement.lang), "zh-CN");
+  const chinese = await app.text("estimates-note");
+  assert.notEqual(chinese, english);
+  assert.match(chinese, /[\u4e00-\u9fff]/);
+  assert.match(await app.text("verdict"), /[\u4e00-\u9fff]/);
+  await app.screenshot("ui-zh");
+  await app.page.getByTestId("lang-toggle").click();
+  assert.equal(await app.text("estimates-note"), english);
+});
+
+test("a Chinese browser gets Chinese by default", async () => {
+  const context = await browser.newContext({ locale: "zh-CN" });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(server.url);
+  await page.waitForFunction(() => document.body?.dataset.ready === "1");
+  assert.equal(await page.evaluate(() => document.documentElement.lang), "zh-CN");
+  assert.match(await page.getByTestId("estimates-note").innerText(), /[\u4e00-\u9fff]/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("malformed link values fall back to defaults with a visible notice", async () => {
+  const app = await open("?bands=banana&cards=99&patch=-3&precision=fp7&unknown=1");
+  const notice = await app.text("notices");
+  for (const part of ["bands=banana", "cards=99", "patch=-3", "precision=fp7", "unknown=1"]) {
+    assert.ok(notice.includes(part), `notice lacks ${part}: ${notice}`);
+  }
+  const defaults = await open();
+  assert.equal(await app.text("total-memory"), await defaults.text("total-memory"));
+  await app.page.getByRole("button", { name: "Dismiss" }).click();
+  assert.equal(await app.page.getByTestId("notices").count(), 0);
+});
+
+test("works without localStorage (sandboxed frame, privacy mode)", async () => {
+  const context = await browser.newContext();
+  await context.addInitScript(() => {
+    Object.defineProperty(window, "localStorage", {
+      get() {
+        throw new DOMException("storage disabled", "SecurityError");
+      },
+    });
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+  await page.goto(server.url);
+  await page.waitForFunction(() => document.body?.dataset.ready === "1");
+  await page.getByTestId("bands-input").fill("90");
+  assert.ok((await page.getByTestId("total-memory").innerText()).length > 0);
+  await addressIncludes(page, "bands=90");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("embed mode is compact, links to the full page and posts its height", async () => {
+  const app = await open("?embed=1&bands=50", { viewport: { width: 800, height: 700 } });
+  assert.equal(await app.page.getByTestId("copy-link").count(), 0);
+  assert.equal(await app.page.getByTestId("assumptions").count(), 0);
+  const href = await app.page.getByTestId("open-full").getAttribute("href");
+  assert.ok(href.includes("bands=50") && !href.includes("embed"), href);
+  await app.screenshot("ui-embed");
+
+  // Inside an iframe the app tells its parent how tall it is.
+  const parent = await open();
+  const height = await parent.page.evaluate(
+    (src) =>
+      new Promise((resolve, reject) => {
+        window.addEventListener("message", (event) => {
+          if (event.data?.type === "hsi-gpu-planner:height") resolve(event.data.height);
+        });
+        const frame = document.createElement("iframe");
+        frame.src = src;
+        frame.width = "700";
+        document.body.append(frame);
+        setTimeout(() => reject(new Error("no height message within 20 s")), 20_000);
+      }),
+    `${server.url}?embed=1`,
+  );
+  assert.ok(height > 200, `posted height ${height}`);
+});
+
+test("presentation mode enlarges the type", async () => {
+  const app = await open();
+  const size = () =>
+    app.page.evaluate(() => parseFloat(getComputedStyle(document.querySelector(".app")).fontSize));
+  const normal = await size();
+  await app.page.getByTestId("presentation-toggle").click();
+  assert.ok((await size()) > normal * 1.2);
+  await addressIncludes(app.page, "present=1");
+  await app.screenshot("ui-presentation");
+});
+
+/** One frame at 60 Hz. */
+const FRAME_MS = 16.7;
+
+test("input-to-frame latency over 100 slider moves", async (t) => {
+  const app = await open();
+  const samples = await app.page.evaluate(async () => {
+    const slider = document.querySelector('[data-testid="patch-slider"]');
+    const frame = [];
+    const dom = [];
+    for (let i = 0; i < 100; i++) {
+      // Patches 11-60 px: every value differs from the one before and stays valid.
+      slider.value = String(11 + (i % 50));
+      let domAt = null;
+      const observer = new MutationObserver(() => {
+        domAt ??= performance.now();
+      });
+      observer.observe(document.querySelector(".views"), {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
+      const start = performance.now();
+      slider.dispatchEvent(new Event("input", { bubbles: true }));
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      const painted = performance.now();
+      observer.disconnect();
+      if (domAt === null) throw new Error(`move ${i}: views not updated by the next frame`);
+      frame.push(painted - start);
+      dom.push((domAt ?? painted) - start);
+    }
+    return { frame, dom };
+  });
+  const stats = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const at = (q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+    return { median: at(0.5), p95: at(0.95) };
+  };
+  const frame = stats(samples.frame);
+  const dom = stats(samples.dom);
+  const line =
+    `slider input -> next frame: median ${frame.median.toFixed(2)} ms, p95 ${frame.p95.toFixed(2)} ms; ` +
+    `input -> DOM updated: median ${dom.median.toFixed(2)} ms, p95 ${dom.p95.toFixed(2)} ms`;
+  const goal = frame.p95 <= FRAME_MS ? "meets" : "misses";
+  console.log(`${line} (${goal} the ${FRAME_MS} ms goal)`);
+  t.diagnostic(line);
+  // The goal is the next 60 Hz frame; the 2-core shared test machine drops frames under
+  // load, so the test fails only past a few frames: a real regression, not noise.
+  assert.ok(dom.p95 <= 3 * FRAME_MS, `input -> DOM p95 ${dom.p95} ms is over 3 frames`);
+});
+
+test("no page logged an error or asked another origin for anything", () => {
+  for (const app of opened) {
+    assert.deepEqual(app.consoleErrors, []);
+    assert.deepEqual(app.outsideRequests, []);
+    assert.deepEqual(app.failedResponses, []);
+  }
+});
