@@ -127,3 +127,20 @@ fn four_a5500_allreduce_share_with_and_without_bridges() {
         assert!(bridged2.allreduce_share <= pcie2.allreduce_share);
     }
 }
+
+/// `estimate` reports the same performance model as calling it on the analysis directly
+/// (its warnings move to the report's list).
+#[test]
+fn estimate_carries_the_performance_model() {
+    let s = Scenario {
+        cards: 4,
+        ..Scenario::default()
+    };
+    let report = hsi_gpu_core::estimate(&s).expect("default scenario");
+    let mut direct = perf(&s);
+    for w in &direct.warnings {
+        assert!(report.warnings.contains(w), "{w}");
+    }
+    direct.warnings.clear();
+    assert_eq!(report.perf, direct);
+}
