@@ -5,7 +5,9 @@
 use std::time::{Duration, Instant};
 
 use hsi_gpu_core::build_model;
-use hsi_gpu_core::compare::import::{import_comparison, import_model_spec, import_scenario};
+use hsi_gpu_core::compare::import::{
+    import_any, import_comparison, import_model_spec, import_scenario, Imported,
+};
 use hsi_gpu_core::compare::Comparison;
 use hsi_gpu_core::scenario::{Scenario, MAX_JSON_BYTES};
 use proptest::prelude::*;
@@ -31,6 +33,30 @@ fn exported_json_imports_back_to_the_same_values() {
     assert_eq!(import_comparison(&pretty(&c)).unwrap(), c);
     let spec = build_model(&s).unwrap();
     assert_eq!(import_model_spec(&pretty(&spec)).unwrap(), spec);
+}
+
+#[test]
+fn any_document_is_recognised_by_its_keys() {
+    let s = Scenario::default();
+    let c = Comparison::default();
+    let spec = build_model(&s).unwrap();
+    assert_eq!(import_any(&pretty(&c)).unwrap(), Imported::Comparison(c));
+    assert_eq!(
+        import_any(&pretty(&spec)).unwrap(),
+        Imported::ModelSpec(spec)
+    );
+    assert_eq!(
+        import_any(&pretty(&s)).unwrap(),
+        Imported::Scenario(Box::new(s))
+    );
+    assert_eq!(
+        import_any("{}").unwrap(),
+        Imported::Scenario(Box::default())
+    );
+    assert!(import_any("{\"options\": 3}").unwrap_err()[0]
+        .error
+        .field
+        .starts_with("options"));
 }
 
 #[test]
@@ -170,6 +196,7 @@ fn valid_documents() -> Vec<String> {
 
 fn import_all(text: &str) {
     let start = Instant::now();
+    let _ = import_any(text);
     let _ = import_scenario(text);
     let _ = import_comparison(text);
     let _ = import_model_spec(text);

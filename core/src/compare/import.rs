@@ -332,6 +332,34 @@ pub fn import_model_spec(text: &str) -> Result<ModelSpec, Vec<ImportError>> {
     }
 }
 
+/// What a pasted or loaded document turned out to be.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Imported {
+    Comparison(Comparison),
+    Scenario(Box<Scenario>),
+    ModelSpec(ModelSpec),
+}
+
+/// Imports any of the three documents, told apart by their top-level keys: `options`
+/// makes a Comparison, `layers` a model layer list, anything else a Scenario.
+pub fn import_any(text: &str) -> Result<Imported, Vec<ImportError>> {
+    let top_level: Vec<String> = if text.len() <= MAX_JSON_BYTES {
+        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let has = |key: &str| top_level.iter().any(|k| k == key);
+    if has("options") {
+        import_comparison(text).map(Imported::Comparison)
+    } else if has("layers") {
+        import_model_spec(text).map(Imported::ModelSpec)
+    } else {
+        import_scenario(text).map(|s| Imported::Scenario(Box::new(s)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
