@@ -64,9 +64,10 @@ if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $bindgen_v
   cargo install --force wasm-bindgen-cli --version "=$bindgen_version"
 fi
 
-command -v npm >/dev/null || apt_install nodejs npm
+command -v npm >/dev/null || die "node/npm not found: install Node.js >= 20 with npm first"
+# playwright-core needs node >= 20 (Debian 12's own nodejs is 18: use NodeSource or nvm).
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
-[ "$node_major" -ge 18 ] || die "node $node_major is too old: the tests need node >= 18"
+[ "$node_major" -ge 20 ] || die "node $(node --version) is too old: the tools and tests need node >= 20"
 
 # Trunk.toml pins the wasm-opt version Trunk accepts; tools/package.json pins the npm
 # binaryen that provides it. Check they agree rather than trusting either.
