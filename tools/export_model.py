@@ -48,7 +48,6 @@ one traced path.
 import argparse
 import importlib
 import json
-import math
 import os
 import re
 import sys

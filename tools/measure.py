@@ -223,16 +223,18 @@ class SpecModel(nn.Module):
 
 
 def build_model(scenario):
-    """(model, per-sample input shape, target: 'class' or 'pixel', model name)."""
+    """(model, per-sample input shape, per-sample label shape, classes, model name). A
+    classifier ends in [classes] and takes one label per sample; a segmenter ends in
+    [classes, H, W] and takes one label per pixel, [H, W]. A custom layer list's classes
+    are its output's."""
     choice = scenario["model"]
     bands, patch, classes = scenario["bands"], scenario["patch"], scenario["classes"]
     if choice.get("kind") == "custom":
         spec = choice["spec"]
         model = SpecModel(spec)
         with torch.no_grad():
-            out_dims = model.eval()(torch.zeros(1, *spec["input"])).dim() - 1
-        # A classifier ends in [classes]; a segmenter in [classes, H, W] (one label per pixel).
-        return model.train(), list(spec["input"]), ("class" if out_dims == 1 else "pixel"), spec["name"]
+            output = model.eval()(torch.zeros(1, *spec["input"]))
+        return model.train(), list(spec["input"]), list(output.shape[2:]), output.shape[1], spec["name"]
     if choice.get("kind") == "preset":
         from torch_zoo import all_models
 
@@ -242,7 +244,8 @@ def build_model(scenario):
             raise ScenarioError(f"model.id: {model_id!r} has no PyTorch version in tools/torch_zoo ({', '.join(sorted(models))})")
         entry = models[model_id]
         model = entry["build"](bands, patch, classes, width=choice.get("width"), size=choice.get("size"))
-        return model, list(entry["input"](bands, patch)), entry["target"], model_id
+        labels = [patch, patch] if entry["target"] == "pixel" else []
+        return model, list(entry["input"](bands, patch)), labels, classes, model_id
     raise ScenarioError(f"model.kind: {choice.get('kind')!r}; allowed: preset, custom")
 
 
@@ -270,8 +273,7 @@ class Trainer:
         self.device = device
         self.precision = scenario["precision"]
         self.accum = scenario.get("workload", {}).get("grad_accum_steps", 1)
-        self.classes = scenario["classes"]
-        model, self.input_shape, self.target, self.name = build_model(scenario)
+        model, self.input_shape, self.label_shape, self.classes, self.name = build_model(scenario)
         if self.precision == "bf16":
             model = model.to(torch.bfloat16)
         self.model = model.to(device).train()
@@ -286,8 +288,7 @@ class Trainer:
         self.batch = None  # frees the previous batch first
         dtype = torch.bfloat16 if self.precision == "bf16" else torch.float32
         x = torch.randn(batch, *self.input_shape, device=self.device, dtype=dtype)
-        spatial = (self.input_shape[-2], self.input_shape[-1]) if self.target == "pixel" else ()
-        y = torch.randint(0, self.classes, (batch, *spatial), device=self.device)
+        y = torch.randint(0, self.classes, (batch, *self.label_shape), device=self.device)
         self.batch = (x, y)
 
     def autocast(self):
