@@ -65,12 +65,11 @@ pub fn App(props: &AppProps) -> Html {
                     headroom={s.memory.headroom} cards={s.cards} />
                 <MemoryView report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
                     headroom={s.memory.headroom} />
-                if report.perf.time.step_s > 0.0 {
-                    <ScalingView report={report.clone()} lang={lang} cards={s.cards} />
+                <ScalingView report={report.clone()} lang={lang} cards={s.cards} compact={embed} />
+                // Embedded, the page keeps to memory and speed; the full page has the rest.
+                if !embed {
                     <RooflineView report={report.clone()} lang={lang} />
                     <CostView report={report.clone()} lang={lang} />
-                }
-                if !embed {
                     <LayerTable report={report.clone()} lang={lang} />
                 }
             </>

@@ -31,6 +31,11 @@ async fn page_shows_controls_views_and_the_estimates_note() {
     let expected_total = format::bytes(report(&s.scenario).memory.total);
     let html = page(s).await;
     for id in [
+        "step-time",
+        "roofline-chart",
+        "scaling-table",
+        "tco",
+        "layer-table",
         "patch-slider",
         "bands-slider",
         "batch-slider",
@@ -74,6 +79,12 @@ async fn embed_mode_is_compact_and_links_to_the_full_page() {
     assert!(html.contains("class=\"app embed\""));
     assert!(!html.contains("data-testid=\"copy-link\""));
     assert!(!html.contains("data-testid=\"assumptions\""));
+    // Memory and speed stay; the roofline, cost, per-card and per-layer tables do not.
+    assert!(html.contains("data-testid=\"total-memory\""));
+    assert!(html.contains("data-testid=\"step-time\""));
+    for gone in ["roofline-chart", "tco", "scaling-table", "layer-table"] {
+        assert!(!html.contains(&format!("data-testid=\"{gone}\"")), "{gone} shown");
+    }
     let link_at = html
         .find("data-testid=\"open-full\"")
         .expect("link to full page");

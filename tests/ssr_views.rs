@@ -161,6 +161,7 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
         report: r.clone(),
         lang: Lang::En,
         cards: 4,
+        compact: false,
     })
     .await;
     assert_eq!(

@@ -121,7 +121,9 @@ pub fn count(value: u64) -> String {
     out
 }
 
-/// US dollars: whole dollars with separators from $100 up, cents below: "$12,400", "$3.17".
+/// US dollars: whole dollars with separators from $100 up, cents from 1 cent up, three
+/// significant digits below (per-sample costs are fractions of a cent):
+/// "$12,400", "$3.17", "$0.00421".
 pub fn money(usd: f64) -> String {
     if !usd.is_finite() {
         return "—".into();
@@ -130,8 +132,10 @@ pub fn money(usd: f64) -> String {
     let abs = usd.abs();
     if abs >= 100.0 {
         format!("{sign}${}", count(abs.round() as u64))
-    } else {
+    } else if abs >= 0.01 || abs == 0.0 {
         format!("{sign}${abs:.2}")
+    } else {
+        format!("{sign}${}", significant(abs))
     }
 }
 
@@ -208,6 +212,8 @@ mod tests {
         assert_eq!(money(12_400.4), "$12,400");
         assert_eq!(money(3.171), "$3.17");
         assert_eq!(money(-250.0), "-$250");
+        assert_eq!(money(0.004_213), "$0.00421");
+        assert_eq!(money(0.0), "$0.00");
         assert_eq!(percent(0.314), "31 %");
         assert_eq!(percent(0.025), "2.5 %");
         assert_eq!(percent(0.05), "5 %");

@@ -15,7 +15,8 @@ use crate::i18n::{self, Lang, T};
 
 const WIDTH: f64 = 640.0;
 const HEIGHT: f64 = 340.0;
-const LEFT: f64 = 70.0;
+/// Room for "100 TFLOP/s" tick labels.
+const LEFT: f64 = 86.0;
 const RIGHT: f64 = 16.0;
 const TOP: f64 = 14.0;
 const BOTTOM: f64 = 40.0;
@@ -187,7 +188,9 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
             <p class="detail" aria-live="polite" data-testid="roofline-detail">{ detail }</p>
             <ul class="legend">
                 <li><span class="swatch" style={format!("background:{ROOF_COLOUR}")}></span>{ T::RoofPrecision.get(lang) }</li>
-                <li><span class="swatch" style={format!("background:{FP32_ROOF_COLOUR}")}></span>{ T::RoofFp32.get(lang) }</li>
+                if perf.fp32_flops != perf.peak_flops {
+                    <li><span class="swatch" style={format!("background:{FP32_ROOF_COLOUR}")}></span>{ T::RoofFp32.get(lang) }</li>
+                }
                 <li><span class="swatch" style={format!("background:{MEMORY_BOUND_COLOUR}")}></span>{ T::MemoryBound.get(lang) }</li>
                 <li><span class="swatch" style={format!("background:{COMPUTE_BOUND_COLOUR}")}></span>{ T::ComputeBound.get(lang) }</li>
                 <li><span class="swatch" style={format!("background:{STEP_COLOUR}")}></span>{ T::WholeStep.get(lang) }</li>

@@ -27,6 +27,9 @@ pub struct ScalingViewProps {
     pub report: Rc<Report>,
     pub lang: Lang,
     pub cards: u32,
+    /// Embed mode: chart and key figures without the per-card table.
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 fn polyline(points: &[ScalingPoint], x: &LinearScale, y: &LinearScale) -> String {
@@ -126,6 +129,7 @@ pub fn ScalingView(props: &ScalingViewProps) -> Html {
                 <li><span class="swatch" style={format!("background:{PARALLEL_COLOUR}")}></span>{ T::ParallelExperiments.get(lang) }</li>
                 <li><span class="swatch line-dashed"></span>{ T::Ideal.get(lang) }</li>
             </ul>
+            if !props.compact {
             <div class="table-scroll">
                 <table data-testid="scaling-table">
                     <thead><tr>
@@ -152,6 +156,7 @@ pub fn ScalingView(props: &ScalingViewProps) -> Html {
                     </tbody>
                 </table>
             </div>
+            }
         </section>
     }
 }
