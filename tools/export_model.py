@@ -70,17 +70,9 @@ ACTIVATION_MODULES = {
     nn.Tanh: "tanh",
     nn.Sigmoid: "sigmoid",
 }
-ACTIVATION_FUNCTIONS = {
-    "relu": "relu",
-    "relu_": "relu",
-    "leaky_relu": "leaky_relu",
-    "leaky_relu_": "leaky_relu",
-    "gelu": "gelu",
-    "mish": "mish",
-    "silu": "silu",
-    "tanh": "tanh",
-    "sigmoid": "sigmoid",
-}
+# Functional activations with the same name as the op's kind (in-place `_` variants
+# included: function names are compared without leading and trailing underscores).
+ACTIVATION_FUNCTIONS = {"relu", "leaky_relu", "gelu", "mish", "silu", "tanh", "sigmoid"}
 # Modules the planner has no op for, with the nearest op: (text, op JSON that keeps the
 # shape or None).
 NEAREST_MODULES = {
@@ -183,6 +175,8 @@ class Exporter:
         self.leaf_depth = 0
         self.leaf_calls = []  # submodules called inside the current leaf, in order
         self.busy = False  # True while the exporter itself runs torch code
+        self.recorded = set()  # leaf modules already written as a layer
+        self.warnings = []
 
     BROKEN = "<unsupported>"
 
@@ -292,6 +286,9 @@ class Exporter:
         if not acts:
             raise ExportError(f"module {name} ({module_kind(module)}) reads no activation of the model input")
         x = acts[0]
+        if module in self.recorded and params:
+            self.warnings.append(f"{name} runs more than once: the layer list counts its parameters each time")
+        self.recorded.add(module)
         if type(module) in NEAREST_MODULES:
             text, substitute = NEAREST_MODULES[type(module)]
             if substitute == "group_norm":
@@ -589,8 +586,7 @@ class Exporter:
         if attr.startswith("fn_"):
             name = attr[3:]
             if name in ACTIVATION_FUNCTIONS:
-                kind = ACTIVATION_FUNCTIONS[name]
-                return lambda *a: self.fn_activation(*a, kind=kind)
+                return lambda *a: self.fn_activation(*a, kind=name)
             pool = re.fullmatch(r"(max|avg)_pool[123]d", name)
             if pool:
                 kind = "max_pool" if pool.group(1) == "max" else "avg_pool"
@@ -726,6 +722,7 @@ def export(model, input_shape, name):
         "torch_params": sum(p.numel() for p in model.parameters() if p.requires_grad),
         "unsupported": exporter.unsupported,
         "params_not_represented": exporter.missing_params(),
+        "warnings": exporter.warnings,
     }
     return spec, info
 
@@ -835,6 +832,10 @@ def self_test():
         model, input_shape = load_zoo_model(model_id, p["bands"], p["patch"], p["classes"], p["width"], p["size"])
         _, info = export(model, input_shape, model_id)
         assert not info["unsupported"] and not info["params_not_represented"], (model_id, info)
+    shared = nn.Sequential(nn.Linear(8, 8), nn.ReLU())
+    twice = nn.Sequential(shared, shared)
+    spec, info = export(twice, [8], "shared")
+    assert len(spec["layers"]) == 4 and len(info["warnings"]) == 1, (spec, info)
     print("export_model self-test: ok")
 
 
@@ -900,6 +901,8 @@ def main():
         return 3
     for u in info["unsupported"]:
         print(f"unsupported: {u['layer']} ({u['what']}); nearest: {u['nearest']}; written as: {u['substitute']}", file=sys.stderr)
+    for warning in info["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
     if info["params_not_represented"]:
         print(f"parameters no layer represents: {', '.join(info['params_not_represented'])}", file=sys.stderr)
     print(f"{len(spec['layers'])} layers; torch counts {info['torch_params']} trainable parameters", file=sys.stderr)

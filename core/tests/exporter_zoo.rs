@@ -33,6 +33,7 @@ struct Fixture {
     torch_params: u64,
     unsupported: Vec<serde_json::Value>,
     params_not_represented: Vec<String>,
+    warnings: Vec<String>,
     spec: ModelSpec,
 }
 
@@ -74,6 +75,7 @@ fn exported_zoo_models_match_the_zoo_builders() {
     for (path, f) in &fixtures {
         assert!(f.unsupported.is_empty(), "{path}: {:?}", f.unsupported);
         assert!(f.params_not_represented.is_empty(), "{path}");
+        assert!(f.warnings.is_empty(), "{path}: {:?}", f.warnings);
         let id = f
             .source
             .zoo
