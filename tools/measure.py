@@ -335,8 +335,35 @@ def fits(trainer, batch):
         return False
 
 
+def largest_fitting(trial, start, limit):
+    """Largest batch up to `limit` for which `trial(batch)` holds, given that it holds up
+    to some batch and fails beyond: batch 1, then doubling from `start`, then bisecting.
+    0 if batch 1 fails; None if `limit` itself holds (the sweep did not reach the edge)."""
+    if not trial(1):
+        return 0
+    good, bad = 1, None
+    batch = max(2, start)
+    while bad is None:
+        batch = min(batch, limit)
+        if batch <= good:
+            return None  # limit <= a batch that fits
+        if not trial(batch):
+            bad = batch
+        elif batch == limit:
+            return None
+        else:
+            good, batch = batch, batch * 2
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if trial(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
 def sweep(trainer, start, limit):
-    """(largest batch that fits, points tried): doubling from `start`, then bisecting."""
+    """(largest batch that runs a step, every batch tried with its peak)."""
     points = []
 
     def trial(batch):
@@ -346,25 +373,7 @@ def sweep(trainer, start, limit):
         points.append({"batch": batch, "fits": ok, "peak_allocated_bytes": peak})
         return ok
 
-    if not trial(1):
-        return 0, points
-    good, bad = 1, None
-    batch = max(2, start)
-    while batch <= limit:
-        if trial(batch):
-            good, batch = batch, batch * 2
-        else:
-            bad = batch
-            break
-    if bad is None:
-        return good, points
-    while bad - good > 1:
-        mid = (good + bad) // 2
-        if trial(mid):
-            good = mid
-        else:
-            bad = mid
-    return good, points
+    return largest_fitting(trial, start, limit), points
 
 
 def measure(scenario, dry_run, warmup, steps, do_sweep, sweep_limit, note):
@@ -408,6 +417,8 @@ def measure(scenario, dry_run, warmup, steps, do_sweep, sweep_limit, note):
         m["context_bytes"] = m["device_used_after_bytes"] - torch.cuda.memory_reserved(device)
         if do_sweep:
             m["max_batch"], m["sweep"] = sweep(trainer, scenario["batch_per_gpu"], sweep_limit)
+            if m["max_batch"] is None:
+                print(f"measure: batch {sweep_limit} (--sweep-limit) still fits: no max_batch recorded", file=sys.stderr)
     return m
 
 
@@ -458,6 +469,11 @@ def self_test():
         raise AssertionError("checkpointing must be refused")
     except ScenarioError:
         pass
+    for edge, start, limit in ((37, 64, 1 << 16), (37, 4, 1 << 16), (1, 8, 64), (0, 8, 64), (5000, 1, 4096)):
+        tried = []
+        found = largest_fitting(lambda b: tried.append(b) or b <= edge, start, limit)
+        expected = None if edge >= limit else edge
+        assert found == expected and max(tried) <= limit, (edge, start, limit, found, tried)
     print("measure self-test: ok")
 
 
