@@ -8,7 +8,7 @@ use hsi_gpu_core::format;
 use hsi_gpu_core::Report;
 use yew::prelude::*;
 
-use crate::components::palette::OKABE_ITO;
+use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::i18n::{Lang, T};
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -87,7 +87,7 @@ pub fn MemoryView(props: &MemoryViewProps) -> Html {
             <ul class="legend" aria-label={T::Memory.get(lang)}>
                 { for terms.iter().enumerate().map(|(i, (term, bytes))| html! {
                     <li>
-                        <span class="swatch" style={format!("background:{}", OKABE_ITO[i % OKABE_ITO.len()])}></span>
+                        <Swatch colour={OKABE_ITO[i % OKABE_ITO.len()]} />
                         { term.get(lang) }{ ": " }<span class="figure">{ format::bytes(*bytes) }</span>
                     </li>
                 }) }

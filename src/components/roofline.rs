@@ -10,7 +10,7 @@ use hsi_gpu_core::perf::Bound;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
-use crate::components::palette::OKABE_ITO;
+use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::i18n::{self, Lang, T};
 
 const WIDTH: f64 = 640.0;
@@ -187,13 +187,13 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
             </svg>
             <p class="detail" aria-live="polite" data-testid="roofline-detail">{ detail }</p>
             <ul class="legend">
-                <li><span class="swatch" style={format!("background:{ROOF_COLOUR}")}></span>{ T::RoofPrecision.get(lang) }</li>
+                <li><Swatch colour={ROOF_COLOUR} />{ T::RoofPrecision.get(lang) }</li>
                 if perf.fp32_flops != perf.peak_flops {
-                    <li><span class="swatch" style={format!("background:{FP32_ROOF_COLOUR}")}></span>{ T::RoofFp32.get(lang) }</li>
+                    <li><Swatch colour={FP32_ROOF_COLOUR} />{ T::RoofFp32.get(lang) }</li>
                 }
-                <li><span class="swatch" style={format!("background:{MEMORY_BOUND_COLOUR}")}></span>{ T::MemoryBound.get(lang) }</li>
-                <li><span class="swatch" style={format!("background:{COMPUTE_BOUND_COLOUR}")}></span>{ T::ComputeBound.get(lang) }</li>
-                <li><span class="swatch" style={format!("background:{STEP_COLOUR}")}></span>{ T::WholeStep.get(lang) }</li>
+                <li><Swatch colour={MEMORY_BOUND_COLOUR} />{ T::MemoryBound.get(lang) }</li>
+                <li><Swatch colour={COMPUTE_BOUND_COLOUR} />{ T::ComputeBound.get(lang) }</li>
+                <li><Swatch colour={STEP_COLOUR} />{ T::WholeStep.get(lang) }</li>
             </ul>
         </section>
     }

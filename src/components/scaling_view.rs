@@ -9,7 +9,7 @@ use hsi_gpu_core::scaling::ScalingPoint;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
-use crate::components::palette::OKABE_ITO;
+use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::i18n::{self, Lang, T};
 
 const WIDTH: f64 = 640.0;
@@ -123,10 +123,10 @@ pub fn ScalingView(props: &ScalingViewProps) -> Html {
             </svg>
             <ul class="legend">
                 { for scaling.ddp.iter().enumerate().map(|(i, curve)| html! {
-                    <li><span class="swatch" style={format!("background:{}", CURVE_COLOURS[i % CURVE_COLOURS.len()])}></span>
+                    <li><Swatch colour={CURVE_COLOURS[i % CURVE_COLOURS.len()]} />
                         { format!("DDP, {}", i18n::interconnect_name(curve.interconnect, lang)) }</li>
                 }) }
-                <li><span class="swatch" style={format!("background:{PARALLEL_COLOUR}")}></span>{ T::ParallelExperiments.get(lang) }</li>
+                <li><Swatch colour={PARALLEL_COLOUR} />{ T::ParallelExperiments.get(lang) }</li>
                 <li><span class="swatch line-dashed"></span>{ T::Ideal.get(lang) }</li>
             </ul>
             if !props.compact {
