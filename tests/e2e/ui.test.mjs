@@ -5,9 +5,12 @@
 // input-to-frame latency over 100 slider moves and saves screenshots.
 
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { after, before, test } from "node:test";
 
-import { launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { DIST, launchBrowser, openApp, serveDist } from "./harness.mjs";
 
 let server;
 let browser;
@@ -342,6 +345,51 @@ test("input-to-frame latency over 100 slider moves", async (t) => {
   // The goal is the next 60 Hz frame; the 2-core shared test machine drops frames under
   // load, so the test fails only past a few frames: a real regression, not noise.
   assert.ok(dom.p95 <= 3 * FRAME_MS, `input -> DOM p95 ${dom.p95} ms is over 3 frames`);
+});
+
+test("runs under a strict Content-Security-Policy (self and wasm only)", async () => {
+  // Trunk writes its loader as an inline <script>; a deployment allows it by hash (or a
+  // build step moves it to a file). Everything else must need only 'self' and
+  // 'wasm-unsafe-eval': no eval, no inline styles, no other origin.
+  const html = readFileSync(path.join(DIST, "index.html"), "utf8");
+  const inlineHashes = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
+    ([, body]) => `'sha256-${createHash("sha256").update(body).digest("base64")}'`,
+  );
+  const policy = [
+    "default-src 'self'",
+    `script-src 'self' 'wasm-unsafe-eval' ${inlineHashes.join(" ")}`,
+    "style-src 'self'",
+    "img-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+  ].join("; ");
+  const context = await browser.newContext();
+  await context.route("**/*", async (route) => {
+    const response = await route.fetch();
+    const headers = { ...response.headers() };
+    if ((headers["content-type"] ?? "").startsWith("text/html")) {
+      headers["content-security-policy"] = policy;
+    }
+    await route.fulfill({ response, headers });
+  });
+  const page = await context.newPage();
+  const problems = [];
+  page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+  page.on("pageerror", (e) => problems.push(e.message));
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) =>
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`),
+    );
+  });
+  await page.goto(server.url);
+  await page.waitForFunction(() => document.body?.dataset.ready === "1", null, { timeout: 30_000 });
+  await slide(page, "patch-slider", 17);
+  await page.getByTestId("lang-toggle").click();
+  assert.ok((await page.getByTestId("total-memory").innerText()).length > 0);
+  assert.deepEqual(problems, []);
+  await context.unrouteAll({ behavior: "ignoreErrors" });
+  await context.close();
 });
 
 test("no page logged an error or asked another origin for anything", () => {
