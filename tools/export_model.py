@@ -803,10 +803,33 @@ def regenerate_fixtures():
     from samples.example_models import ResNet18
 
     bands, patch, classes = 30, 32, 16
-    spec, info = export(ResNet18(bands, classes), [bands, patch, patch], "ResNet-18 (torchvision-style)")
+    model = ResNet18(bands, classes)
+    spec, info = export(model, [bands, patch, patch], "ResNet-18 (torchvision-style)")
     source = {"module": "tools/samples/example_models.py:ResNet18", "bands": bands, "patch": patch, "classes": classes}
+    info["torch_measured"] = measure_in_torch(model, [bands, patch, patch], classes, RESNET_BATCH)
     write_fixture("resnet18", source, spec, info)
     print(f"resnet18: {len(spec['layers'])} layers, {info['torch_params']} params")
+
+
+RESNET_BATCH = 8
+
+
+def measure_in_torch(model, input_shape, classes, batch):
+    """FLOPs and saved-for-backward bytes of one training step on the CPU, measured as
+    tools/validate_zoo.py measures the zoo (flop counter, saved-tensor hooks, CUDA
+    autocast emulated for amp_bf16)."""
+    import validate_zoo
+
+    torch.manual_seed(0)
+    model.train()
+    x = torch.randn(batch, *input_shape)
+    y = torch.randint(0, classes, (batch,))
+    cases = []
+    for precision in validate_zoo.PRECISIONS:
+        fwd, bwd = validate_zoo.flops(model, x, y, precision)
+        saved = validate_zoo.saved_bytes(model, x, y, precision)
+        cases.append({"batch": batch, "precision": precision, "fwd_flops": fwd, "bwd_flops": bwd, "saved_bytes": saved})
+    return cases
 
 
 def self_test():

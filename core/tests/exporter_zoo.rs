@@ -26,6 +26,17 @@ struct Source {
     size: Option<VitSize>,
 }
 
+/// One training step of the PyTorch model measured on the CPU (tools/validate_zoo.py's
+/// method: flop counter, saved-tensor hooks).
+#[derive(Deserialize)]
+struct TorchMeasured {
+    batch: u64,
+    precision: Precision,
+    fwd_flops: f64,
+    bwd_flops: f64,
+    saved_bytes: f64,
+}
+
 #[derive(Deserialize)]
 struct Fixture {
     source: Source,
@@ -34,6 +45,8 @@ struct Fixture {
     unsupported: Vec<serde_json::Value>,
     params_not_represented: Vec<String>,
     warnings: Vec<String>,
+    #[serde(default)]
+    torch_measured: Vec<TorchMeasured>,
     spec: ModelSpec,
 }
 
@@ -147,4 +160,32 @@ fn exported_resnet_keeps_its_residual_branches_and_estimates() {
     assert_eq!(report.params, f.torch_params);
     assert!(report.memory.total > report.memory.weights);
     assert_eq!(report.layers.last().unwrap().output_shape, vec![16]);
+}
+
+#[test]
+fn exported_resnet_matches_pytorch_flops_and_saved_bytes() {
+    let f = load(&fixture_dir().join("resnet18.json"));
+    assert!(!f.torch_measured.is_empty());
+    for m in &f.torch_measured {
+        let a = analyze(&f.spec, m.batch, m.precision).expect("exported ResNet analyses");
+        let case = format!("{:?} batch {}", m.precision, m.batch);
+        assert!(
+            close(a.fwd_flops, m.fwd_flops),
+            "{case}: fwd FLOPs {} vs torch {}",
+            a.fwd_flops,
+            m.fwd_flops
+        );
+        assert!(
+            close(a.bwd_flops, m.bwd_flops),
+            "{case}: bwd FLOPs {} vs torch {}",
+            a.bwd_flops,
+            m.bwd_flops
+        );
+        assert!(
+            close(a.saved_bytes, m.saved_bytes),
+            "{case}: saved bytes {} vs torch {}",
+            a.saved_bytes,
+            m.saved_bytes
+        );
+    }
 }
