@@ -1,6 +1,7 @@
 //! One component per view or control.
 
 pub mod assumptions;
+pub mod compare;
 pub mod controls;
 pub mod cost_view;
 pub mod header;

@@ -1,0 +1,124 @@
+//! One horizontal bar per option for one figure, the best bar in a stronger colour, an
+//! optional reference line (the memory budget). Colours and fonts are inline attributes,
+//! so the exported SVG looks the same outside the page.
+
+use hsi_gpu_core::chart::{linear_ticks, nice_domain, LinearScale};
+use yew::prelude::*;
+
+use super::io;
+use super::text::C;
+use crate::components::palette::OKABE_ITO;
+use crate::i18n::Lang;
+
+pub const WIDTH: u32 = 560;
+const LABEL_WIDTH: f64 = 210.0;
+const RIGHT_MARGIN: f64 = 70.0;
+const ROW: f64 = 22.0;
+const TOP: f64 = 8.0;
+const AXIS_ROOM: f64 = 26.0;
+const BAR_COLOUR: &str = OKABE_ITO[1];
+const BEST_COLOUR: &str = OKABE_ITO[4];
+const REFERENCE_COLOUR: &str = OKABE_ITO[5];
+
+pub fn height(bars: usize) -> u32 {
+    (TOP + ROW * bars as f64 + AXIS_ROOM).ceil() as u32
+}
+
+#[derive(Properties, PartialEq)]
+pub struct CompareBarsProps {
+    /// data-testid of the SVG; also the exported files' name.
+    pub id: AttrValue,
+    pub title: AttrValue,
+    pub labels: Vec<AttrValue>,
+    pub values: Vec<Option<f64>>,
+    /// The value as shown beside its bar.
+    pub texts: Vec<AttrValue>,
+    pub best: Vec<usize>,
+    /// A vertical line at this value (e.g. 1 = the memory budget).
+    #[prop_or_default]
+    pub reference: Option<f64>,
+    pub lang: Lang,
+}
+
+#[function_component]
+pub fn CompareBars(props: &CompareBarsProps) -> Html {
+    let max = props
+        .values
+        .iter()
+        .flatten()
+        .copied()
+        .chain(props.reference)
+        .fold(0.0f64, f64::max);
+    let (_, top) = nice_domain(0.0, if max > 0.0 { max } else { 1.0 }, 5);
+    let x = LinearScale::new((0.0, top), (LABEL_WIDTH, f64::from(WIDTH) - RIGHT_MARGIN));
+    let h = height(props.labels.len());
+    let axis_y = TOP + ROW * props.labels.len() as f64;
+    let bars = props.labels.iter().enumerate().map(|(i, label)| {
+        let y = TOP + ROW * i as f64;
+        let value = props.values.get(i).copied().flatten();
+        let colour = if props.best.contains(&i) { BEST_COLOUR } else { BAR_COLOUR };
+        let text = props.texts.get(i).cloned().unwrap_or_default();
+        html! {
+            <g>
+                <text x={(LABEL_WIDTH - 6.0).to_string()} y={(y + ROW * 0.68).to_string()}
+                    text-anchor="end" font-size="12" font-family="system-ui, sans-serif" fill="#111827">{ label }</text>
+                if let Some(v) = value {
+                    <rect x={LABEL_WIDTH.to_string()} y={(y + 3.0).to_string()}
+                        width={(x.map(v) - LABEL_WIDTH).max(0.5).to_string()} height={(ROW - 6.0).to_string()}
+                        fill={colour} />
+                }
+                <text x={(x.map(value.unwrap_or(0.0)) + 4.0).to_string()} y={(y + ROW * 0.68).to_string()}
+                    font-size="11" font-family="system-ui, sans-serif" fill="#111827">
+                    { text }{ if props.best.contains(&i) { " ★" } else { "" } }
+                </text>
+            </g>
+        }
+    });
+    let ticks = linear_ticks(0.0, top, 5).into_iter().map(|t| {
+        html! {
+            <g>
+                <line x1={x.map(t).to_string()} x2={x.map(t).to_string()} y1={axis_y.to_string()}
+                    y2={(axis_y + 4.0).to_string()} stroke="#4b5563" />
+            </g>
+        }
+    });
+    let on_svg = {
+        let id = props.id.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(svg) = io::outer_html(&id) {
+                io::download_text(&format!("{id}.svg"), "image/svg+xml", &svg);
+            }
+        })
+    };
+    let on_png = {
+        let id = props.id.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(svg) = io::outer_html(&id) {
+                io::download_svg_as_png(&svg, WIDTH, h, &format!("{id}.png"));
+            }
+        })
+    };
+    let lang = props.lang;
+    html! {
+        <figure class="compare-chart">
+            <figcaption>{ &props.title }</figcaption>
+            <svg xmlns="http://www.w3.org/2000/svg" data-testid={props.id.clone()} role="img"
+                aria-label={props.title.clone()} viewBox={format!("0 0 {WIDTH} {h}")}
+                width={WIDTH.to_string()} height={h.to_string()}>
+                <rect x="0" y="0" width={WIDTH.to_string()} height={h.to_string()} fill="#ffffff" />
+                { for bars }
+                <line x1={LABEL_WIDTH.to_string()} x2={(f64::from(WIDTH) - RIGHT_MARGIN).to_string()}
+                    y1={axis_y.to_string()} y2={axis_y.to_string()} stroke="#4b5563" />
+                { for ticks }
+                if let Some(r) = props.reference {
+                    <line x1={x.map(r).to_string()} x2={x.map(r).to_string()} y1={TOP.to_string()}
+                        y2={axis_y.to_string()} stroke={REFERENCE_COLOUR} stroke-dasharray="4 3" />
+                }
+            </svg>
+            <p class="no-print export-row">
+                <button type="button" data-testid={format!("{}-svg", props.id)} onclick={on_svg}>{ C::ExportSvg.get(lang) }</button>
+                <button type="button" data-testid={format!("{}-png", props.id)} onclick={on_png}>{ C::ExportPng.get(lang) }</button>
+            </p>
+        </figure>
+    }
+}

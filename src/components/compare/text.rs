@@ -1,0 +1,249 @@
+//! English / 中文 strings of the comparison view. Every key carries both texts; sentences
+//! with figures are functions taking pre-formatted figures.
+
+use hsi_gpu_core::compare::decision::{Condition, Priority};
+use hsi_gpu_core::compare::Metric;
+use hsi_gpu_core::scenario::{ParallelMode, VitSize};
+
+use crate::i18n::Lang;
+
+macro_rules! compare_texts {
+    ($($key:ident => $en:literal, $zh:literal;)*) => {
+        /// A string of the comparison view.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum C { $($key),* }
+
+        impl C {
+            pub const ALL: &'static [C] = &[$(C::$key),*];
+
+            pub fn get(self, lang: Lang) -> &'static str {
+                match (self, lang) {
+                    $((C::$key, Lang::En) => $en, (C::$key, Lang::Zh) => $zh,)*
+                }
+            }
+        }
+    };
+}
+
+compare_texts! {
+    Title => "Compare options", "方案对比";
+    Help => "Each column is a full scenario: the current workload on other hardware. The best value of each row is marked ★. Edit any option; every row follows.",
+        "每一列都是一个完整场景：当前工作负载在不同硬件上的结果。每行最优值标 ★。修改任一方案，各行随之更新。";
+    Rebuild => "Rebuild from the current scenario", "按当前场景重建";
+    AddOption => "Add option", "添加方案";
+    Remove => "Remove", "删除";
+    Label => "Name", "名称";
+    Gpu => "GPU", "GPU";
+    Cards => "Cards", "显卡数";
+    Interconnect => "Interconnect", "互联";
+    Mode => "Use of the cards", "多卡用法";
+    Ddp => "One run, DDP", "单个实验（DDP）";
+    Parallel => "One run per card", "每卡一个实验";
+    Batch => "Batch per GPU", "每卡批大小";
+    Fits => "fits", "放得下";
+    DoesNotFit => "does not fit", "放不下";
+    Best => "best", "最优";
+    NoFigure => "—", "—";
+    CannotEstimate => "cannot be estimated", "无法估算";
+    MetricMemory => "Memory / budget", "显存占预算";
+    MetricMaxBatch => "Largest batch", "最大批大小";
+    MetricPatch => "Largest patch (px)", "最大空间块（像素）";
+    MetricBands => "Largest band count", "最多波段数";
+    MetricSpeed => "Samples/s", "样本/秒";
+    MetricRun => "One run", "单次训练";
+    MetricSweep => "Sweep of K runs", "K 次实验的搜索";
+    MetricTco => "TCO", "总拥有成本";
+    MetricPerExperiment => "Cost per experiment", "每次实验成本";
+    MetricPower => "Power draw", "功耗";
+    MetricCards => "Cards", "显卡数";
+    MetricOps => "Admin hours/month", "每月运维小时";
+    Complexity => "Operations", "运维复杂度";
+    Nccl => "NCCL", "NCCL";
+    NoNccl => "no NCCL", "无 NCCL";
+    Psu => "PSU", "电源";
+    PriceUnknown => "card price unknown: set cost.card_price_usd", "显卡价格未知：请设置 cost.card_price_usd";
+    Charts => "Charts", "图表";
+    ChartMemory => "Memory per GPU / budget", "每卡显存 / 预算";
+    ChartTime => "Time to result", "出结果时间";
+    ChartCost => "TCO", "总拥有成本";
+    Decision => "Decision matrix", "决策矩阵";
+    TeamSize => "Team size (people, each running a sweep)", "团队人数（每人一次超参数搜索）";
+    Goal => "Goal", "目标";
+    GoalSingleRun => "Fastest single run", "单次训练最快";
+    GoalSweep => "Finish everyone's sweeps", "尽快完成所有人的搜索";
+    Budget => "Budget over the box's life, USD (empty: none)", "整机生命周期预算（美元，留空为不限）";
+    OpsHours => "Admin hours per month you can spare (empty: none)", "每月可投入运维小时（留空为不限）";
+    Margin => "A faster option must save more than this share of time to beat a simpler one", "更快的方案需节省超过此比例的时间才优先于更简单的方案";
+    Recommended => "Recommended", "推荐";
+    NothingEligible => "No option fits within the budget and the operations time.", "没有方案同时满足显存、预算与运维时间。";
+    TimeToResult => "Time to result", "出结果时间";
+    Runs => "Runs", "实验次数";
+    WithinBudget => "Within budget", "预算内";
+    WithinOps => "Within ops time", "运维时间内";
+    Eligible => "Eligible", "符合条件";
+    Yes => "yes", "是";
+    No => "no", "否";
+    Unknown => "unknown", "未知";
+    FlipsTitle => "When the recommendation changes", "推荐何时改变";
+    NoFlips => "No single change among those tried alters it.", "所尝试的单项变化都不会改变推荐。";
+    Sensitivity => "What breaks first", "最先到达的极限";
+    HeatTitle => "Fit over patch × bands", "空间块 × 波段数 适配图";
+    HeatHelp => "Memory per GPU over the budget at the option's batch; above 100 % it does not fit.", "在该方案的批大小下，每卡显存占预算比例；超过 100 % 即放不下。";
+    HeatOption => "Option", "方案";
+    HeatNa => "A custom model fixes patch and bands.", "自定义模型的空间块和波段数固定。";
+    Patch => "patch", "空间块";
+    Bands => "bands", "波段";
+    Export => "Export", "导出";
+    ExportJson => "Comparison (JSON)", "对比（JSON）";
+    ExportCsv => "Results (CSV)", "结果（CSV）";
+    ExportSvg => "SVG", "SVG";
+    ExportPng => "PNG", "PNG";
+    Print => "Print report", "打印报告";
+    Import => "Import", "导入";
+    ImportHelp => "Paste a comparison, a scenario or a model layer list (JSON), or load a file. Nothing is replaced unless it is valid.",
+        "粘贴对比、场景或模型层列表（JSON），或选择文件。只有内容有效时才会替换当前对比。";
+    ImportButton => "Import", "导入";
+    ImportFile => "Load a file", "选择文件";
+    ImportDone => "Imported.", "已导入。";
+}
+
+pub fn metric_name(m: Metric, lang: Lang) -> &'static str {
+    let key = match m {
+        Metric::MemoryUtilization => C::MetricMemory,
+        Metric::MaxBatch => C::MetricMaxBatch,
+        Metric::LargestPatch => C::MetricPatch,
+        Metric::LargestBands => C::MetricBands,
+        Metric::SamplesPerS => C::MetricSpeed,
+        Metric::RunTime => C::MetricRun,
+        Metric::SweepTime => C::MetricSweep,
+        Metric::Tco => C::MetricTco,
+        Metric::CostPerExperiment => C::MetricPerExperiment,
+        Metric::Power => C::MetricPower,
+        Metric::Cards => C::MetricCards,
+        Metric::OpsHours => C::MetricOps,
+    };
+    key.get(lang)
+}
+
+pub fn mode_name(mode: ParallelMode, lang: Lang) -> &'static str {
+    match mode {
+        ParallelMode::Ddp => C::Ddp.get(lang),
+        ParallelMode::ParallelExperiments => C::Parallel.get(lang),
+    }
+}
+
+pub fn priority_name(p: Priority, lang: Lang) -> &'static str {
+    match p {
+        Priority::SingleRun => C::GoalSingleRun.get(lang),
+        Priority::Sweep => C::GoalSweep.get(lang),
+    }
+}
+
+fn vit_size_name(size: VitSize) -> &'static str {
+    match size {
+        VitSize::Small => "S",
+        VitSize::Base => "B",
+        VitSize::Large => "L",
+        VitSize::Huge => "H",
+    }
+}
+
+/// The condition of a flip, as a phrase; money and hours come pre-formatted.
+pub fn condition_phrase(c: &Condition, lang: Lang, money: impl Fn(f64) -> String) -> String {
+    match (c, lang) {
+        (Condition::PatchAbove { patch }, Lang::En) => {
+            format!("with patches of {patch} px or more")
+        }
+        (Condition::PatchAbove { patch }, Lang::Zh) => format!("空间块达到 {patch} 像素及以上时"),
+        (Condition::Model { id, size, patch }, lang) => {
+            let name = match size {
+                Some(s) => format!("{id}-{}", vit_size_name(*s)),
+                None => id.clone(),
+            };
+            match lang {
+                Lang::En => format!("with the {name} model (patch {patch})"),
+                Lang::Zh => format!("换用 {name} 模型（空间块 {patch}）时"),
+            }
+        }
+        (Condition::SweepRuns { runs }, Lang::En) => format!("with {runs} runs per sweep"),
+        (Condition::SweepRuns { runs }, Lang::Zh) => format!("每次搜索 {runs} 个实验时"),
+        (Condition::TeamSize { people }, Lang::En) => format!("with a team of {people}"),
+        (Condition::TeamSize { people }, Lang::Zh) => format!("团队为 {people} 人时"),
+        (Condition::BudgetBelow { usd }, Lang::En) => {
+            format!("with a budget below {}", money(*usd))
+        }
+        (Condition::BudgetBelow { usd }, Lang::Zh) => format!("预算低于 {} 时", money(*usd)),
+        (Condition::BudgetAtLeast { usd }, Lang::En) => {
+            format!("with a budget of {} or more", money(*usd))
+        }
+        (Condition::BudgetAtLeast { usd }, Lang::Zh) => {
+            format!("预算达到 {} 及以上时", money(*usd))
+        }
+        (Condition::OpsHoursBelow { hours }, Lang::En) => {
+            format!("with less than {hours:.1} admin hours per month")
+        }
+        (Condition::OpsHoursBelow { hours }, Lang::Zh) => {
+            format!("每月运维时间少于 {hours:.1} 小时时")
+        }
+        (Condition::Priority { priority }, Lang::En) => {
+            format!("if the goal is \"{}\"", priority_name(*priority, lang))
+        }
+        (Condition::Priority { priority }, Lang::Zh) => {
+            format!("若目标为“{}”", priority_name(*priority, lang))
+        }
+    }
+}
+
+/// "…, X is recommended instead; A, B no longer fit the batch."
+pub fn flip_sentence(
+    condition: &str,
+    recommended: Option<&str>,
+    no_longer_fit: &[&str],
+    batch: u32,
+    lang: Lang,
+) -> String {
+    let mut out = match (recommended, lang) {
+        (Some(r), Lang::En) => format!("{condition}: {r} is recommended"),
+        (Some(r), Lang::Zh) => format!("{condition}：推荐 {r}"),
+        (None, Lang::En) => format!("{condition}: no option is eligible"),
+        (None, Lang::Zh) => format!("{condition}：没有符合条件的方案"),
+    };
+    if !no_longer_fit.is_empty() {
+        let names = no_longer_fit.join(", ");
+        out.push_str(&match lang {
+            Lang::En => format!("; {names} no longer fit batch {batch}"),
+            Lang::Zh => format!("；{names} 放不下批大小 {batch}"),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_string_exists_in_both_languages() {
+        for key in C::ALL {
+            let (en, zh) = (key.get(Lang::En), key.get(Lang::Zh));
+            assert!(!en.is_empty() && !zh.is_empty(), "{key:?}");
+        }
+        for m in Metric::ALL {
+            assert_ne!(metric_name(m, Lang::En), metric_name(m, Lang::Zh), "{m:?}");
+        }
+    }
+
+    #[test]
+    fn flip_sentences_name_the_lost_options() {
+        let s = flip_sentence(
+            "with patches of 157 px or more",
+            Some("A6000"),
+            &["3090", "4090"],
+            64,
+            Lang::En,
+        );
+        assert_eq!(s, "with patches of 157 px or more: A6000 is recommended; 3090, 4090 no longer fit batch 64");
+        let z = flip_sentence("x", None, &[], 64, Lang::Zh);
+        assert_eq!(z, "x：没有符合条件的方案");
+    }
+}
