@@ -8,6 +8,7 @@ use hsi_gpu_core::{estimate, gpu};
 use yew::prelude::*;
 
 use crate::components::assumptions::AssumptionsPanel;
+use crate::components::compare::CompareView;
 use crate::components::cost_view::CostView;
 use crate::components::header::Header;
 use crate::components::layer_table::LayerTable;
@@ -100,6 +101,10 @@ pub fn App(props: &AppProps) -> Html {
                     </div>
                     <main class="views">{ views }</main>
                 </div>
+                // Comparison view (issue 5), mounted below the single-scenario views.
+                if !embed {
+                    <CompareView />
+                }
             </div>
         </ContextProvider<Store>>
     }
