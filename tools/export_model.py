@@ -606,6 +606,8 @@ class Exporter:
         try:
             with torch.no_grad(), Recorder(self):
                 output = self.model(x)
+        except (RuntimeError, ValueError, TypeError) as e:  # e.g. an --input the model rejects
+            raise ExportError(f"the forward pass on an input of shape {list(x.shape)} failed: {e}") from e
         finally:
             for h in handles:
                 h.remove()
@@ -734,8 +736,14 @@ def load_module_model(target, ctor_args, ctor_kwargs):
     module_path, _, attr = target.partition(":")
     if not attr:
         raise ExportError(f"--module {target}: expected package.module:ClassName")
-    factory = getattr(importlib.import_module(module_path), attr)
-    return factory(*ctor_args, **ctor_kwargs)
+    try:
+        factory = getattr(importlib.import_module(module_path), attr)
+    except (ImportError, AttributeError) as e:
+        raise ExportError(f"--module {target}: {e} (--path adds an import directory)") from e
+    try:
+        return factory(*ctor_args, **ctor_kwargs)
+    except Exception as e:  # the user's constructor: report whatever it raises
+        raise ExportError(f"--module {target} with --args {ctor_args} --kwargs {ctor_kwargs}: {e}") from e
 
 
 def load_pickled_model(path):
@@ -919,11 +927,12 @@ def main():
             )
             input_shape = args.input
         spec, info = export(model, input_shape, args.name or args.zoo or type(model).__name__)
-    except ExportError as e:
+    except (ExportError, json.JSONDecodeError) as e:
         print(f"export_model: {e}", file=sys.stderr)
         return 3
     for u in info["unsupported"]:
-        print(f"unsupported: {u['layer']} ({u['what']}); nearest: {u['nearest']}; written as: {u['substitute']}", file=sys.stderr)
+        written = json.dumps(u["substitute"]) if isinstance(u["substitute"], dict) else u["substitute"]
+        print(f"unsupported: {u['layer']} ({u['what']}); nearest: {u['nearest']}; written as: {written}", file=sys.stderr)
     for warning in info["warnings"]:
         print(f"warning: {warning}", file=sys.stderr)
     if info["params_not_represented"]:
