@@ -442,16 +442,42 @@ def check_scenario(scenario):
 # --- self-test ---------------------------------------------------------------------------
 
 
+def same_as_zoo_model(spec, case):
+    """True if SpecModel(spec) counts the FLOPs and saves the bytes that the original
+    PyTorch zoo model did in `case` (a core/tests/fixtures/pytorch_zoo.json case)."""
+    import validate_zoo
+
+    model = SpecModel(spec).train()
+    torch.manual_seed(0)
+    x = torch.randn(case["batch"], *spec["input"])
+    with torch.no_grad():
+        out_shape = model(x[:1]).shape
+    y = torch.randint(0, out_shape[1], (case["batch"], *out_shape[2:]))
+    fwd, bwd = validate_zoo.flops(model, x, y, case["precision"])
+    saved = validate_zoo.saved_bytes(model, x, y, case["precision"])
+    return (fwd, bwd, saved) == (case["fwd_flops"], case["bwd_flops"], case["saved_bytes"])
+
+
 def self_test():
-    """SpecModel rebuilds every exported fixture with torch's parameter count, and a dry
-    run of a zoo preset and of a custom spec produce complete measurement records."""
-    fixtures = os.path.join(os.path.dirname(TOOLS), "core", "tests", "fixtures", "exported")
+    """SpecModel rebuilds every exported fixture with torch's parameter count, and an
+    exported zoo model with the original's FLOPs and saved bytes (so measuring a layer
+    list measures what the estimate describes); the OOM search finds the edge; a dry run
+    of a zoo preset and of a custom spec produce complete measurement records."""
+    repo = os.path.dirname(TOOLS)
+    fixtures = os.path.join(repo, "core", "tests", "fixtures", "exported")
+    with open(os.path.join(repo, "core", "tests", "fixtures", "pytorch_zoo.json")) as f:
+        zoo_cases = json.load(f)["cases"]
+    option_keys = ("bands", "patch", "classes", "width", "size")
     for file in sorted(os.listdir(fixtures)):
         with open(os.path.join(fixtures, file)) as f:
             fixture = json.load(f)
         model = SpecModel(fixture["spec"])
         params = sum(p.numel() for p in model.parameters())
         assert params == fixture["torch_params"], (file, params, fixture["torch_params"])
+        source = fixture["source"]
+        for case in zoo_cases:
+            if case["model"] == source.get("zoo") and all(case["options"][k] == source[k] for k in option_keys):
+                assert same_as_zoo_model(fixture["spec"], case), (file, case)
     base = {"bands": 30, "patch": 13, "classes": 16, "batch_per_gpu": 4, "precision": "fp32",
             "optimizer": "adam", "checkpointing": False}
     with open(os.path.join(fixtures, "zoo_hu1d.json")) as f:
