@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use hsi_gpu_core::{estimate, gpu};
+use hsi_gpu_core::{dataset, estimate, gpu};
 use yew::prelude::*;
 
 use crate::components::assumptions::AssumptionsPanel;
@@ -50,11 +50,22 @@ pub fn App(props: &AppProps) -> Html {
 
     let lang = store.lang;
     let s = &store.scenario;
-    let gpu_name: AttrValue = gpu::gpu_by_id(&s.gpu)
+    let card = gpu::gpu_by_id(&s.gpu);
+    let gpu_name: AttrValue = card
         .map(|g| g.name)
         .unwrap_or(s.gpu.as_str())
         .to_string()
         .into();
+    let scene = dataset::dataset_by_id(&s.dataset);
+    let unverified: Vec<String> = [
+        card.map(|g| (g.name, g.unverified)),
+        scene.map(|d| (d.name, d.unverified)),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|(_, fields)| !fields.is_empty())
+    .map(|(name, fields)| format!("{name}: {}", fields.join(", ")))
+    .collect();
     let on_dismiss = {
         let store = store.clone();
         Callback::from(move |()| store.dispatch(Action::DismissNotices))
@@ -63,7 +74,7 @@ pub fn App(props: &AppProps) -> Html {
         Ok(report) => html! {
             <>
                 <Verdict report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
-                    headroom={s.memory.headroom} cards={s.cards} />
+                    headroom={s.memory.headroom} cards={s.cards} unverified={unverified} />
                 <MemoryView report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
                     headroom={s.memory.headroom} />
                 <ScalingView report={report.clone()} lang={lang} cards={s.cards} compact={embed} />

@@ -8,6 +8,12 @@ pub mod platform;
 pub mod query;
 pub mod state;
 
+/// Scenario sections whose scalar fields are editable assumptions.
+pub const ASSUMPTION_SECTIONS: [&str; 4] = ["memory", "perf", "cost", "workload"];
+
+/// Fields inside those sections that the scenario panel edits with a proper control.
+pub const SCENARIO_PANEL_FIELDS: [&str; 1] = ["workload.mode"];
+
 /// The app's store, shared with the components through a context.
 pub type Store = yew::UseReducerHandle<state::AppState>;
 

@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use hsi_gpu_core::scenario::{Interconnect, ModelChoice, Optimizer, Precision};
+use hsi_gpu_core::scenario::{Interconnect, ModelChoice, Optimizer, ParallelMode, Precision};
 use hsi_gpu_core::{dataset, zoo, Scenario};
 use yew::Reducible;
 
@@ -104,6 +104,7 @@ pub enum Action {
     Precision(Precision),
     Optimizer(Optimizer),
     Interconnect(Interconnect),
+    Mode(ParallelMode),
     Checkpointing(bool),
     Gpu(String),
     /// Picks a dataset and takes its band and class counts.
@@ -136,6 +137,7 @@ impl Reducible for AppState {
             Action::Precision(v) => s.precision = v,
             Action::Optimizer(v) => s.optimizer = v,
             Action::Interconnect(v) => s.interconnect = v,
+            Action::Mode(v) => s.workload.mode = v,
             Action::Checkpointing(v) => s.checkpointing = v,
             Action::Gpu(id) => s.gpu = id,
             Action::Dataset(id) => {

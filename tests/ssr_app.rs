@@ -5,11 +5,10 @@ mod ssr_support;
 
 use hsi_gpu_core::format;
 use hsi_gpu_planner::app::{App, AppProps};
-use hsi_gpu_planner::components::assumptions::ASSUMPTION_SECTIONS;
 use hsi_gpu_planner::components::controls::{NumberSlider, NumberSliderProps};
 use hsi_gpu_planner::i18n::{Lang, T};
-use hsi_gpu_planner::query;
 use hsi_gpu_planner::state::AppState;
+use hsi_gpu_planner::{query, ASSUMPTION_SECTIONS};
 use ssr_support::{render, report, scenario, testid_text};
 use yew::Callback;
 
@@ -66,6 +65,20 @@ async fn page_shows_controls_views_and_the_estimates_note() {
 }
 
 #[tokio::test]
+async fn figures_without_a_primary_source_are_named() {
+    let card = hsi_gpu_core::gpu::GPUS
+        .iter()
+        .find(|g| !g.unverified.is_empty())
+        .expect("the catalog marks some figures unverified");
+    let mut s = state("");
+    s.scenario.gpu = card.id.into();
+    let html = page(s).await;
+    let note = testid_text(&html, "unverified").expect("unverified note");
+    assert!(note.contains(card.name), "{note}");
+    assert!(note.contains(card.unverified[0]), "{note}");
+}
+
+#[tokio::test]
 async fn chinese_page_uses_chinese_strings() {
     let html = page(state("lang=zh")).await;
     assert!(html.contains(T::Title.get(Lang::Zh)));
@@ -83,7 +96,10 @@ async fn embed_mode_is_compact_and_links_to_the_full_page() {
     assert!(html.contains("data-testid=\"total-memory\""));
     assert!(html.contains("data-testid=\"step-time\""));
     for gone in ["roofline-chart", "tco", "scaling-table", "layer-table"] {
-        assert!(!html.contains(&format!("data-testid=\"{gone}\"")), "{gone} shown");
+        assert!(
+            !html.contains(&format!("data-testid=\"{gone}\"")),
+            "{gone} shown"
+        );
     }
     let link_at = html
         .find("data-testid=\"open-full\"")

@@ -53,7 +53,7 @@ async fn memory_view_shows_each_term_the_total_capacity_and_max_batch() {
         assert!(html.contains(&labelled), "{labelled} missing");
     }
     // Seven stacked terms, a capacity line and a headroom line.
-    assert_eq!(count(&html, "<rect"), 7);
+    assert_eq!(count(&html, "<rect x="), 7);
     assert_eq!(count(&html, "capacity-line"), 1);
     assert_eq!(count(&html, "headroom-line"), 1);
     assert!(m.fits);
@@ -89,6 +89,7 @@ async fn verdict_uses_the_core_figures_and_compares_topologies() {
         gpu_name: "RTX 3090".into(),
         headroom: s.memory.headroom,
         cards: s.cards,
+        unverified: Vec::new(),
     })
     .await;
     let verdict = testid_text(&html, "verdict").expect("verdict shown");

@@ -10,10 +10,7 @@ use web_sys::{Element, HtmlInputElement};
 use crate::i18n::{self, T};
 use crate::query;
 use crate::state::Action;
-use crate::Store;
-
-/// Scenario sections whose fields are assumptions.
-pub const ASSUMPTION_SECTIONS: [&str; 4] = ["memory", "perf", "cost", "workload"];
+use crate::{Store, ASSUMPTION_SECTIONS, SCENARIO_PANEL_FIELDS};
 
 #[function_component]
 pub fn AssumptionsPanel() -> Html {
@@ -23,6 +20,9 @@ pub fn AssumptionsPanel() -> Html {
     // Closed, the panel renders no inputs: nothing to rebuild on every slider move.
     let fields = if *open {
         query::fields_under(&store.scenario, &ASSUMPTION_SECTIONS)
+            .into_iter()
+            .filter(|(path, _)| !SCENARIO_PANEL_FIELDS.contains(&path.as_str()))
+            .collect()
     } else {
         Vec::new()
     };

@@ -1,7 +1,7 @@
 //! The scenario inputs: dataset, model, GPU, geometry, precision, optimizer, cards.
 
-use hsi_gpu_core::scenario::{self, Interconnect, Optimizer, Precision};
-use hsi_gpu_core::{dataset, gpu, zoo};
+use hsi_gpu_core::scenario::{self, Interconnect, Optimizer, ParallelMode, Precision};
+use hsi_gpu_core::{dataset, gpu, scaling, zoo};
 use yew::prelude::*;
 
 use crate::components::controls::{Choice, NumberSlider, StepSlider, Toggle};
@@ -14,6 +14,12 @@ use crate::Store;
 const SLIDER_MAX_PATCH: u32 = 64;
 const SLIDER_MAX_BANDS: u32 = 300;
 const SLIDER_MAX_BATCH: u32 = 4096;
+
+/// Parallel modes with their JSON ids (as in the Scenario and the link).
+const PARALLEL_MODES: [(ParallelMode, &str); 2] = [
+    (ParallelMode::Ddp, "ddp"),
+    (ParallelMode::ParallelExperiments, "parallel_experiments"),
+];
 
 fn options<I: IntoIterator<Item = (String, String)>>(items: I) -> Vec<(AttrValue, AttrValue)> {
     items
@@ -60,12 +66,30 @@ pub fn ScenarioPanel() -> Html {
             i18n::optimizer_name(*o, lang).to_string(),
         )
     }));
-    let interconnects = options(Interconnect::ALL.iter().map(|i| {
+    // The card's own topologies; a linked scenario's other choice stays listed so the
+    // select shows it, and the core's remark explains the replacement.
+    let mut topologies = gpu::gpu_by_id(&s.gpu)
+        .map(scaling::valid_interconnects)
+        .unwrap_or_else(|| Interconnect::ALL.to_vec());
+    if !topologies.contains(&s.interconnect) {
+        topologies.push(s.interconnect);
+    }
+    let interconnects = options(topologies.iter().map(|i| {
         (
             i.id().to_string(),
             i18n::interconnect_name(*i, lang).to_string(),
         )
     }));
+    let modes = options(
+        PARALLEL_MODES
+            .iter()
+            .map(|(m, id)| (id.to_string(), i18n::mode_name(*m, lang).to_string())),
+    );
+    let mode_id = PARALLEL_MODES
+        .iter()
+        .find(|(m, _)| *m == s.workload.mode)
+        .map(|(_, id)| *id)
+        .unwrap_or_default();
     let precision_names: Vec<AttrValue> = Precision::ALL
         .iter()
         .map(|p| AttrValue::from(i18n::precision_name(*p, lang)))
@@ -92,6 +116,14 @@ pub fn ScenarioPanel() -> Html {
         Callback::from(move |id: String| {
             if let Some(i) = Interconnect::ALL.iter().find(|i| i.id() == id) {
                 store.dispatch(Action::Interconnect(*i));
+            }
+        })
+    };
+    let on_mode = {
+        let store = store.clone();
+        Callback::from(move |id: String| {
+            if let Some((m, _)) = PARALLEL_MODES.iter().find(|(_, i)| *i == id) {
+                store.dispatch(Action::Mode(*m));
             }
         })
     };
@@ -134,6 +166,8 @@ pub fn ScenarioPanel() -> Html {
                 on_change={send_u32(Action::Cards)} />
             <Choice id="interconnect" label={T::Interconnect.get(lang)} options={interconnects}
                 selected={s.interconnect.id()} on_change={on_interconnect} />
+            <Choice id="mode" label={T::Mode.get(lang)} options={modes}
+                selected={mode_id} on_change={on_mode} />
         </section>
     }
 }

@@ -14,6 +14,9 @@ pub struct VerdictProps {
     pub gpu_name: AttrValue,
     pub headroom: f64,
     pub cards: u32,
+    /// Catalog figures in use that lack a primary source, e.g. "RTX A5500: nvlink".
+    #[prop_or_default]
+    pub unverified: Vec<String>,
 }
 
 #[function_component]
@@ -79,6 +82,9 @@ pub fn Verdict(props: &VerdictProps) -> Html {
             </p>
             <ul class="warnings" aria-label={T::Warnings.get(lang)}>
                 { for warnings.map(|w| html! { <li>{ w }</li> }) }
+                if !props.unverified.is_empty() {
+                    <li data-testid="unverified">{ T::Unverified.get(lang) }{ ": " }{ props.unverified.join("; ") }</li>
+                }
             </ul>
         </section>
     }
