@@ -435,7 +435,10 @@ pub fn calibrate(
     if cases.is_empty() {
         return Err(FieldError {
             field: "measurements".into(),
-            value: format!("{} dry run(s)", measurements.len()),
+            value: format!(
+                "{} measurement(s), none from a CUDA card",
+                measurements.len()
+            ),
             allowed:
                 "at least one measurement from a CUDA card (tools/measure.py without --dry-run)"
                     .into(),
