@@ -11,9 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Comparison;
 use crate::graph::ModelSpec;
-use crate::scenario::{
-    scenario_from_json, FieldError, ModelChoice, Precision, Scenario, MAX_JSON_BYTES,
-};
+use crate::scenario::{FieldError, ModelChoice, Precision, Scenario, MAX_JSON_BYTES};
 
 /// One problem with imported text. `line` and `column` count from 1.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -265,19 +263,10 @@ fn scenario_problems(s: &Scenario) -> Vec<FieldError> {
         .collect()
 }
 
-/// A Scenario from JSON, checked as `estimate` checks it.
+/// A Scenario from JSON, checked as `estimate` checks it. Parsed like
+/// `scenario::scenario_from_json` (missing fields take their defaults), with positions.
 pub fn import_scenario(text: &str) -> Result<Scenario, Vec<ImportError>> {
-    let s = scenario_from_json(text).map_err(|error| {
-        // The same parse through serde_json alone gives the error's position.
-        let (line, column) = serde_json::from_str::<Scenario>(text)
-            .err()
-            .map_or((None, None), |e| position(&e));
-        vec![ImportError {
-            error,
-            line,
-            column,
-        }]
-    })?;
+    let s: Scenario = parse(text, "a Scenario").map_err(|e| vec![e])?;
     let problems = scenario_problems(&s);
     if problems.is_empty() {
         Ok(s)
@@ -340,20 +329,39 @@ pub enum Imported {
     ModelSpec(ModelSpec),
 }
 
+/// Keys of the top-level object of `text`, as far as it reads as one (a scanner, not a
+/// parser: whatever it misses, the import that follows reports).
+fn top_level_keys(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut keys = Vec::new();
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return keys;
+    }
+    i = skip_ws(b, i + 1);
+    while b.get(i) == Some(&b'"') {
+        let end = skip_string(b, i);
+        let colon = skip_ws(b, end);
+        if b.get(colon) != Some(&b':') {
+            break;
+        }
+        keys.extend(text.get(i + 1..end - 1));
+        i = skip_ws(b, skip_value(b, skip_ws(b, colon + 1)));
+        if b.get(i) != Some(&b',') {
+            break;
+        }
+        i = skip_ws(b, i + 1);
+    }
+    keys
+}
+
 /// Imports any of the three documents, told apart by their top-level keys: `options`
 /// makes a Comparison, `layers` a model layer list, anything else a Scenario.
 pub fn import_any(text: &str) -> Result<Imported, Vec<ImportError>> {
-    let top_level: Vec<String> = if text.len() <= MAX_JSON_BYTES {
-        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default()
-    } else {
-        Vec::new()
-    };
-    let has = |key: &str| top_level.iter().any(|k| k == key);
-    if has("options") {
+    let keys = top_level_keys(text);
+    if keys.contains(&"options") {
         import_comparison(text).map(Imported::Comparison)
-    } else if has("layers") {
+    } else if keys.contains(&"layers") {
         import_model_spec(text).map(Imported::ModelSpec)
     } else {
         import_scenario(text).map(|s| Imported::Scenario(Box::new(s)))
@@ -386,5 +394,13 @@ mod tests {
         assert!(text[at..].starts_with("{\"k\": 3}"));
         let missing = locate(text, &[Step::Key("nope")]);
         assert_eq!(missing, 0);
+    }
+
+    #[test]
+    fn top_level_keys_skip_nested_objects() {
+        let text = r#" { "a": {"options": 1}, "b" : [1, {"c": 2}], "layers": "x,}" , "d": 3 }"#;
+        assert_eq!(top_level_keys(text), vec!["a", "b", "layers", "d"]);
+        assert!(top_level_keys("[1]").is_empty());
+        assert_eq!(top_level_keys("{\"a\": 1, \"b"), vec!["a"]);
     }
 }
