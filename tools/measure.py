@@ -40,6 +40,7 @@ the timing loop are exercised, every CUDA figure is null and the step time is th
 """
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -329,10 +330,14 @@ def fits(trainer, batch):
         trainer.synchronize()
         return True
     except torch.cuda.OutOfMemoryError:
-        trainer.batch = None
-        trainer.optimizer.zero_grad(set_to_none=True)
-        torch.cuda.empty_cache()
-        return False
+        pass  # clean up below, once the exception and the frames it holds are gone
+    trainer.batch = None
+    trainer.optimizer.zero_grad(set_to_none=True)
+    if trainer.scaler:  # a step cut short leaves the scaler mid-update
+        trainer.scaler = torch.amp.GradScaler(trainer.device.type)
+    gc.collect()
+    torch.cuda.empty_cache()
+    return False
 
 
 def largest_fitting(trial, start, limit):
