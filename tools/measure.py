@@ -500,6 +500,18 @@ def self_test():
         raise AssertionError("checkpointing must be refused")
     except ScenarioError:
         pass
+    # The out-of-memory path: a step that fails leaves the trainer usable.
+    trainer = Trainer({**base, "model": {"kind": "custom", "spec": hu1d_spec}, "precision": "amp_fp16"}, torch.device("cpu"))
+    real_step = trainer.step
+
+    def step_up_to_8():
+        if trainer.batch[0].shape[0] > 8:
+            raise torch.cuda.OutOfMemoryError("simulated")
+        real_step()
+
+    trainer.step = step_up_to_8
+    assert not fits(trainer, 9) and trainer.batch is None
+    assert fits(trainer, 8)
     for edge, start, limit in ((37, 64, 1 << 16), (37, 4, 1 << 16), (1, 8, 64), (0, 8, 64), (5000, 1, 4096)):
         tried = []
         found = largest_fitting(lambda b: tried.append(b) or b <= edge, start, limit)
