@@ -321,6 +321,9 @@ pub fn compare(s: &Scenario, m: &Measurement) -> Result<Comparison, Vec<FieldErr
         let predicted = memory::max_batch(&spec, &no_headroom, gpu).map_err(|e| vec![e])?;
         add("max_batch", predicted.into(), Some(measured_max.into()));
     }
+    if m.synthetic {
+        warnings.push("synthetic sample: made-up figures, not a measurement".into());
+    }
     if m.dry_run {
         warnings
             .push("dry run on the CPU: no CUDA figures, and its step time is not a card's".into());

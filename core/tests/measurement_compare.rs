@@ -92,7 +92,8 @@ fn sample_measurement_compares_every_term_and_names_another_card() {
             "max_batch"
         ]
     );
-    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+    assert!(c.warnings[0].contains("synthetic"));
     // The sweep finds where memory runs out, so the prediction has no headroom.
     let report = estimate(&scenario).unwrap();
     assert!(c.term("max_batch").unwrap().predicted >= f64::from(report.max_batch));
