@@ -94,6 +94,7 @@ texts! {
     Cards => "Cards", "显卡数量";
     Interconnect => "Interconnect", "互联";
     Mode => "Use of the cards", "多卡用法";
+    ModelSize => "Model size", "模型规模";
     Unverified => "Figures without a primary source (treat with care)", "缺少一手来源的数据（请谨慎参考）";
     Checkpointing => "Activation checkpointing", "激活检查点";
     UnitPixels => "px", "像素";
@@ -200,6 +201,16 @@ pub fn optimizer_name(o: hsi_gpu_core::scenario::Optimizer, lang: Lang) -> &'sta
         (SgdMomentum, Lang::Zh) => "SGD + 动量",
         (Adam, _) => "Adam",
         (Adamw, _) => "AdamW",
+    }
+}
+
+pub fn vit_size_name(size: hsi_gpu_core::scenario::VitSize) -> &'static str {
+    use hsi_gpu_core::scenario::VitSize::*;
+    match size {
+        Small => "ViT-S",
+        Base => "ViT-B",
+        Large => "ViT-L",
+        Huge => "ViT-H",
     }
 }
 

@@ -2,7 +2,9 @@
 
 use std::rc::Rc;
 
-use hsi_gpu_core::scenario::{Interconnect, ModelChoice, Optimizer, ParallelMode, Precision};
+use hsi_gpu_core::scenario::{
+    Interconnect, ModelChoice, Optimizer, ParallelMode, Precision, VitSize,
+};
 use hsi_gpu_core::{dataset, zoo, Scenario};
 use yew::Reducible;
 
@@ -86,6 +88,14 @@ impl AppState {
         )
     }
 
+    /// The preset's size option, if it has one set.
+    pub fn model_size(&self) -> Option<VitSize> {
+        match &self.scenario.model {
+            ModelChoice::Preset { size, .. } => *size,
+            ModelChoice::Custom { .. } => None,
+        }
+    }
+
     pub fn model_id(&self) -> Option<&str> {
         match &self.scenario.model {
             ModelChoice::Preset { id, .. } => Some(id),
@@ -111,6 +121,8 @@ pub enum Action {
     Dataset(String),
     /// Picks a zoo preset and takes the patch size its paper uses.
     Model(String),
+    /// Size of a preset that has sizes (the ViT foundation model).
+    ModelSize(VitSize),
     /// Sets the assumption at a Scenario path from typed text.
     Field {
         path: String,
@@ -156,6 +168,11 @@ impl Reducible for AppState {
                     width: None,
                     size: None,
                 };
+            }
+            Action::ModelSize(v) => {
+                if let ModelChoice::Preset { size, .. } = &mut s.model {
+                    *size = Some(v);
+                }
             }
             Action::Field { path, text } => match query::set_field(s, &path, &text) {
                 Ok(updated) => {
@@ -208,6 +225,15 @@ mod tests {
         let next = reduce(initial(), Action::Model(entry.id.into()));
         assert_eq!(next.model_id(), Some(entry.id));
         assert_eq!(next.scenario.patch, entry.default_patch);
+    }
+
+    #[test]
+    fn model_size_applies_to_the_preset_and_resets_with_a_new_model() {
+        let vit = reduce(initial(), Action::Model("vit".into()));
+        let large = reduce(vit, Action::ModelSize(VitSize::Large));
+        assert_eq!(large.model_size(), Some(VitSize::Large));
+        let back = reduce(large, Action::Model("hybridsn".into()));
+        assert_eq!(back.model_size(), None);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The scenario inputs: dataset, model, GPU, geometry, precision, optimizer, cards.
 
-use hsi_gpu_core::scenario::{self, Interconnect, Optimizer, ParallelMode, Precision};
+use hsi_gpu_core::scenario::{self, Interconnect, Optimizer, ParallelMode, Precision, VitSize};
 use hsi_gpu_core::{dataset, gpu, scaling, zoo};
 use yew::prelude::*;
 
@@ -14,6 +14,17 @@ use crate::Store;
 const SLIDER_MAX_PATCH: u32 = 64;
 const SLIDER_MAX_BANDS: u32 = 300;
 const SLIDER_MAX_BATCH: u32 = 4096;
+
+/// The preset with sizes, its sizes with their JSON ids, and the size its builder uses
+/// when none is set (core/src/zoo/vit.rs).
+const SIZED_MODEL: &str = "vit";
+const VIT_SIZES: [(VitSize, &str); 4] = [
+    (VitSize::Small, "small"),
+    (VitSize::Base, "base"),
+    (VitSize::Large, "large"),
+    (VitSize::Huge, "huge"),
+];
+const DEFAULT_VIT_SIZE: VitSize = VitSize::Base;
 
 /// Parallel modes with their JSON ids (as in the Scenario and the link).
 const PARALLEL_MODES: [(ParallelMode, &str); 2] = [
@@ -119,6 +130,25 @@ pub fn ScenarioPanel() -> Html {
             }
         })
     };
+    let sizes = options(
+        VIT_SIZES
+            .iter()
+            .map(|(v, id)| (id.to_string(), i18n::vit_size_name(*v).to_string())),
+    );
+    let size = store.model_size().unwrap_or(DEFAULT_VIT_SIZE);
+    let size_id = VIT_SIZES
+        .iter()
+        .find(|(v, _)| *v == size)
+        .map(|(_, id)| *id)
+        .unwrap_or_default();
+    let on_size = {
+        let store = store.clone();
+        Callback::from(move |id: String| {
+            if let Some((v, _)) = VIT_SIZES.iter().find(|(_, i)| *i == id) {
+                store.dispatch(Action::ModelSize(*v));
+            }
+        })
+    };
     let on_mode = {
         let store = store.clone();
         Callback::from(move |id: String| {
@@ -140,6 +170,10 @@ pub fn ScenarioPanel() -> Html {
             <Choice id="model" label={T::Model.get(lang)} options={models}
                 selected={store.model_id().unwrap_or_default().to_string()}
                 on_change={send(Action::Model)} />
+            if store.model_id() == Some(SIZED_MODEL) {
+                <Choice id="model-size" label={T::ModelSize.get(lang)} options={sizes}
+                    selected={size_id} on_change={on_size} />
+            }
             <Choice id="gpu" label={T::Gpu.get(lang)} options={gpus}
                 selected={s.gpu.clone()} on_change={send(Action::Gpu)} />
             <NumberSlider id="patch" label={T::Patch.get(lang)} unit={T::UnitPixels.get(lang)}

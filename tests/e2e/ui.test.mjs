@@ -160,6 +160,27 @@ test("picking a dataset fills its band and class counts", async () => {
   assert.equal(await app.page.getByTestId("classes-input").inputValue(), "9");
 });
 
+test("picking a model takes its patch; the ViT offers sizes", async () => {
+  const app = await open();
+  assert.equal(await app.page.getByTestId("model-size").count(), 0);
+  await app.page.getByTestId("model").selectOption("vit");
+  assert.equal(await app.page.getByTestId("patch-input").inputValue(), "64");
+  const base = await app.text("total-memory");
+  await app.page.getByTestId("model-size").selectOption("large");
+  assert.notEqual(await app.text("total-memory"), base);
+  await addressIncludes(app.page, "model.size=large");
+});
+
+test("focusing a roofline point says which layer it is and why it is bound", async () => {
+  const app = await open();
+  const hint = await app.text("roofline-detail");
+  await app.page.getByTestId("roofline-point").first().focus();
+  const detail = await app.text("roofline-detail");
+  assert.notEqual(detail, hint);
+  assert.match(detail, /(memory|compute)-bound/);
+  assert.match(detail, /FLOP\/B/);
+});
+
 test("a copied link reproduces the exact view", async () => {
   const app = await open();
   await app.page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
