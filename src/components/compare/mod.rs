@@ -598,7 +598,10 @@ pub fn CompareView() -> Html {
     let on_export_json = {
         let comparison = comparison.clone();
         Callback::from(move |_: MouseEvent| {
-            if let Ok(json) = serde_json::to_string_pretty(&*comparison) {
+            // Through a Value: the app already carries its serializer (smaller wasm).
+            let json =
+                serde_json::to_value(&*comparison).and_then(|v| serde_json::to_string_pretty(&v));
+            if let Ok(json) = json {
                 io::download_text("hsi-gpu-comparison.json", "application/json", &json);
             }
         })
