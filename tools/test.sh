@@ -6,7 +6,8 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 
-say() { printf '\n==> %s\n' "$*"; }
+# Each stage with the time since the start, so a slow CI log shows where the time went.
+say() { printf '\n==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 "$repo/tools/setup.sh" --browser
 
@@ -29,3 +30,5 @@ say "browser tests (tests/e2e)"
 cd tests/e2e
 HSI_CLI="$repo/target/debug/hsi-gpu" HSI_DIST="$repo/dist" \
   node --test --test-reporter=spec ./*.test.mjs
+
+say "all tests passed"
