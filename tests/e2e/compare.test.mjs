@@ -1,0 +1,192 @@
+// The comparison view: the ready-made set, live updates when an option changes, every
+// export (JSON, CSV, SVG, PNG, print), re-importing the exported JSON, and a malformed
+// import that shows its error and keeps the comparison as it was.
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, before, test } from "node:test";
+
+import { launchBrowser, openApp, serveDist } from "./harness.mjs";
+
+const ROWS = [
+  "memory_per_budget",
+  "max_batch",
+  "largest_patch_px",
+  "largest_bands",
+  "samples_per_s",
+  "run_time_s",
+  "sweep_time_s",
+  "tco_usd",
+  "usd_per_experiment",
+  "power_w",
+  "cards",
+  "ops_hours_per_month",
+];
+const READY_MADE_OPTIONS = 7;
+
+let server;
+let browser;
+let app;
+
+before(async () => {
+  server = await serveDist("/");
+  browser = await launchBrowser();
+  app = await openApp(browser, server.url);
+  await app.waitForReady();
+  await app.page.getByTestId("compare-table").waitFor();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Figure of every row's cell for option `i`, keyed by row (without the best mark,
+ * which moves when another option changes). */
+async function column(i) {
+  const out = {};
+  for (const row of ROWS) out[row] = (await app.text(`cell-${row}-${i}`)).replace(" ★", "");
+  return out;
+}
+
+/** Every cell of the table, for comparing whole views. */
+async function tableText() {
+  return app.page.getByTestId("compare-table").innerText();
+}
+
+async function labels() {
+  const out = [];
+  for (let i = 0; ; i++) {
+    const input = app.page.getByTestId(`opt-${i}-label`);
+    if ((await input.count()) === 0) return out;
+    out.push(await input.inputValue());
+  }
+}
+
+/** Waits until option `i`'s `row` cell no longer reads `before`. */
+async function changed(i, row, before) {
+  await app.page.waitForFunction(
+    ([id, old]) => document.querySelector(`[data-testid="${id}"]`)?.innerText !== old,
+    [`cell-${row}-${i}`, before],
+    { timeout: 10_000 },
+  );
+}
+
+async function download(testId) {
+  const [file] = await Promise.all([
+    app.page.waitForEvent("download"),
+    app.page.getByTestId(testId).click(),
+  ]);
+  return { name: file.suggestedFilename(), content: readFileSync(await file.path()) };
+}
+
+test("the ready-made set is shown, the 48 GB card marked best for the largest batch", async () => {
+  assert.equal((await labels()).length, READY_MADE_OPTIONS);
+  const cell = app.page.getByTestId("cell-max_batch-3");
+  assert.match(await cell.getAttribute("class"), /\bbest\b/);
+  assert.match(await app.text("recommended"), /A5500/);
+  await app.page.getByTestId("heat-map").waitFor();
+  await app.screenshot("compare-default");
+});
+
+test("changing an option updates every row of its column and no other column", async () => {
+  const initial = await column(0);
+  const neighbour = await column(1);
+  const moved = new Set();
+  const edit = async (action, row) => {
+    const before = await app.text(`cell-${row}-0`);
+    await action();
+    await changed(0, row, before);
+    const now = await column(0);
+    for (const r of ROWS) if (now[r] !== initial[r]) moved.add(r);
+  };
+  // The batch moves memory, limits, speed and times; the GPU moves the largest batch,
+  // cost and power; the card count moves cards and operations.
+  await edit(() => app.page.getByTestId("opt-0-batch").fill("2048"), "memory_per_budget");
+  await edit(() => app.page.getByTestId("opt-0-gpu").selectOption("rtx_a6000"), "max_batch");
+  await edit(() => app.page.getByTestId("opt-0-cards").fill("2"), "cards");
+  assert.deepEqual(ROWS.filter((r) => !moved.has(r)), [], "rows that never changed");
+  assert.deepEqual(await column(1), neighbour);
+  await app.page.getByTestId("compare-rebuild").click();
+  await changed(0, "cards", "2");
+});
+
+test("exports: JSON, CSV, SVG, PNG and print", async () => {
+  const json = await download("export-json");
+  assert.match(json.name, /\.json$/);
+  const comparison = JSON.parse(json.content.toString("utf8"));
+  assert.equal(comparison.options.length, READY_MADE_OPTIONS);
+
+  const csv = (await download("export-csv")).content.toString("utf8").trim().split("\n");
+  assert.equal(csv.length, ROWS.length + 1);
+  assert.ok(csv[0].startsWith("metric,1x RTX 3090,"), csv[0]);
+  assert.deepEqual(csv.slice(1).map((line) => line.split(",")[0]), ROWS);
+
+  for (const chart of ["chart-memory", "chart-time", "chart-cost"]) {
+    const svg = await download(`${chart}-svg`);
+    assert.equal(svg.name, `${chart}.svg`);
+    assert.match(svg.content.toString("utf8"), /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  }
+  const png = await download("chart-time-png");
+  assert.equal(png.name, "chart-time.png");
+  assert.deepEqual([...png.content.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+  await app.page.evaluate(() => {
+    window.printed = 0;
+    window.print = () => {
+      window.printed += 1;
+    };
+  });
+  await app.page.getByTestId("print").click();
+  assert.equal(await app.page.evaluate(() => window.printed), 1);
+  const printRules = await app.page.evaluate(() =>
+    [...document.querySelectorAll("style")].some((s) => s.textContent.includes("@media print")),
+  );
+  assert.ok(printRules, "a print stylesheet is on the page");
+});
+
+test("the exported JSON imports back to the same view", async () => {
+  const memoryBefore = await app.text("cell-memory_per_budget-2");
+  await app.page.getByTestId("opt-2-label").fill("V100S, team box");
+  await app.page.getByTestId("opt-2-batch").fill("128");
+  await changed(2, "memory_per_budget", memoryBefore);
+  const exported = (await download("export-json")).content.toString("utf8");
+  const before = await tableText();
+  const beforeLabels = await labels();
+
+  await app.page.getByTestId("compare-rebuild").click();
+  await app.page.waitForFunction(
+    () => document.querySelector('[data-testid="opt-2-label"]')?.value !== "V100S, team box",
+  );
+  assert.notEqual(await tableText(), before);
+
+  await app.page.getByTestId("import-text").fill(exported);
+  await app.page.getByTestId("import-button").click();
+  await app.page.getByTestId("import-done").waitFor();
+  assert.deepEqual(await labels(), beforeLabels);
+  assert.equal(await tableText(), before);
+});
+
+test("a malformed import shows its line and keeps the comparison and the text", async () => {
+  const before = await tableText();
+  const exported = (await download("export-json")).content.toString("utf8");
+  const lines = exported.split("\n");
+  const bad = lines.findIndex((l) => l.includes('"batch_per_gpu"'));
+  lines[bad] = lines[bad].replace(/: \d+/, ': "many"');
+  const typed = lines.join("\n");
+
+  await app.page.getByTestId("import-text").fill(typed);
+  await app.page.getByTestId("import-button").click();
+  const errors = app.page.getByTestId("import-errors");
+  await errors.waitFor();
+  const text = await errors.innerText();
+  assert.match(text, new RegExp(`line ${bad + 1}\\b`));
+  assert.match(text, /batch_per_gpu/);
+  assert.ok(text.includes('"many"'), `the offending line is shown: ${text}`);
+  assert.equal(await tableText(), before);
+  assert.equal(await app.page.getByTestId("import-text").inputValue(), typed);
+});
+
+test("no console errors", () => {
+  assert.deepEqual(app.consoleErrors, []);
+});
