@@ -133,7 +133,6 @@ texts! {
     Params => "Parameters", "参数量";
     FwdFlops => "Forward FLOPs (batch)", "前向 FLOPs（整批）";
     Saved => "Kept for backward", "反向保留";
-    ModelSummary => "Model", "模型";
     Warnings => "Remarks", "备注";
     Roofline => "Roofline", "屋顶线模型";
     Scaling => "Scaling over cards", "多卡扩展";

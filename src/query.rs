@@ -78,8 +78,7 @@ pub fn to_query(scenario: &Scenario, view: &ViewParams) -> String {
 pub fn parse_query(query: &str) -> Parsed {
     let mut view = ViewParams::default();
     let mut notices = Vec::new();
-    let mut value = to_value(&Scenario::default());
-    let mut applied: Vec<(String, String)> = Vec::new();
+    let mut fields: Vec<(String, String)> = Vec::new();
 
     for pair in query.trim_start_matches('?').split('&') {
         if pair.is_empty() {
@@ -95,18 +94,36 @@ pub fn parse_query(query: &str) -> Parsed {
             },
             EMBED_KEY => view.embed = is_true(&text),
             PRESENT_KEY => view.presentation = is_true(&text),
-            _ => {
-                let mut candidate = value.clone();
-                match set_path(&mut candidate, &key, &text)
-                    .and_then(|()| from_value(&candidate))
-                    .and_then(|scenario| kept_field(&scenario, &key))
-                {
-                    Ok(()) => {
-                        value = candidate;
-                        applied.push((key, text));
-                    }
-                    Err(reason) => notices.push(notice(&key, &text, &reason)),
+            _ => fields.push((key, text)),
+        }
+    }
+
+    // Fields under one top-level key go in together first: a custom model needs
+    // model.kind and model.spec at once. A group that fails is retried field by field so
+    // that only the bad fields are dropped.
+    let mut value = to_value(&Scenario::default());
+    let mut applied: Vec<(String, String)> = Vec::new();
+    let mut groups: Vec<(&str, Vec<&(String, String)>)> = Vec::new();
+    for field in &fields {
+        let top = field.0.split('.').next().unwrap_or_default();
+        match groups.iter_mut().find(|(t, _)| *t == top) {
+            Some((_, members)) => members.push(field),
+            None => groups.push((top, vec![field])),
+        }
+    }
+    for (_, members) in groups {
+        if let Some(updated) = apply(&value, &members) {
+            value = updated;
+            applied.extend(members.into_iter().cloned());
+            continue;
+        }
+        for field in members {
+            match apply_one(&value, field) {
+                Ok(updated) => {
+                    value = updated;
+                    applied.push(field.clone());
                 }
+                Err(reason) => notices.push(notice(&field.0, &field.1, &reason)),
             }
         }
     }
@@ -153,6 +170,27 @@ pub fn fields_under(scenario: &Scenario, prefixes: &[&str]) -> Vec<(String, Stri
         .into_iter()
         .map(|(key, value)| (key, leaf_text(&value)))
         .collect()
+}
+
+/// `value` with every field set, if the result is a Scenario that keeps all of them.
+fn apply(value: &Value, fields: &[&(String, String)]) -> Option<Value> {
+    let mut candidate = value.clone();
+    for (key, text) in fields {
+        set_path(&mut candidate, key, text).ok()?;
+    }
+    let scenario = from_value(&candidate).ok()?;
+    fields
+        .iter()
+        .all(|(key, _)| kept_field(&scenario, key).is_ok())
+        .then_some(candidate)
+}
+
+/// `value` with one field set, or why it cannot be.
+fn apply_one(value: &Value, (key, text): &(String, String)) -> Result<Value, String> {
+    let mut candidate = value.clone();
+    set_path(&mut candidate, key, text)?;
+    kept_field(&from_value(&candidate)?, key)?;
+    Ok(candidate)
 }
 
 /// Serde ignores unknown keys inside some sections; a key that did not survive a round
@@ -343,6 +381,28 @@ mod tests {
         assert_eq!(parsed.view, view);
         assert!(parsed.has_scenario);
         assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+    }
+
+    #[test]
+    fn a_custom_model_round_trips_through_a_link() {
+        use hsi_gpu_core::graph::{ops, ModelBuilder};
+        use hsi_gpu_core::scenario::ModelChoice;
+        let mut b = ModelBuilder::new("mine", vec![1, 30, 9, 9]);
+        b.push(ops::conv(3, 4, &[3, 3, 3], &[])).push(ops::relu());
+        let s = Scenario {
+            model: ModelChoice::Custom { spec: b.build() },
+            ..Scenario::default()
+        };
+        let query = to_query(&s, &ViewParams::default());
+        assert!(query.contains("model.kind=custom"), "{query}");
+        let parsed = parse_query(&query);
+        assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
+        assert_eq!(parsed.scenario, s);
+        // A broken spec is dropped with a notice; the rest of the link still applies.
+        let broken = parse_query("model.kind=custom&model.spec=%7B%7D&bands=50");
+        assert_eq!(broken.scenario.model, Scenario::default().model);
+        assert_eq!(broken.scenario.bands, 50);
+        assert!(broken.notices.iter().any(|n| n.key == "model.spec"));
     }
 
     #[test]

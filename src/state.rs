@@ -237,6 +237,15 @@ mod tests {
     }
 
     #[test]
+    fn reset_restores_the_default_scenario_and_keeps_the_view() {
+        let changed = reduce(initial(), Action::Bands(77));
+        let changed = reduce(changed, Action::Lang(Lang::Zh));
+        let reset = reduce(changed, Action::Reset);
+        assert_eq!(reset.scenario, Scenario::default());
+        assert_eq!(reset.lang, Lang::Zh);
+    }
+
+    #[test]
     fn bad_assumption_text_keeps_the_last_good_value() {
         let good = reduce(
             initial(),

@@ -33,6 +33,10 @@ pub fn Header() -> Html {
             store.dispatch(Action::Presentation(!store.presentation))
         })
     };
+    let on_reset = {
+        let store = store.clone();
+        Callback::from(move |_: MouseEvent| store.dispatch(Action::Reset))
+    };
     let on_copy = {
         let store = store.clone();
         let link = link.clone();
@@ -68,6 +72,7 @@ pub fn Header() -> Html {
                     lang={lang.other().html_lang()}>{ T::LanguageToggle.get(lang) }</button>
                 <button type="button" data-testid="presentation-toggle" onclick={on_presentation}
                     aria-pressed={store.presentation.to_string()}>{ T::Presentation.get(lang) }</button>
+                <button type="button" data-testid="reset" onclick={on_reset}>{ T::Reset.get(lang) }</button>
                 <button type="button" data-testid="copy-link" onclick={on_copy}>{ T::CopyLink.get(lang) }</button>
                 if !link.is_empty() {
                     <input type="text" readonly=true class="share-link" data-testid="share-link"
