@@ -184,7 +184,7 @@ fn labels(report: &ComparisonReport) -> Vec<AttrValue> {
         .collect()
 }
 
-fn table(report: &ComparisonReport, comparison: &Comparison, lang: Lang, editors: Html) -> Html {
+fn table(report: &ComparisonReport, lang: Lang, editors: Html) -> Html {
     let fits_row = report.options.iter().enumerate().map(|(i, o)| match &o.result {
         Some(r) => html! {
             <td data-testid={format!("cell-fits-{i}")}>
@@ -258,7 +258,6 @@ fn table(report: &ComparisonReport, comparison: &Comparison, lang: Lang, editors
             if price_unknown {
                 <p class="help">{ C::PriceUnknown.get(lang) }</p>
             }
-            <p class="help">{ format!("{}: {}", C::Title.get(lang), comparison.options.len()) }</p>
         </div>
     }
 }
@@ -634,7 +633,7 @@ pub fn CompareView() -> Html {
             let d = &comparison.decision;
             html! {
                 <>
-                    { table(r, &comparison, lang, editors) }
+                    { table(r, lang, editors) }
                     <h3>{ C::Charts.get(lang) }</h3>
                     { charts(r, lang) }
                     <h3>{ C::Decision.get(lang) }</h3>
@@ -714,5 +713,49 @@ pub fn CompareView() -> Html {
                 }
             </div>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::app::{App, AppProps};
+    use crate::i18n::Lang;
+    use crate::state::AppState;
+    use yew::LocalServerRenderer;
+
+    async fn page(lang: Lang) -> String {
+        let mut initial = AppState::at_load("", None, lang);
+        initial.lang = lang;
+        LocalServerRenderer::<App>::with_props(AppProps { initial })
+            .hydratable(false)
+            .render()
+            .await
+    }
+
+    #[tokio::test]
+    async fn the_page_shows_the_ready_made_comparison_with_best_marks() {
+        let html = page(Lang::En).await;
+        let at = html
+            .find("data-testid=\"compare\"")
+            .expect("comparison mounted");
+        let compare = &html[at..];
+        let editors = (0..8)
+            .filter(|i| compare.contains(&format!("data-testid=\"opt-{i}-gpu\"")))
+            .count();
+        assert_eq!(
+            editors,
+            hsi_gpu_core::compare::presets::article_options(&Default::default()).len()
+        );
+        assert!(compare.contains("data-testid=\"recommended\""));
+        assert!(compare.contains("class=\"num best\""));
+        assert!(compare.contains("data-testid=\"heat-map\""));
+    }
+
+    #[tokio::test]
+    async fn the_comparison_speaks_chinese() {
+        let html = page(Lang::Zh).await;
+        assert!(html.contains(super::text::C::Title.get(Lang::Zh)));
+        assert!(html.contains(super::text::C::Decision.get(Lang::Zh)));
+        assert!(!html.contains(super::text::C::Decision.get(Lang::En)));
     }
 }
