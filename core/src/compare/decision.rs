@@ -36,8 +36,9 @@ pub enum Priority {
 /// not a measurement: set your own.
 pub const DEFAULT_SIMPLICITY_MARGIN: f64 = 0.25;
 
-/// Largest team size and runs per sweep the flip search tries.
-const MAX_SCANNED_TEAM: u32 = 64;
+/// Largest team size accepted (and tried by the flip search).
+pub const MAX_TEAM_SIZE: u32 = 64;
+/// Largest runs per sweep the flip search tries.
 const MAX_SCANNED_RUNS: u32 = 256;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -72,7 +73,7 @@ impl DecisionInputs {
             "decision.team_size",
             self.team_size.into(),
             1,
-            MAX_SCANNED_TEAM.into(),
+            MAX_TEAM_SIZE.into(),
         );
         if let Some(usd) = self.budget_usd {
             p.range_f64("decision.budget_usd", usd, 0.0, 1e9);
@@ -386,11 +387,9 @@ pub fn decide_scenarios(scenarios: &[Scenario], inputs: &DecisionInputs) -> Deci
             team_size: people,
             ..inputs.clone()
         };
-        for (people, pick) in
-            nearest_changes(inputs.team_size, MAX_SCANNED_TEAM, recommended, |p| {
-                choose(&base, &team(p))
-            })
-        {
+        for (people, pick) in nearest_changes(inputs.team_size, MAX_TEAM_SIZE, recommended, |p| {
+            choose(&base, &team(p))
+        }) {
             flip(Condition::TeamSize { people }, &base, pick);
         }
     }

@@ -6,13 +6,14 @@ pub mod chart;
 pub mod io;
 pub mod text;
 
-use hsi_gpu_core::compare::decision::{Decision, Priority};
+use hsi_gpu_core::compare::decision::{Decision, Priority, MAX_TEAM_SIZE};
 use hsi_gpu_core::compare::export::results_csv;
 use hsi_gpu_core::compare::import::{import_any, ImportError, Imported};
 use hsi_gpu_core::compare::presets::article_comparison;
 use hsi_gpu_core::compare::sensitivity::{default_fit_grid, Largest};
 use hsi_gpu_core::compare::{
-    compare, CompareOption, Comparison, ComparisonReport, Metric, OptionOutcome, MAX_OPTIONS,
+    compare, CompareOption, Comparison, ComparisonReport, Metric, OptionOutcome, MAX_LABEL_CHARS,
+    MAX_OPTIONS,
 };
 use hsi_gpu_core::scenario::{
     FieldError, Interconnect, ModelChoice, ParallelMode, MAX_BATCH, MAX_CARDS,
@@ -64,6 +65,14 @@ fn limit_prefix(l: Largest) -> &'static str {
         Largest::UpToLimit(_) => "≥ ",
         _ => "",
     }
+}
+
+/// A typed amount; empty or unreadable text means "no limit".
+fn non_negative(text: &str) -> Option<f64> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
 }
 
 fn select_value(e: &Event) -> String {
@@ -147,6 +156,7 @@ fn OptionEditor(props: &OptionEditorProps) -> Html {
     html! {
         <div class="option-editor">
             <input type="text" aria-label={C::Label.get(lang)} data-testid={id("label")}
+                maxlength={MAX_LABEL_CHARS.to_string()}
                 value={props.option.label.clone()} oninput={on_label} />
             <select aria-label={C::Gpu.get(lang)} data-testid={id("gpu")} onchange={on_gpu}>
                 { for gpu::GPUS.iter().map(|g| html! {
@@ -525,8 +535,9 @@ pub fn CompareView() -> Html {
     };
     let on_team = {
         let f = edit_decision(|c, v| {
-            if let Ok(n) = v.trim().parse() {
-                c.decision.team_size = n;
+            if let Ok(n) = v.trim().parse::<u32>() {
+                // Within the range `Comparison::validate` accepts, so the view stays up.
+                c.decision.team_size = n.clamp(1, MAX_TEAM_SIZE);
             }
         });
         Callback::from(move |e: InputEvent| f(input_value(&e)))
@@ -542,11 +553,11 @@ pub fn CompareView() -> Html {
         Callback::from(move |e: Event| f(select_value(&e)))
     };
     let on_budget = {
-        let f = edit_decision(|c, v| c.decision.budget_usd = v.trim().parse().ok());
+        let f = edit_decision(|c, v| c.decision.budget_usd = non_negative(&v));
         Callback::from(move |e: InputEvent| f(input_value(&e)))
     };
     let on_ops = {
-        let f = edit_decision(|c, v| c.decision.ops_hours_per_month = v.trim().parse().ok());
+        let f = edit_decision(|c, v| c.decision.ops_hours_per_month = non_negative(&v));
         Callback::from(move |e: InputEvent| f(input_value(&e)))
     };
     let on_heat_option = {
