@@ -40,8 +40,13 @@ pub fn App(props: &AppProps) -> Html {
         platform::persist_soon(state.location_query(), state.share_query());
         platform::set_html_lang(state.lang.html_lang());
     });
-    use_effect_with((), |()| platform::mark_ready());
     let embed = store.embed;
+    use_effect_with((), move |()| {
+        if embed {
+            platform::post_height_on_resize();
+        }
+        platform::mark_ready();
+    });
     use_effect(move || {
         if embed {
             platform::post_height_to_parent();

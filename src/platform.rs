@@ -170,6 +170,14 @@ pub fn post_height_to_parent() {
     let _ = parent.post_message(&message, "*");
 }
 
+/// Posts the height again whenever the frame is resized (text reflows without a render).
+pub fn post_height_on_resize() {
+    let post = Closure::<dyn Fn()>::new(post_height_to_parent);
+    let _ = win().add_event_listener_with_callback("resize", post.as_ref().unchecked_ref());
+    // The listener lives as long as the page.
+    post.forget();
+}
+
 /// Copies `text`; calls `done(true)` once the clipboard holds it, `done(false)` when the
 /// browser refuses (no permission, insecure context), so the UI can say what to do.
 pub fn copy_text(text: &str, done: impl FnOnce(bool) + 'static) {

@@ -290,23 +290,30 @@ test("embed mode is compact, links to the full page and posts its height", async
   assert.ok(href.includes("bands=50") && !href.includes("embed"), href);
   await app.screenshot("ui-embed");
 
-  // Inside an iframe the app tells its parent how tall it is.
+  // Inside an iframe the app tells its parent how tall it is, again when resized.
   const parent = await open();
-  const height = await parent.page.evaluate(
+  const [wide, narrow] = await parent.page.evaluate(
     (src) =>
       new Promise((resolve, reject) => {
-        window.addEventListener("message", (event) => {
-          if (event.data?.type === "hsi-gpu-planner:height") resolve(event.data.height);
-        });
+        const heights = [];
         const frame = document.createElement("iframe");
+        window.addEventListener("message", (event) => {
+          if (event.data?.type !== "hsi-gpu-planner:height") return;
+          heights.push(event.data.height);
+          if (heights.length === 1) frame.width = "360"; // narrower: text wraps, taller
+          if (heights.length > 1 && event.data.height !== heights[0]) {
+            resolve([heights[0], event.data.height]);
+          }
+        });
         frame.src = src;
-        frame.width = "700";
+        frame.width = "900";
         document.body.append(frame);
-        setTimeout(() => reject(new Error("no height message within 20 s")), 20_000);
+        setTimeout(() => reject(new Error(`heights posted: ${heights}`)), 20_000);
       }),
     `${server.url}?embed=1`,
   );
-  assert.ok(height > 200, `posted height ${height}`);
+  assert.ok(wide > 200, `posted height ${wide}`);
+  assert.ok(narrow > wide, `narrower frame posted ${narrow}, wide ${wide}`);
 });
 
 test("presentation mode enlarges the type", async () => {
