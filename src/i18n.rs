@@ -133,6 +133,9 @@ texts! {
     Params => "Parameters", "参数量";
     FwdFlops => "Forward FLOPs (batch)", "前向 FLOPs（整批）";
     Saved => "Kept for backward", "反向保留";
+    FwdTime => "Forward time", "前向时间";
+    BwdTime => "Backward time", "反向时间";
+    Limiter => "Forward limited by", "前向瓶颈";
     Warnings => "Remarks", "备注";
     Roofline => "Roofline", "屋顶线模型";
     Scaling => "Scaling over cards", "多卡扩展";

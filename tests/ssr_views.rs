@@ -229,4 +229,12 @@ async fn layer_table_has_one_row_per_layer() {
     for layer in &r.layers {
         assert!(html.contains(&format!("<th scope=\"row\">{}</th>", layer.name)));
     }
+    // Each row carries its layer's modelled forward time.
+    let first = &r.perf.layers[0];
+    let row_start = html.find(&format!(">{}</th>", first.name)).unwrap();
+    let row = &html[row_start..row_start + html[row_start..].find("</tr>").unwrap()];
+    assert!(
+        row.contains(&format::duration(first.forward.time_s)),
+        "{row}"
+    );
 }

@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 
+use hsi_gpu_core::perf::Limiter;
 use hsi_gpu_core::{format, Report};
 use web_sys::Element;
 use yew::prelude::*;
@@ -15,6 +16,14 @@ pub struct LayerTableProps {
     pub lang: Lang,
     #[prop_or_default]
     pub initially_open: bool,
+}
+
+fn limiter_name(limiter: Limiter) -> T {
+    match limiter {
+        Limiter::Compute => T::ComputeBound,
+        Limiter::Memory => T::MemoryBound,
+        Limiter::Launch => T::LaunchBound,
+    }
 }
 
 #[function_component]
@@ -46,9 +55,15 @@ pub fn LayerTable(props: &LayerTableProps) -> Html {
                         <th scope="col" class="num">{ T::Params.get(lang) }</th>
                         <th scope="col" class="num">{ T::FwdFlops.get(lang) }</th>
                         <th scope="col" class="num">{ T::Saved.get(lang) }</th>
+                        <th scope="col" class="num">{ T::FwdTime.get(lang) }</th>
+                        <th scope="col" class="num">{ T::BwdTime.get(lang) }</th>
+                        <th scope="col">{ T::Limiter.get(lang) }</th>
                     </tr></thead>
                     <tbody>
-                        { for layers.iter().map(|layer| html! {
+                        { for layers.iter().enumerate().map(|(i, layer)| {
+                            // The perf model lists the same layers in the same order.
+                            let perf = r.perf.layers.get(i);
+                            html! {
                             <tr>
                                 <th scope="row">{ &layer.name }</th>
                                 <td>{ &layer.kind }</td>
@@ -56,7 +71,11 @@ pub fn LayerTable(props: &LayerTableProps) -> Html {
                                 <td class="num">{ format::count(layer.params) }</td>
                                 <td class="num">{ format::flops(layer.fwd_flops) }</td>
                                 <td class="num">{ format::bytes(layer.saved_bytes) }</td>
+                                <td class="num">{ perf.map(|p| format::duration(p.forward.time_s)).unwrap_or_default() }</td>
+                                <td class="num">{ perf.map(|p| format::duration(p.backward.time_s)).unwrap_or_default() }</td>
+                                <td>{ perf.map(|p| limiter_name(p.forward.limiter).get(lang)).unwrap_or_default() }</td>
                             </tr>
+                            }
                         }) }
                     </tbody>
                 </table>
