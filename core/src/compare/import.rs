@@ -8,6 +8,7 @@
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::Comparison;
 use crate::graph::ModelSpec;
@@ -47,7 +48,98 @@ fn position(e: &serde_json::Error) -> (Option<usize>, Option<usize>) {
     }
 }
 
-/// Parses one JSON object into `T`, naming the field path of a type error.
+/// Largest document in which the field of a type error is searched for: each try of the
+/// search re-reads the document, so its cost grows with size x fields.
+const MAX_SEARCHED_BYTES: usize = 256 << 10;
+/// Most re-reads one search makes.
+const MAX_SEARCH_TRIES: usize = 2048;
+
+/// A step of a path into a JSON value, owned.
+#[derive(Clone, Debug, PartialEq)]
+enum OwnedStep {
+    Key(String),
+    Index(usize),
+}
+
+fn child<'v>(value: &'v Value, step: &OwnedStep) -> Option<&'v Value> {
+    match step {
+        OwnedStep::Key(k) => value.get(k),
+        OwnedStep::Index(i) => value.get(i),
+    }
+}
+
+fn child_mut<'v>(value: &'v mut Value, step: &OwnedStep) -> Option<&'v mut Value> {
+    match step {
+        OwnedStep::Key(k) => value.get_mut(k),
+        OwnedStep::Index(i) => value.get_mut(i),
+    }
+}
+
+/// `root` without the element `last` of the node at `path`.
+fn without(root: &Value, path: &[OwnedStep], last: &OwnedStep) -> Value {
+    let mut doc = root.clone();
+    let mut node = Some(&mut doc);
+    for step in path {
+        node = node.and_then(|n| child_mut(n, step));
+    }
+    match (node, last) {
+        (Some(Value::Object(m)), OwnedStep::Key(k)) => {
+            m.remove(k);
+        }
+        (Some(Value::Array(a)), OwnedStep::Index(i)) if *i < a.len() => {
+            a.remove(*i);
+        }
+        _ => {}
+    }
+    doc
+}
+
+/// Where in `root` a `T` fails to read: the deepest element whose removal makes the
+/// document read (every Scenario field has a default, so removing one is harmless).
+/// Stops where no single removal helps (a missing required field, two errors) and
+/// within `MAX_SEARCH_TRIES` re-reads.
+fn failing_path<T: DeserializeOwned>(root: &Value) -> Vec<OwnedStep> {
+    let mut path = Vec::new();
+    let mut tries = 0;
+    loop {
+        let Some(node) = path.iter().try_fold(root, |n, step| child(n, step)) else {
+            return path;
+        };
+        let children: Vec<OwnedStep> = match node {
+            Value::Object(m) => m.keys().cloned().map(OwnedStep::Key).collect(),
+            Value::Array(a) => (0..a.len()).map(OwnedStep::Index).collect(),
+            _ => return path,
+        };
+        let culprit = children.into_iter().find(|c| {
+            tries += 1;
+            tries <= MAX_SEARCH_TRIES
+                && serde_json::from_value::<T>(without(root, &path, c)).is_ok()
+        });
+        match culprit {
+            Some(c) => path.push(c),
+            None => return path,
+        }
+    }
+}
+
+fn path_text(path: &[OwnedStep]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            OwnedStep::Key(k) if out.is_empty() => out.push_str(k),
+            OwnedStep::Key(k) => {
+                out.push('.');
+                out.push_str(k);
+            }
+            OwnedStep::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// Parses one JSON object into `T`. A syntax error has serde_json's position; a type
+/// error names the field (found by `failing_path`) and the line it is on. Reading through
+/// a `Value` reuses the deserialisers the web app already has (a smaller download).
 fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, ImportError> {
     let unlocated = |error| ImportError {
         error,
@@ -64,26 +156,7 @@ fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, ImportError> 
     if !text.trim_start().starts_with('{') {
         return Err(unlocated(document_error("not a JSON object".into(), what)));
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let (line, column) = position(e.inner());
-        let path = e.path().to_string();
-        let error = if path == "." || path == "?" {
-            document_error(e.inner().to_string(), what)
-        } else {
-            FieldError {
-                field: path,
-                value: e.inner().to_string(),
-                allowed: format!("a value of the documented type ({what}, see README)"),
-            }
-        };
-        ImportError {
-            error,
-            line,
-            column,
-        }
-    })?;
-    de.end().map_err(|e| {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
         let (line, column) = position(&e);
         ImportError {
             error: document_error(e.to_string(), what),
@@ -91,7 +164,22 @@ fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, ImportError> 
             column,
         }
     })?;
-    Ok(value)
+    serde_json::from_value(value.clone()).map_err(|e| {
+        let path = if text.len() <= MAX_SEARCHED_BYTES {
+            failing_path::<T>(&value)
+        } else {
+            Vec::new()
+        };
+        if path.is_empty() {
+            return unlocated(document_error(e.to_string(), what));
+        }
+        let error = FieldError {
+            field: path_text(&path),
+            value: e.to_string(),
+            allowed: format!("a value of the documented type ({what}, see README)"),
+        };
+        located(text, error, &[])
+    })
 }
 
 /// One step of a field path: `layers[3].kernel` is Key(layers), Index(3), Key(kernel).
