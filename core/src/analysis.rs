@@ -32,6 +32,9 @@ use crate::scenario::{FieldError, Precision};
 /// Largest per-sample element count of any tensor; keeps every product exact in u64/f64.
 pub const MAX_ELEMENTS_PER_SAMPLE: u64 = 1 << 40;
 
+/// Largest parameter count of one layer (10^13: far above any trained model).
+pub const MAX_PARAMS_PER_LAYER: u64 = 10_000_000_000_000;
+
 const FP32: u64 = 4;
 const INT64: u64 = 8;
 const MASK: u64 = 1;
@@ -75,10 +78,10 @@ struct Value {
 
 impl Value {
     fn elements(&self) -> u64 {
-        self.shape.iter().product()
+        saturating_product(&self.shape)
     }
     fn bytes(&self) -> u64 {
-        self.elements() * self.dtype
+        self.elements().saturating_mul(self.dtype)
     }
 }
 
@@ -102,7 +105,7 @@ impl Ctx {
 
     /// A fresh activation tensor of `shape` and `dtype`.
     fn fresh(&mut self, shape: Vec<u64>, dtype: u64, requires_grad: bool) -> Value {
-        let storage = self.new_storage(shape.iter().product::<u64>() * dtype, 0);
+        let storage = self.new_storage(saturating_product(&shape).saturating_mul(dtype), 0);
         Value {
             shape,
             dtype,
@@ -160,7 +163,7 @@ impl Ctx {
     /// A half-precision weight copy autocast keeps (`params` elements, batch-independent).
     fn keep_weight_copy(&mut self, params: u64) -> f64 {
         if self.precision.is_autocast() {
-            self.keep_new(0, params * 2)
+            self.keep_new(0, params.saturating_mul(2))
         } else {
             0.0
         }
@@ -208,6 +211,12 @@ fn per_dim(list: &[u64], dims: usize, default: u64) -> Option<Vec<u64>> {
         n if n == dims => Some(list.to_vec()),
         _ => None,
     }
+}
+
+/// Product that stops at u64::MAX instead of overflowing: absurd sizes then fail the
+/// output-size and parameter limits with a field error.
+fn saturating_product(xs: &[u64]) -> u64 {
+    xs.iter().fold(1u64, |acc, &d| acc.saturating_mul(d))
 }
 
 fn checked_product(shape: &[u64]) -> Option<u64> {
@@ -296,6 +305,15 @@ pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Ana
                 format!(
                     "positive dimensions, at most {MAX_ELEMENTS_PER_SAMPLE} elements per sample"
                 ),
+            ));
+        }
+        if account.params > MAX_PARAMS_PER_LAYER {
+            return Err(err(
+                index,
+                &name,
+                kind,
+                format!("{} parameters", account.params),
+                format!("at most {MAX_PARAMS_PER_LAYER} parameters in one layer"),
             ));
         }
         let n = batch as f64;
@@ -510,10 +528,13 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             }
             let w = window(*dims as usize, kernel, stride, padding, dilation, false)?;
             let out_spatial = window_output(&spatial, &w)?;
-            let kernel_elems: u64 = w.kernel.iter().product();
-            let weight = out_channels * (channels / groups) * kernel_elems;
-            let params = weight + if *bias { *out_channels } else { 0 };
-            let out_positions: u64 = out_spatial.iter().product();
+            let weight = saturating_product(&[
+                *out_channels,
+                channels / groups,
+                saturating_product(&w.kernel),
+            ]);
+            let params = weight.saturating_add(if *bias { *out_channels } else { 0 });
+            let out_positions = saturating_product(&out_spatial);
             let fwd = 2.0 * out_positions as f64 * weight as f64;
             let operand = ctx.matmul_operand(&first, false);
             let saved = ctx.keep(operand.storage) + ctx.keep_weight_copy(weight);
@@ -527,7 +548,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                     fwd_flops: fwd,
                     bwd_flops: backward_flops(fwd, first.requires_grad),
                     other_flops: if *bias {
-                        (out_positions * out_channels) as f64
+                        (out_positions as f64 * *out_channels as f64)
                     } else {
                         0.0
                     },
@@ -546,8 +567,8 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 return Err(bad("out_features 0", "a positive number of features"));
             }
             let rows = first.elements() / features.max(1);
-            let weight = features * out_features;
-            let params = weight + if *bias { *out_features } else { 0 };
+            let weight = features.saturating_mul(*out_features);
+            let params = weight.saturating_add(if *bias { *out_features } else { 0 });
             let fwd = 2.0 * rows as f64 * weight as f64;
             // Per-sample [D] is a 2-D [N, D] addmm operand; [.., T, D] is reshaped first.
             let operand = ctx.matmul_operand(&first, first.shape.len() >= 2);
@@ -648,10 +669,10 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             if first.requires_grad {
                 saved += ctx.keep(first.storage);
                 if matches!(op, Op::MaxPool { .. }) {
-                    saved += ctx.keep_new(output.elements() * INT64, 0);
+                    saved += ctx.keep_new(output.elements().saturating_mul(INT64), 0);
                 }
             }
-            let window_elems: u64 = w.kernel.iter().product();
+            let window_elems = saturating_product(&w.kernel);
             Ok((
                 output.clone(),
                 elementwise(&output, window_elems as f64, saved, 1),
@@ -693,7 +714,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 return Err(bad("scale 0", "a positive integer factor"));
             }
             let mut shape = vec![channels];
-            shape.extend(spatial.iter().map(|s| s * scale));
+            shape.extend(spatial.iter().map(|s| s.saturating_mul(*scale)));
             let output = ctx.fresh(shape, first.dtype, first.requires_grad);
             Ok((output.clone(), elementwise(&output, 0.0, 0.0, 1)))
         }
@@ -806,7 +827,9 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 ));
             }
             let mut shape = first.shape.clone();
-            shape[*axis] = inputs.iter().map(|v| v.shape[*axis]).sum();
+            shape[*axis] = inputs
+                .iter()
+                .fold(0u64, |sum, v| sum.saturating_add(v.shape[*axis]));
             let output = ctx.fresh(
                 shape,
                 inputs.iter().map(|v| v.dtype).max().unwrap_or(FP32),
@@ -836,7 +859,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             };
             // torch.cat promotes to the (fp32 under autocast) parameter's dtype.
             let dtype = first.dtype.max(ctx.param_dtype());
-            let output = ctx.fresh(vec![tokens + 1, dim], dtype, true);
+            let output = ctx.fresh(vec![tokens.saturating_add(1), dim], dtype, true);
             let mut account = elementwise(&output, 0.0, 0.0, 1);
             account.params = dim;
             Ok((output, account))
@@ -916,7 +939,7 @@ fn normalization(ctx: &mut Ctx, op: &Op, input: &Value) -> OpResult {
         Op::BatchNorm => {
             let c = input.shape[0];
             // Per-channel mean and inverse std of the batch; running stats are buffers.
-            (2 * c, 0, 2 * c, false)
+            (c.saturating_mul(2), 0, c.saturating_mul(2), false)
         }
         Op::GroupNorm { groups } => {
             let c = input.shape[0];
@@ -926,11 +949,16 @@ fn normalization(ctx: &mut Ctx, op: &Op, input: &Value) -> OpResult {
                     "groups dividing the channel count, input [C, ...]",
                 ));
             }
-            (2 * c, 2 * groups, 0, true)
+            (c.saturating_mul(2), groups.saturating_mul(2), 0, true)
         }
         _ => {
             let d = *input.shape.last().unwrap_or(&1);
-            (2 * d, 2 * (input.elements() / d.max(1)), 0, true)
+            (
+                d.saturating_mul(2),
+                (input.elements() / d.max(1)).saturating_mul(2),
+                0,
+                true,
+            )
         }
     };
     let operand = if autocast_fp32 {
@@ -938,8 +966,11 @@ fn normalization(ctx: &mut Ctx, op: &Op, input: &Value) -> OpResult {
     } else {
         input.clone()
     };
-    let saved =
-        ctx.keep(operand.storage) + ctx.keep_new(stats_per_sample * FP32, fixed_stats * FP32);
+    let saved = ctx.keep(operand.storage)
+        + ctx.keep_new(
+            stats_per_sample.saturating_mul(FP32),
+            fixed_stats.saturating_mul(FP32),
+        );
     let output = ctx.fresh(input.shape.clone(), operand.dtype, true);
     let mut account = elementwise(&output, 8.0, saved, 1);
     account.params = params;
@@ -961,7 +992,7 @@ fn matmul(ctx: &mut Ctx, a: &Value, b: &Value) -> OpResult {
         ));
     }
     let (m, k, n) = (a.shape[ra - 2], a.shape[ra - 1], b.shape[rb - 1]);
-    let batch: u64 = a.shape[..ra - 2].iter().product();
+    let batch = saturating_product(&a.shape[..ra - 2]);
     let fwd = 2.0 * (batch * m * k * n) as f64;
     // Per-sample matrices are a plain bmm; more leading dimensions are folded first.
     let (oa, ob) = (
@@ -1011,11 +1042,15 @@ fn attention(
         ));
     }
     let hd = head_dim.unwrap_or(dim / heads);
-    let inner = heads * hd;
-    let qkv_weight = dim * 3 * inner;
-    let out_weight = inner * dim;
-    let params = qkv_weight + out_weight + dim + if qkv_bias { 3 * inner } else { 0 };
-    let scores = heads * tokens * tokens;
+    let inner = heads.saturating_mul(hd);
+    let qkv_weight = saturating_product(&[dim, 3, inner]);
+    let out_weight = inner.saturating_mul(dim);
+    let qkv_bias_params = if qkv_bias { inner.saturating_mul(3) } else { 0 };
+    let params = qkv_weight
+        .saturating_add(out_weight)
+        .saturating_add(dim)
+        .saturating_add(qkv_bias_params);
+    let scores = saturating_product(&[heads, tokens, tokens]);
 
     // qkv projection keeps x (and its weight copy under autocast).
     let xin = ctx.matmul_operand(x, true);
@@ -1027,7 +1062,7 @@ fn attention(
     // q, k and v are strided views of the qkv output; the two batched matmuls copy them
     // to [N*heads, T, hd] and keep the copies.
     for _ in 0..3 {
-        saved += ctx.keep_new(tokens * hd * heads * act, 0);
+        saved += ctx.keep_new(saturating_product(&[tokens, inner, act]), 0);
     }
     // Softmax (fp32 under autocast) keeps its output; the second matmul keeps the
     // probabilities again as a 16-bit copy under autocast.
@@ -1036,34 +1071,32 @@ fn attention(
     } else {
         act
     };
-    saved += ctx.keep_new(scores * softmax_dtype, 0);
+    saved += ctx.keep_new(scores.saturating_mul(softmax_dtype), 0);
     if ctx.precision.is_autocast() {
-        saved += ctx.keep_new(scores * act, 0);
+        saved += ctx.keep_new(scores.saturating_mul(act), 0);
     }
     // Heads merged back to [T, inner]: a copy the output projection keeps.
-    saved += ctx.keep_new(tokens * inner * act, 0);
+    saved += ctx.keep_new(saturating_product(&[tokens, inner, act]), 0);
     saved += ctx.keep_weight_copy(out_weight);
 
-    let fwd = 2.0 * (tokens * dim * 3 * inner + 2 * scores * hd + tokens * inner * dim) as f64;
-    let input_grad_flops = if x.requires_grad {
-        2.0 * (tokens * dim * 3 * inner) as f64
-    } else {
-        0.0
-    };
+    let tokens_f = tokens as f64;
+    let qkv_flops = 2.0 * tokens_f * qkv_weight as f64;
+    let fwd = qkv_flops + 4.0 * scores as f64 * hd as f64 + 2.0 * tokens_f * out_weight as f64;
+    let input_grad_flops = if x.requires_grad { qkv_flops } else { 0.0 };
     let output = ctx.fresh(vec![tokens, dim], act, true);
     Ok((
         output,
         LayerAccount {
             params,
             fwd_flops: fwd,
-            bwd_flops: 2.0 * fwd - 2.0 * (tokens * dim * 3 * inner) as f64 + input_grad_flops,
+            bwd_flops: 2.0 * fwd - qkv_flops + input_grad_flops,
             other_flops: 8.0 * scores as f64,
             saved_bytes: saved,
             tensor_core: true,
             kernels_fwd: 6,
             kernels_bwd: 8,
             // Scores before softmax, and their fp32 cast under autocast.
-            scratch_bytes: (scores * (act + softmax_dtype)) as f64 * ctx.batch as f64,
+            scratch_bytes: scores as f64 * (act + softmax_dtype) as f64 * ctx.batch as f64,
         },
     ))
 }

@@ -163,12 +163,9 @@ fn deep_nesting_and_huge_documents_fail_fast() {
     }
 }
 
-/// Known bug, outside this module: `analysis::analyze` multiplies layer sizes unchecked
-/// (linear `features x out_features`, conv weights), which overflows u64 on absurd
-/// sizes: a panic in debug builds, wrapped garbage in release. Run with `--ignored`
-/// once the analysis checks those products.
+/// Absurd layer sizes (products past u64) are a field error from the analysis, not a
+/// panic or wrapped garbage.
 #[test]
-#[ignore = "analysis.rs overflows on absurd layer sizes (unchecked weight products)"]
 fn a_model_with_absurd_sizes_is_an_error_not_a_panic() {
     for (field, value) in [
         ("out_features", "18446744073709551615"),
@@ -245,10 +242,8 @@ proptest! {
         check_hostile_number(doc, nth, &value)?;
     }
 
-    /// The same in a custom layer list. Ignored for the analysis overflow described at
-    /// `a_model_with_absurd_sizes_is_an_error_not_a_panic`.
+    /// The same in a custom layer list.
     #[test]
-    #[ignore = "analysis.rs overflows on absurd layer sizes (unchecked weight products)"]
     fn hostile_numbers_in_layer_lists_give_errors(nth in 0usize..400, value in hostile_number()) {
         check_hostile_number(2, nth, &value)?;
     }
