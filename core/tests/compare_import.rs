@@ -68,6 +68,19 @@ fn a_type_error_names_the_field_and_its_line() {
 }
 
 #[test]
+fn a_type_error_inside_a_comparison_option_names_the_field() {
+    let text = pretty(&Comparison::default()).replacen(
+        "\"batch_per_gpu\": 64",
+        "\"batch_per_gpu\": \"many\"",
+        1,
+    );
+    let e = &import_comparison(&text).unwrap_err()[0];
+    assert_eq!(e.error.field, "options[0].scenario.batch_per_gpu");
+    assert_eq!(e.line, Some(line_of(&text, "\"many\"", 0)));
+    assert!(e.error.value.contains("many"), "{e}");
+}
+
+#[test]
 fn a_syntax_error_gives_its_line() {
     let text = pretty(&Scenario::default()).replace("\"bands\": 30,", "\"bands\": 30,,");
     let e = &import_scenario(&text).unwrap_err()[0];

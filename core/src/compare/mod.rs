@@ -29,8 +29,10 @@ pub const MAX_OPTIONS: usize = 8;
 /// Longest option label, characters.
 pub const MAX_LABEL_CHARS: usize = 80;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A missing label is empty and a missing scenario is the default one, as in Scenario JSON
+/// (this also lets the importer find a bad field by removing parts of the document).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CompareOption {
     pub label: String,
     pub scenario: Scenario,
