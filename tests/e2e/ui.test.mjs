@@ -260,6 +260,23 @@ test("malformed link values fall back to defaults with a visible notice", async 
   assert.equal(await app.page.getByTestId("notices").count(), 0);
 });
 
+test("extreme links never blank the page: every preset at the input limits", async () => {
+  const models = await (await open()).page.evaluate(() =>
+    [...document.querySelectorAll('[data-testid="model"] option')].map((o) => o.value),
+  );
+  assert.ok(models.length >= 5, `presets: ${models}`);
+  for (const model of models) {
+    for (const limits of ["patch=4096&bands=1024&batch_per_gpu=1048576", "patch=1&bands=1&classes=1"]) {
+      const app = await open(`?model.id=${model}&${limits}`);
+      const shown = await app.page.evaluate(
+        () => !!document.querySelector('[data-testid="total-memory"], [data-testid="errors"]'),
+      );
+      assert.ok(shown, `${model} ${limits}: neither figures nor errors`);
+      await app.close();
+    }
+  }
+});
+
 test("works without localStorage (sandboxed frame, privacy mode)", async () => {
   const context = await browser.newContext();
   await context.addInitScript(() => {
