@@ -407,25 +407,25 @@ pub fn decide_scenarios(scenarios: &[Scenario], inputs: &DecisionInputs) -> Deci
         );
     }
     if let Some(budget) = inputs.budget_usd {
-        let mut prices: Vec<f64> = base
+        // The known TCOs above the budget, cheapest first: the first that changes the pick.
+        let mut below = budget;
+        while let Some(usd) = base
             .iter()
             .flatten()
             .filter_map(|c| c.tco_usd)
-            .filter(|t| *t > budget)
-            .collect();
-        prices.sort_by(f64::total_cmp);
-        let raised = prices.into_iter().find_map(|usd| {
-            let pick = choose(
-                &base,
-                &DecisionInputs {
-                    budget_usd: Some(usd),
-                    ..inputs.clone()
-                },
-            );
-            (pick != recommended).then_some((usd, pick))
-        });
-        if let Some((usd, pick)) = raised {
-            flip(Condition::BudgetAtLeast { usd }, &base, pick);
+            .filter(|t| *t > below)
+            .min_by(f64::total_cmp)
+        {
+            let raised = DecisionInputs {
+                budget_usd: Some(usd),
+                ..inputs.clone()
+            };
+            let pick = choose(&base, &raised);
+            if pick != recommended {
+                flip(Condition::BudgetAtLeast { usd }, &base, pick);
+                break;
+            }
+            below = usd;
         }
     }
     if let Some(c) = rec_candidate.filter(|c| c.ops_hours_per_month > 0.0) {

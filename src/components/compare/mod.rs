@@ -67,12 +67,38 @@ fn limit_prefix(l: Largest) -> &'static str {
     }
 }
 
-/// A typed amount; empty or unreadable text means "no limit".
+/// A typed whole amount (USD, hours); empty or unreadable text means "no limit".
 fn non_negative(text: &str) -> Option<f64> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v >= 0.0)
+    text.trim().parse::<u32>().ok().map(f64::from)
+}
+
+/// `<label>text <input type="number"></label>`: every number box of the view.
+fn number_field(
+    label: &str,
+    testid: String,
+    value: String,
+    max: Option<u32>,
+    oninput: Callback<InputEvent>,
+) -> Html {
+    html! {
+        <label>{ label }{ " " }
+            <input type="number" class="number" min="0" max={max.map(|m| m.to_string())}
+                data-testid={testid} value={value} oninput={oninput} /></label>
+    }
+}
+
+fn button(testid: String, label: &str, onclick: Callback<MouseEvent>) -> Html {
+    html! { <button type="button" data-testid={testid} onclick={onclick}>{ label }</button> }
+}
+
+/// A table row of plain cells after a row header.
+fn plain_row(header: &str, cells: Vec<String>, class: Option<&'static str>) -> Html {
+    html! {
+        <tr class={class}>
+            <th scope="row">{ header }</th>
+            { for cells.into_iter().map(|c| html! { <td>{ c }</td> }) }
+        </tr>
+    }
 }
 
 fn select_value(e: &Event) -> String {
@@ -163,12 +189,8 @@ fn OptionEditor(props: &OptionEditorProps) -> Html {
                     <option value={g.id} selected={g.id == s.gpu}>{ g.name }</option>
                 }) }
             </select>
-            <label>{ C::Cards.get(lang) }{ " " }
-                <input type="number" class="number" min="1" max={MAX_CARDS.to_string()} data-testid={id("cards")}
-                    value={s.cards.to_string()} oninput={on_cards} /></label>
-            <label>{ C::Batch.get(lang) }{ " " }
-                <input type="number" class="number" min="1" max={MAX_BATCH.to_string()} data-testid={id("batch")}
-                    value={s.batch_per_gpu.to_string()} oninput={on_batch} /></label>
+            { number_field(C::Cards.get(lang), id("cards"), s.cards.to_string(), Some(MAX_CARDS), on_cards) }
+            { number_field(C::Batch.get(lang), id("batch"), s.batch_per_gpu.to_string(), Some(MAX_BATCH), on_batch) }
             <select aria-label={C::Interconnect.get(lang)} data-testid={id("interconnect")} onchange={on_interconnect}>
                 { for Interconnect::ALL.iter().map(|ic| html! {
                     <option value={ic.id()} selected={*ic == s.interconnect}>{ interconnect_name(*ic, lang) }</option>
@@ -180,7 +202,7 @@ fn OptionEditor(props: &OptionEditorProps) -> Html {
                     { mode_name(ParallelMode::ParallelExperiments, lang) }</option>
             </select>
             if props.removable {
-                <button type="button" class="no-print" data-testid={id("remove")} onclick={on_remove}>{ C::Remove.get(lang) }</button>
+                { button(id("remove"), C::Remove.get(lang), on_remove) }
             }
         </div>
     }
@@ -316,34 +338,38 @@ fn decision_view(d: &Decision, options: &[OptionOutcome], batch: u32, lang: Lang
             html! { <p class="verdict" data-testid="recommended">{ C::NothingEligible.get(lang) }</p> }
         }
     };
+    let header: Vec<String> = [
+        C::Runs,
+        C::TimeToResult,
+        C::MetricTco,
+        C::WithinBudget,
+        C::MetricOps,
+        C::WithinOps,
+        C::Eligible,
+    ]
+    .iter()
+    .map(|c| c.get(lang).to_string())
+    .collect();
     html! {
         <>
             { recommended }
             <div class="table-scroll">
                 <table data-testid="assessments">
-                    <thead><tr>
-                        <th scope="col"></th>
-                        <th scope="col">{ C::Runs.get(lang) }</th>
-                        <th scope="col">{ C::TimeToResult.get(lang) }</th>
-                        <th scope="col">{ C::MetricTco.get(lang) }</th>
-                        <th scope="col">{ C::WithinBudget.get(lang) }</th>
-                        <th scope="col">{ C::MetricOps.get(lang) }</th>
-                        <th scope="col">{ C::WithinOps.get(lang) }</th>
-                        <th scope="col">{ C::Eligible.get(lang) }</th>
-                    </tr></thead>
+                    <thead>{ plain_row("", header, None) }</thead>
                     <tbody>
-                        { for d.assessments.iter().enumerate().filter_map(|(i, a)| a.as_ref().map(|a| html! {
-                            <tr class={classes!((d.recommended == Some(i)).then_some("best"))}>
-                                <th scope="row">{ name(i) }</th>
-                                <td class="num">{ a.runs }</td>
-                                <td class="num">{ a.time_to_result_s.map_or_else(|| C::DoesNotFit.get(lang).to_string(), format::duration) }</td>
-                                <td class="num">{ a.tco_usd.map_or_else(|| C::Unknown.get(lang).to_string(), format::money) }</td>
-                                <td>{ yes_no(a.within_budget) }</td>
-                                <td class="num">{ format!("{:.1}", a.ops_hours_per_month) }</td>
-                                <td>{ yes_no(Some(a.within_ops)) }</td>
-                                <td>{ yes_no(Some(a.eligible)) }</td>
-                            </tr>
-                        })) }
+                        { for d.assessments.iter().enumerate().filter_map(|(i, a)| a.as_ref().map(|a| plain_row(
+                            name(i),
+                            vec![
+                                a.runs.to_string(),
+                                a.time_to_result_s.map_or_else(|| C::DoesNotFit.get(lang).to_string(), format::duration),
+                                a.tco_usd.map_or_else(|| C::Unknown.get(lang).to_string(), format::money),
+                                yes_no(a.within_budget).to_string(),
+                                format!("{:.1}", a.ops_hours_per_month),
+                                yes_no(Some(a.within_ops)).to_string(),
+                                yes_no(Some(a.eligible)).to_string(),
+                            ],
+                            (d.recommended == Some(i)).then_some("best"),
+                        ))) }
                     </tbody>
                 </table>
             </div>
@@ -649,20 +675,14 @@ pub fn CompareView() -> Html {
                     { charts(r, lang) }
                     <h3>{ C::Decision.get(lang) }</h3>
                     <div class="decision-inputs no-print">
-                        <label>{ C::TeamSize.get(lang) }{ " " }
-                            <input type="number" class="number" min="1" data-testid="team-size"
-                                value={d.team_size.to_string()} oninput={on_team} /></label>
+                        { number_field(C::TeamSize.get(lang), "team-size".into(), d.team_size.to_string(), Some(MAX_TEAM_SIZE), on_team) }
                         <label>{ C::Goal.get(lang) }{ " " }
                             <select data-testid="goal" onchange={on_goal}>
                                 <option value="sweep" selected={d.priority == Priority::Sweep}>{ priority_name(Priority::Sweep, lang) }</option>
                                 <option value="single_run" selected={d.priority == Priority::SingleRun}>{ priority_name(Priority::SingleRun, lang) }</option>
                             </select></label>
-                        <label>{ C::Budget.get(lang) }{ " " }
-                            <input type="number" class="number" min="0" data-testid="budget"
-                                value={d.budget_usd.map(|b| b.to_string()).unwrap_or_default()} oninput={on_budget} /></label>
-                        <label>{ C::OpsHours.get(lang) }{ " " }
-                            <input type="number" class="number" min="0" data-testid="ops-hours"
-                                value={d.ops_hours_per_month.map(|h| h.to_string()).unwrap_or_default()} oninput={on_ops} /></label>
+                        { number_field(C::Budget.get(lang), "budget".into(), d.budget_usd.map(|b| b.to_string()).unwrap_or_default(), None, on_budget) }
+                        { number_field(C::OpsHours.get(lang), "ops-hours".into(), d.ops_hours_per_month.map(|h| h.to_string()).unwrap_or_default(), None, on_ops) }
                     </div>
                     { decision_view(&r.decision, &r.options, batch, lang) }
                     <h3>{ C::Sensitivity.get(lang) }</h3>
@@ -690,7 +710,7 @@ pub fn CompareView() -> Html {
             <h2 id="compare-heading">{ C::Title.get(lang) }</h2>
             <p class="help">{ C::Help.get(lang) }</p>
             <p class="no-print">
-                <button type="button" data-testid="compare-rebuild" onclick={on_rebuild}>{ C::Rebuild.get(lang) }</button>
+                { button("compare-rebuild".into(), C::Rebuild.get(lang), on_rebuild) }
                 { " " }
                 <button type="button" data-testid="compare-add" onclick={on_add}
                     disabled={comparison.options.len() >= MAX_OPTIONS}>{ C::AddOption.get(lang) }</button>
@@ -699,18 +719,18 @@ pub fn CompareView() -> Html {
             <div class="compare-io no-print">
                 <h3>{ C::Export.get(lang) }</h3>
                 <p class="export-row">
-                    <button type="button" data-testid="export-json" onclick={on_export_json}>{ C::ExportJson.get(lang) }</button>
+                    { button("export-json".into(), C::ExportJson.get(lang), on_export_json) }
                     { " " }
-                    <button type="button" data-testid="export-csv" onclick={on_export_csv}>{ C::ExportCsv.get(lang) }</button>
+                    { button("export-csv".into(), C::ExportCsv.get(lang), on_export_csv) }
                     { " " }
-                    <button type="button" data-testid="print" onclick={on_print}>{ C::Print.get(lang) }</button>
+                    { button("print".into(), C::Print.get(lang), on_print) }
                 </p>
                 <h3>{ C::Import.get(lang) }</h3>
                 <p class="help">{ C::ImportHelp.get(lang) }</p>
                 <textarea data-testid="import-text" rows="8" cols="60" aria-label={C::Import.get(lang)}
                     value={(*import_text).clone()} oninput={on_import_text} />
                 <p>
-                    <button type="button" data-testid="import-button" onclick={on_import}>{ C::ImportButton.get(lang) }</button>
+                    { button("import-button".into(), C::ImportButton.get(lang), on_import) }
                     { " " }
                     <label>{ C::ImportFile.get(lang) }{ " " }
                         <input type="file" accept=".json,application/json" data-testid="import-file" onchange={on_file} /></label>
