@@ -185,22 +185,33 @@ pub fn fit_grid(s: &Scenario, gpu: &GpuSpec, patches: &[u32], bands: &[u32]) -> 
     }
 }
 
-/// Multiples of the scenario's value shown on each axis of the default fit map: from a
-/// quarter to twice the current value, so the boundary is usually on the map.
-const AXIS_FACTORS: [f64; 8] = [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0];
+/// Points on each axis of the default fit map (plus the scenario's own value).
+const AXIS_POINTS: u32 = 8;
+/// How far past the largest fitting value the default map reaches, so that the boundary
+/// is on it.
+const AXIS_BEYOND_LARGEST: f64 = 1.25;
 
-/// Axis values around the scenario's value, on the grid of values the model accepts.
+/// Axis values from a quarter of the scenario's value to past the largest value that fits
+/// (at least twice the scenario's value), evenly spaced on the grid of values the model
+/// accepts, with the scenario's value itself.
 pub fn default_axis(s: &Scenario, gpu: &GpuSpec, dim: Dimension) -> Vec<u32> {
     let start = f64::from(dim.get(s));
     let step = f64::from(geometry_step(s, gpu, dim));
+    let limit = f64::from(dim.limit());
+    let beyond = match largest(s, gpu, dim) {
+        Largest::Fits(v) => f64::from(v) * AXIS_BEYOND_LARGEST,
+        _ => 0.0,
+    };
+    let far = beyond.max(2.0 * start).min(limit);
+    let near = (start / 4.0).max(1.0);
     let base = start % step;
-    let mut axis: Vec<u32> = AXIS_FACTORS
-        .iter()
-        .map(|f| {
-            let snapped = base + ((start * f - base) / step).round() * step;
-            snapped.clamp(1.0, f64::from(dim.limit())) as u32
-        })
+    let snap = |v: f64| (base + ((v - base) / step).round() * step).clamp(1.0, limit) as u32;
+    let last = f64::from(AXIS_POINTS - 1);
+    let mut axis: Vec<u32> = (0..AXIS_POINTS)
+        .map(|k| snap(near + (far - near) * f64::from(k) / last))
+        .chain([dim.get(s)])
         .collect();
+    axis.sort_unstable();
     axis.dedup();
     axis
 }
