@@ -37,7 +37,9 @@ pub fn App(props: &AppProps) -> Html {
     let result = use_memo(store.scenario.clone(), |s| estimate(s).map(Rc::new));
 
     use_effect_with((*store).clone(), |state| {
-        platform::persist_soon(state.location_query(), state.share_query());
+        // An embedded view only reads: it must not overwrite the full page's saved scenario.
+        let saved = (!state.embed).then(|| state.share_query());
+        platform::persist_soon(state.location_query(), saved);
         platform::set_html_lang(state.lang.html_lang());
     });
     let embed = store.embed;

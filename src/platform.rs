@@ -21,12 +21,12 @@ thread_local! {
     /// Stand-in when localStorage is unavailable (sandboxed iframe, privacy mode).
     static MEMORY_STORE: RefCell<Option<String>> = const { RefCell::new(None) };
     /// Latest (address query, saved query) not yet written; Some while a write is pending.
-    static PENDING: RefCell<Option<(String, String)>> = const { RefCell::new(None) };
+    static PENDING: RefCell<Option<(String, Option<String>)>> = const { RefCell::new(None) };
 }
 
-/// Puts `location_query` in the address bar and `saved_query` in storage, at most once per
-/// PERSIST_DELAY_MS, always ending with the latest values.
-pub fn persist_soon(location_query: String, saved_query: String) {
+/// Puts `location_query` in the address bar and `saved_query` (if any) in storage, at most
+/// once per PERSIST_DELAY_MS, always ending with the latest values.
+pub fn persist_soon(location_query: String, saved_query: Option<String>) {
     let already_pending = PENDING.with(|p| {
         p.borrow_mut()
             .replace((location_query, saved_query))
@@ -51,7 +51,9 @@ pub fn persist_soon(location_query: String, saved_query: String) {
 pub fn flush_pending() {
     if let Some((location_query, saved_query)) = PENDING.with(|p| p.borrow_mut().take()) {
         replace_location_query(&location_query);
-        save_query(&saved_query);
+        if let Some(saved_query) = saved_query {
+            save_query(&saved_query);
+        }
     }
 }
 

@@ -305,6 +305,10 @@ test("embed mode is compact, links to the full page and posts its height", async
   assert.equal(await app.page.getByTestId("assumptions").count(), 0);
   const href = await app.page.getByTestId("open-full").getAttribute("href");
   assert.ok(href.includes("bands=50") && !href.includes("embed"), href);
+  // An embedded view updates its own address but leaves the full page's saved scenario.
+  await slide(app.page, "patch-slider", 19);
+  await addressIncludes(app.page, "patch=19");
+  assert.equal(await app.page.evaluate(() => localStorage.length), 0);
   await app.screenshot("ui-embed");
 
   // Inside an iframe the app tells its parent how tall it is, again when resized.
