@@ -58,6 +58,68 @@ pub struct Analysis {
     pub transient_bytes: f64,
     /// Per-sample output shape of the model.
     pub output_shape: Vec<u64>,
+    /// The batch these figures are for.
+    pub batch: u64,
+    /// The memory terms as functions of the batch (the largest-batch search evaluates
+    /// them instead of re-running the analysis).
+    pub lines: MemoryLines,
+}
+
+/// Bytes that grow linearly with the batch: `per_sample x batch + fixed`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Bytes {
+    pub per_sample: f64,
+    pub fixed: f64,
+}
+
+impl Bytes {
+    pub const ZERO: Bytes = Bytes {
+        per_sample: 0.0,
+        fixed: 0.0,
+    };
+
+    pub fn at(self, batch: u64) -> f64 {
+        self.per_sample * batch as f64 + self.fixed
+    }
+}
+
+impl std::ops::Add for Bytes {
+    type Output = Bytes;
+    fn add(self, o: Bytes) -> Bytes {
+        Bytes {
+            per_sample: self.per_sample + o.per_sample,
+            fixed: self.fixed + o.fixed,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Bytes {
+    fn add_assign(&mut self, o: Bytes) {
+        *self = *self + o;
+    }
+}
+
+/// `Analysis`'s memory terms for any batch.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemoryLines {
+    /// Everything kept for backward (`Analysis::saved_bytes`).
+    pub saved: Bytes,
+    pub loss_saved: Bytes,
+    pub unsaved_input: Bytes,
+    /// One candidate per layer; the transient is their maximum.
+    pub transient: Vec<Bytes>,
+    /// Per layer: what it adds to the kept tensors, and its output.
+    pub layer_saved: Vec<Bytes>,
+    pub layer_output: Vec<Bytes>,
+}
+
+impl MemoryLines {
+    pub fn transient_at(&self, batch: u64) -> f64 {
+        self.transient
+            .iter()
+            .map(|t| t.at(batch))
+            .fold(0.0, f64::max)
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -86,7 +148,6 @@ impl Value {
 }
 
 struct Ctx {
-    batch: u64,
     precision: Precision,
     storages: Vec<Storage>,
     saved: BTreeSet<usize>,
@@ -98,9 +159,12 @@ impl Ctx {
         self.storages.len() - 1
     }
 
-    fn storage_bytes(&self, id: usize) -> f64 {
+    fn storage_bytes(&self, id: usize) -> Bytes {
         let s = self.storages[id];
-        s.per_sample as f64 * self.batch as f64 + s.fixed as f64
+        Bytes {
+            per_sample: s.per_sample as f64,
+            fixed: s.fixed as f64,
+        }
     }
 
     /// A fresh activation tensor of `shape` and `dtype`.
@@ -116,16 +180,16 @@ impl Ctx {
     }
 
     /// Keeps a storage for backward; returns the bytes newly kept.
-    fn keep(&mut self, id: usize) -> f64 {
+    fn keep(&mut self, id: usize) -> Bytes {
         if self.saved.insert(id) {
             self.storage_bytes(id)
         } else {
-            0.0
+            Bytes::ZERO
         }
     }
 
     /// Keeps a per-sample or fixed-size side tensor (mask, indices, statistics).
-    fn keep_new(&mut self, per_sample: u64, fixed: u64) -> f64 {
+    fn keep_new(&mut self, per_sample: u64, fixed: u64) -> Bytes {
         let id = self.new_storage(per_sample, fixed);
         self.keep(id)
     }
@@ -161,11 +225,11 @@ impl Ctx {
     }
 
     /// A half-precision weight copy autocast keeps (`params` elements, batch-independent).
-    fn keep_weight_copy(&mut self, params: u64) -> f64 {
+    fn keep_weight_copy(&mut self, params: u64) -> Bytes {
         if self.precision.is_autocast() {
             self.keep_new(0, params.saturating_mul(2))
         } else {
-            0.0
+            Bytes::ZERO
         }
     }
 
@@ -181,12 +245,12 @@ struct LayerAccount {
     fwd_flops: f64,
     bwd_flops: f64,
     other_flops: f64,
-    saved_bytes: f64,
+    saved: Bytes,
     tensor_core: bool,
     kernels_fwd: u32,
     kernels_bwd: u32,
-    /// Temporaries beyond gradients (bytes, whole batch), e.g. attention scores.
-    scratch_bytes: f64,
+    /// Temporaries beyond gradients (bytes per sample), e.g. attention scores.
+    scratch_per_sample: f64,
 }
 
 fn err(
@@ -239,16 +303,14 @@ pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Ana
             allowed: "at least one layer".into(),
         });
     }
-    let input_elems = checked_product(&spec.input).filter(|&n| n <= MAX_ELEMENTS_PER_SAMPLE);
-    let Some(input_elems) = input_elems else {
+    if checked_product(&spec.input).is_none_or(|n| n > MAX_ELEMENTS_PER_SAMPLE) {
         return Err(FieldError {
             field: "model.input".into(),
             value: format!("{:?}", spec.input),
             allowed: format!("at most {MAX_ELEMENTS_PER_SAMPLE} elements per sample"),
         });
-    };
+    }
     let mut ctx = Ctx {
-        batch,
         precision,
         storages: Vec::new(),
         saved: BTreeSet::new(),
@@ -265,7 +327,7 @@ pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Ana
     values.insert("input".into(), input.clone());
     let mut previous = input;
     let mut layers = Vec::with_capacity(spec.layers.len());
-    let mut max_scratch = 0.0f64;
+    let mut lines = MemoryLines::default();
 
     for (index, layer) in spec.layers.iter().enumerate() {
         let kind = layer.op.kind();
@@ -317,15 +379,23 @@ pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Ana
             ));
         }
         let n = batch as f64;
-        let input_bytes: f64 = inputs.iter().map(|v| v.bytes() as f64 * n).sum();
+        let input_per_sample: f64 = inputs.iter().map(|v| v.bytes() as f64).sum();
+        let output_per_sample = output.bytes() as f64;
         // Gradients of the output and of the inputs coexist in backward.
         let input_grads = if inputs.iter().any(|v| v.requires_grad) {
-            input_bytes
+            input_per_sample
         } else {
             0.0
         };
-        let grads = output.bytes() as f64 * n + input_grads;
-        max_scratch = max_scratch.max(grads + account.scratch_bytes);
+        lines.transient.push(Bytes {
+            per_sample: output_per_sample + input_grads + account.scratch_per_sample,
+            fixed: 0.0,
+        });
+        lines.layer_saved.push(account.saved);
+        lines.layer_output.push(Bytes {
+            per_sample: output_per_sample,
+            fixed: 0.0,
+        });
         let weight_dtype = ctx.compute_dtype(ctx.param_dtype());
         layers.push(LayerReport {
             name: name.clone(),
@@ -335,10 +405,10 @@ pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Ana
             fwd_flops: account.fwd_flops * n,
             bwd_flops: account.bwd_flops * n,
             other_flops: account.other_flops * n,
-            input_bytes,
-            output_bytes: output.bytes() as f64 * n,
+            input_bytes: input_per_sample * n,
+            output_bytes: output_per_sample * n,
             weight_bytes: (account.params * weight_dtype) as f64,
-            saved_bytes: account.saved_bytes,
+            saved_bytes: account.saved.at(batch),
             tensor_core: account.tensor_core,
             kernels_fwd: account.kernels_fwd,
             kernels_bwd: account.kernels_bwd,
@@ -361,26 +431,29 @@ pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Ana
     let log_probs = ctx.fresh(logits.shape.clone(), logits.dtype, true);
     let classes = previous.shape[0].max(1);
     let targets_per_sample = previous.elements() / classes;
-    let loss_saved_bytes = ctx.keep(log_probs.storage)
+    lines.loss_saved = ctx.keep(log_probs.storage)
         + ctx.keep_new(targets_per_sample * INT64, 0)
         + ctx.keep_new(0, FP32);
 
-    let saved_bytes: f64 = ctx.saved.iter().map(|&id| ctx.storage_bytes(id)).sum();
-    let unsaved_input_bytes = if ctx.saved.contains(&input_storage) {
-        0.0
-    } else {
-        input_elems as f64 * data_dtype as f64 * batch as f64
-    };
+    lines.saved = ctx
+        .saved
+        .iter()
+        .fold(Bytes::ZERO, |sum, &id| sum + ctx.storage_bytes(id));
+    if !ctx.saved.contains(&input_storage) {
+        lines.unsaved_input = ctx.storage_bytes(input_storage);
+    }
     Ok(Analysis {
         params: layers.iter().map(|l| l.params).sum(),
         fwd_flops: layers.iter().map(|l| l.fwd_flops).sum(),
         bwd_flops: layers.iter().map(|l| l.bwd_flops).sum(),
         layers,
-        saved_bytes,
-        loss_saved_bytes,
-        unsaved_input_bytes,
-        transient_bytes: max_scratch,
+        saved_bytes: lines.saved.at(batch),
+        loss_saved_bytes: lines.loss_saved.at(batch),
+        unsaved_input_bytes: lines.unsaved_input.at(batch),
+        transient_bytes: lines.transient_at(batch),
         output_shape: previous.shape,
+        batch,
+        lines,
     })
 }
 
@@ -548,15 +621,15 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                     fwd_flops: fwd,
                     bwd_flops: backward_flops(fwd, first.requires_grad),
                     other_flops: if *bias {
-                        (out_positions as f64 * *out_channels as f64)
+                        out_positions as f64 * *out_channels as f64
                     } else {
                         0.0
                     },
-                    saved_bytes: saved,
+                    saved,
                     tensor_core: true,
                     kernels_fwd: 1 + *bias as u32,
                     kernels_bwd: 1 + first.requires_grad as u32 + *bias as u32,
-                    scratch_bytes: 0.0,
+                    scratch_per_sample: 0.0,
                 },
             ))
         }
@@ -586,11 +659,11 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                     fwd_flops: fwd,
                     bwd_flops: backward_flops(fwd, first.requires_grad),
                     other_flops: 0.0,
-                    saved_bytes: saved,
+                    saved,
                     tensor_core: true,
                     kernels_fwd: 1,
                     kernels_bwd: 1 + first.requires_grad as u32 + *bias as u32,
-                    scratch_bytes: 0.0,
+                    scratch_per_sample: 0.0,
                 },
             ))
         }
@@ -609,7 +682,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 Activation::Relu | Activation::Tanh | Activation::Sigmoid | Activation::Softmax
             );
             let saved = if !first.requires_grad {
-                0.0
+                Bytes::ZERO
             } else if keeps_output {
                 ctx.keep(output.storage)
             } else {
@@ -637,7 +710,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             let saved = if first.requires_grad {
                 ctx.keep_new(first.elements() * MASK, 0)
             } else {
-                0.0
+                Bytes::ZERO
             };
             Ok((output.clone(), elementwise(&output, 2.0, saved, 1)))
         }
@@ -665,7 +738,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             let mut shape = vec![channels];
             shape.extend(window_output(&spatial, &w)?);
             let output = ctx.fresh(shape, first.dtype, first.requires_grad);
-            let mut saved = 0.0;
+            let mut saved = Bytes::ZERO;
             if first.requires_grad {
                 saved += ctx.keep(first.storage);
                 if matches!(op, Op::MaxPool { .. }) {
@@ -700,7 +773,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             let saved = if first.requires_grad && !global {
                 ctx.keep(first.storage)
             } else {
-                0.0
+                Bytes::ZERO
             };
             let per_output = spatial.iter().product::<u64>() as f64
                 / output.elements().max(1) as f64
@@ -716,7 +789,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             let mut shape = vec![channels];
             shape.extend(spatial.iter().map(|s| s.saturating_mul(*scale)));
             let output = ctx.fresh(shape, first.dtype, first.requires_grad);
-            Ok((output.clone(), elementwise(&output, 0.0, 0.0, 1)))
+            Ok((output.clone(), elementwise(&output, 0.0, Bytes::ZERO, 1)))
         }
         Op::Flatten => {
             expect_inputs(inputs, 1)?;
@@ -773,7 +846,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 elementwise(
                     &output,
                     (inputs.len() - 1) as f64,
-                    0.0,
+                    Bytes::ZERO,
                     inputs.len() as u32 - 1,
                 ),
             ))
@@ -788,7 +861,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 ));
             }
             // Each operand is kept for the other's gradient.
-            let mut saved = 0.0;
+            let mut saved = Bytes::ZERO;
             if a.requires_grad {
                 saved += ctx.keep(b.storage);
             }
@@ -835,7 +908,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 inputs.iter().map(|v| v.dtype).max().unwrap_or(FP32),
                 inputs.iter().any(|v| v.requires_grad),
             );
-            Ok((output.clone(), elementwise(&output, 0.0, 0.0, 1)))
+            Ok((output.clone(), elementwise(&output, 0.0, Bytes::ZERO, 1)))
         }
         Op::Matmul => {
             expect_inputs(inputs, 2)?;
@@ -860,7 +933,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             // torch.cat promotes to the (fp32 under autocast) parameter's dtype.
             let dtype = first.dtype.max(ctx.param_dtype());
             let output = ctx.fresh(vec![tokens.saturating_add(1), dim], dtype, true);
-            let mut account = elementwise(&output, 0.0, 0.0, 1);
+            let mut account = elementwise(&output, 0.0, Bytes::ZERO, 1);
             account.params = dim;
             Ok((output, account))
         }
@@ -871,7 +944,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 first.dtype.max(ctx.param_dtype()),
                 true,
             );
-            let mut account = elementwise(&output, 1.0, 0.0, 1);
+            let mut account = elementwise(&output, 1.0, Bytes::ZERO, 1);
             account.params = first.elements();
             Ok((output, account))
         }
@@ -908,15 +981,10 @@ fn broadcasts(small: &[u64], big: &[u64]) -> bool {
 }
 
 /// A memory-bound op over `output`: `flops` per output element, one read and one write.
-fn elementwise(
-    output: &Value,
-    flops_per_element: f64,
-    saved_bytes: f64,
-    kernels: u32,
-) -> LayerAccount {
+fn elementwise(output: &Value, flops_per_element: f64, saved: Bytes, kernels: u32) -> LayerAccount {
     LayerAccount {
         other_flops: flops_per_element * output.elements() as f64,
-        saved_bytes,
+        saved,
         kernels_fwd: kernels,
         kernels_bwd: kernels * output.requires_grad as u32,
         ..LayerAccount::default()
@@ -931,7 +999,7 @@ fn view(ctx: &mut Ctx, input: &Value, shape: Vec<u64>) -> OpResult {
         return Ok((output, LayerAccount::default()));
     }
     let output = ctx.fresh(shape, input.dtype, input.requires_grad);
-    Ok((output.clone(), elementwise(&output, 0.0, 0.0, 1)))
+    Ok((output.clone(), elementwise(&output, 0.0, Bytes::ZERO, 1)))
 }
 
 fn normalization(ctx: &mut Ctx, op: &Op, input: &Value) -> OpResult {
@@ -999,7 +1067,7 @@ fn matmul(ctx: &mut Ctx, a: &Value, b: &Value) -> OpResult {
         ctx.matmul_operand(a, ra >= 3),
         ctx.matmul_operand(b, rb >= 3),
     );
-    let mut saved = 0.0;
+    let mut saved = Bytes::ZERO;
     if b.requires_grad {
         saved += ctx.keep(oa.storage);
     }
@@ -1015,7 +1083,7 @@ fn matmul(ctx: &mut Ctx, a: &Value, b: &Value) -> OpResult {
         LayerAccount {
             fwd_flops: fwd,
             bwd_flops: fwd * grads as f64,
-            saved_bytes: saved,
+            saved,
             tensor_core: true,
             kernels_fwd: 1,
             kernels_bwd: grads,
@@ -1091,12 +1159,12 @@ fn attention(
             fwd_flops: fwd,
             bwd_flops: 2.0 * fwd - qkv_flops + input_grad_flops,
             other_flops: 8.0 * scores as f64,
-            saved_bytes: saved,
+            saved,
             tensor_core: true,
             kernels_fwd: 6,
             kernels_bwd: 8,
             // Scores before softmax, and their fp32 cast under autocast.
-            scratch_bytes: scores as f64 * (act + softmax_dtype) as f64 * ctx.batch as f64,
+            scratch_per_sample: scores as f64 * (act + softmax_dtype) as f64,
         },
     ))
 }

@@ -39,39 +39,47 @@ pub const DEFAULT_FRAGMENTATION: f64 = 0.05;
 pub const DEFAULT_DRIVER_RESERVED_BYTES: u64 = 0;
 
 /// Kept activations with sqrt(L) segment checkpointing (`checkpoint_sequential` with
-/// ceil(sqrt(L)) segments): each segment's input is kept, and during backward one
-/// segment at a time is recomputed and keeps its own tensors. The loss keeps its tensors.
-pub fn checkpointed_activations(a: &Analysis) -> f64 {
-    let layers = &a.layers;
-    let segments = (layers.len() as f64).sqrt().ceil().max(1.0) as usize;
-    let per_segment = layers.len().div_ceil(segments);
+/// ceil(sqrt(L)) segments) at `batch`: each segment's input is kept, and during backward
+/// one segment at a time is recomputed and keeps its own tensors. The loss keeps its
+/// tensors.
+pub fn checkpointed_activations(a: &Analysis, batch: u64) -> f64 {
+    let lines = &a.lines;
+    let layers = lines.layer_saved.len();
+    let segments = (layers as f64).sqrt().ceil().max(1.0) as usize;
+    let per_segment = layers.div_ceil(segments).max(1);
     let mut boundaries = 0.0;
     let mut largest_segment = 0.0f64;
-    for (i, chunk) in layers.chunks(per_segment).enumerate() {
+    for (i, chunk) in lines.layer_saved.chunks(per_segment).enumerate() {
         if i > 0 {
-            boundaries += layers[i * per_segment - 1].output_bytes;
+            boundaries += lines.layer_output[i * per_segment - 1].at(batch);
         }
-        largest_segment = largest_segment.max(chunk.iter().map(|l| l.saved_bytes).sum());
+        largest_segment = largest_segment.max(chunk.iter().map(|b| b.at(batch)).sum());
     }
-    boundaries + largest_segment + a.loss_saved_bytes + a.unsaved_input_bytes
+    boundaries + largest_segment + lines.loss_saved.at(batch) + lines.unsaved_input.at(batch)
 }
 
-/// Builds the breakdown for an analysed model on `gpu`.
+/// Builds the breakdown for an analysed model on `gpu`, at the analysed batch.
 pub fn breakdown(a: &Analysis, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
+    breakdown_at(a, a.batch, s, gpu)
+}
+
+/// The breakdown at any `batch`, from the analysis's batch-linear terms.
+pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
     let params = a.params as f64;
     let param_bytes = s.precision.param_bytes() as f64;
     let weights = params * param_bytes;
     let gradients = params * param_bytes;
     let states = s.optimizer.states_per_param() as f64;
     let optimizer_states = params * states * param_bytes;
+    let kept = a.lines.saved.at(batch) + a.lines.unsaved_input.at(batch);
     let activations = if s.checkpointing {
-        checkpointed_activations(a).min(a.saved_bytes + a.unsaved_input_bytes)
+        checkpointed_activations(a, batch).min(kept)
     } else {
-        a.saved_bytes + a.unsaved_input_bytes
+        kept
     };
     // Adam's foreach implementation builds one parameter-sized temporary list.
     let optimizer_temporary = if states >= 2.0 { weights } else { 0.0 };
-    let transient = a.transient_bytes.max(optimizer_temporary);
+    let transient = a.lines.transient_at(batch).max(optimizer_temporary);
     let allocator = s.memory.fragmentation * (activations + transient);
     let cuda_context = s.memory.cuda_context_bytes as f64;
     let total =
@@ -98,7 +106,7 @@ pub fn breakdown(a: &Analysis, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
     }
 }
 
-/// Total bytes per GPU at `batch` samples.
+/// Total bytes per GPU at `batch` samples (a full analysis at that batch).
 pub fn total_at(
     spec: &ModelSpec,
     s: &Scenario,
@@ -111,24 +119,25 @@ pub fn total_at(
 
 /// Largest batch whose total stays within capacity x (1 - headroom); 0 if even one
 /// sample does not fit. Memory is non-decreasing in batch, so an exponential then a
-/// binary search finds it.
+/// binary search over the analysis's batch-linear terms finds it (one analysis).
 pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, FieldError> {
+    let a = analyze(spec, 1, s.precision)?;
     let budget = gpu
         .memory_bytes
         .saturating_sub(s.memory.driver_reserved_bytes) as f64
         * (1.0 - s.memory.headroom);
-    let fits = |b: u32| total_at(spec, s, gpu, b).map(|t| t <= budget);
-    if !fits(1)? {
+    let fits = |b: u32| breakdown_at(&a, b.into(), s, gpu).total <= budget;
+    if !fits(1) {
         return Ok(0);
     }
     let mut lo = 1u32; // fits
     let mut hi = 2u32;
-    while hi <= MAX_BATCH && fits(hi)? {
+    while hi <= MAX_BATCH && fits(hi) {
         lo = hi;
         hi = hi.saturating_mul(2);
     }
     if hi > MAX_BATCH {
-        if fits(MAX_BATCH)? {
+        if fits(MAX_BATCH) {
             return Ok(MAX_BATCH);
         }
         hi = MAX_BATCH;
@@ -136,7 +145,7 @@ pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, F
     // Invariant: lo fits, hi does not.
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if fits(mid)? {
+        if fits(mid) {
             lo = mid;
         } else {
             hi = mid;

@@ -1,6 +1,7 @@
 //! Property tests over random valid scenarios and random or hostile JSON.
 
-use hsi_gpu_core::memory::total_at;
+use hsi_gpu_core::analysis::analyze;
+use hsi_gpu_core::memory::{breakdown, breakdown_at, total_at};
 use hsi_gpu_core::scaling::valid_interconnects;
 use hsi_gpu_core::scenario::{
     scenario_from_json, ModelChoice, Optimizer, Precision, Scenario, VitSize,
@@ -129,6 +130,22 @@ proptest! {
                 prop_assert!(bigger >= base, "{base} -> {bigger} for {grown:?}");
             }
         }
+    }
+
+    /// The batch-linear memory terms of one analysis equal a fresh analysis at any batch.
+    #[test]
+    fn memory_lines_equal_a_fresh_analysis(s in preset_scenario(), batch in 1u64..4096) {
+        let model = build_model(&s);
+        prop_assume!(model.is_ok());
+        let model = model.unwrap();
+        let gpu = gpu::gpu_by_id(&s.gpu).unwrap();
+        let (Ok(one), Ok(fresh)) = (analyze(&model, 1, s.precision), analyze(&model, batch, s.precision)) else {
+            return Err(TestCaseError::reject("invalid geometry"));
+        };
+        let from_lines = breakdown_at(&one, batch, &s, gpu);
+        let direct = breakdown(&fresh, &s, gpu);
+        prop_assert!((from_lines.total - direct.total).abs() <= 1e-9 * direct.total, "{} vs {}", from_lines.total, direct.total);
+        prop_assert_eq!(from_lines.activations, direct.activations);
     }
 
     /// The reported largest batch fits within the headroom budget and one more does not.
