@@ -1011,7 +1011,7 @@ fn normalization(ctx: &mut Ctx, op: &Op, input: &Value) -> OpResult {
         }
         Op::GroupNorm { groups } => {
             let c = input.shape[0];
-            if *groups == 0 || c % groups != 0 || input.shape.len() < 2 {
+            if *groups == 0 || !c.is_multiple_of(*groups) || input.shape.len() < 2 {
                 return Err(bad(
                     format!("{groups} groups over {c} channels"),
                     "groups dividing the channel count, input [C, ...]",

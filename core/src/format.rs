@@ -163,7 +163,7 @@ mod tests {
 
     #[test]
     fn significant_keeps_three_digits() {
-        assert_eq!(significant(3.14159), "3.14");
+        assert_eq!(significant(1.23456), "1.23");
         assert_eq!(significant(31.4159), "31.4");
         assert_eq!(significant(314.159), "314");
         assert_eq!(significant(31_415.9), "31416");
