@@ -31,17 +31,6 @@ use crate::Store;
 use text::{condition_phrase, flip_sentence, metric_name, mode_name, priority_name, C};
 
 /// Prints the comparison alone, on one page.
-const PRINT_STYLE: &str = "@media print {
-  body * { visibility: hidden; }
-  .compare, .compare * { visibility: visible; }
-  .compare { position: absolute; left: 0; top: 0; width: 100%; font-size: 9pt; }
-  .compare .no-print { display: none !important; }
-  .compare-chart { break-inside: avoid; }
-}
-.compare td.best { font-weight: 700; }
-.compare .heat td { text-align: center; min-width: 3.2em; }
-.compare .import-errors code { white-space: pre; }";
-
 fn metric_text(metric: Metric, value: Option<f64>, lang: Lang) -> String {
     let Some(v) = value else {
         return C::NoFigure.get(lang).into();
@@ -440,13 +429,14 @@ fn heat_map(
                                     <tr>
                                         <th scope="row">{ *p }</th>
                                         { for row.iter().map(|cell| {
-                                            let (text, colour) = match cell {
-                                                Some(u) if *u <= 0.8 => (format::percent(*u), "#cdebd9"),
-                                                Some(u) if *u <= 1.0 => (format::percent(*u), "#fbe7b5"),
-                                                Some(u) => (format::percent(*u), "#f6c3b5"),
-                                                None => ("·".to_string(), "#eeeeee"),
+                                            // Classes, not inline styles: the page runs under a strict CSP.
+                                            let (text, class) = match cell {
+                                                Some(u) if *u <= 0.8 => (format::percent(*u), "heat-fits"),
+                                                Some(u) if *u <= 1.0 => (format::percent(*u), "heat-tight"),
+                                                Some(u) => (format::percent(*u), "heat-over"),
+                                                None => ("·".to_string(), "heat-na"),
                                             };
-                                            html! { <td style={format!("background:{colour}")}>{ text }</td> }
+                                            html! { <td class={class}>{ text }</td> }
                                         }) }
                                     </tr>
                                 }) }
@@ -706,7 +696,6 @@ pub fn CompareView() -> Html {
 
     html! {
         <section class="panel view compare" aria-labelledby="compare-heading" data-testid="compare">
-            <style>{ PRINT_STYLE }</style>
             <h2 id="compare-heading">{ C::Title.get(lang) }</h2>
             <p class="help">{ C::Help.get(lang) }</p>
             <p class="no-print">
