@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Release build of the web app into dist/ (wasm-opt -Oz, relative asset URLs).
+# Release build of the web app into dist/ (wasm-opt -Oz, relative asset URLs), and the
+# one-file page dist-single/hsi-gpu-planner.html.
 # Expects tools/setup.sh to have run; prints the files and their sizes.
 set -euo pipefail
 
@@ -10,4 +11,6 @@ cd "$repo"
 export PATH="$repo/tools/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 trunk build --release
-ls -l dist
+# The one-file page (wasm and styles inlined) for file:// use, mail and wiki attachments.
+node tools/single_file.mjs
+ls -l dist dist-single
