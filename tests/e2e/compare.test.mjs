@@ -139,10 +139,14 @@ test("exports: JSON, CSV, SVG, PNG and print", async () => {
   });
   await app.page.getByTestId("print").click();
   assert.equal(await app.page.evaluate(() => window.printed), 1);
-  const printRules = await app.page.evaluate(() =>
-    [...document.querySelectorAll("style")].some((s) => s.textContent.includes("@media print")),
-  );
-  assert.ok(printRules, "a print stylesheet is on the page");
+  // The print stylesheet (in app.css: no inline styles under the strict CSP) hides the
+  // comparison's controls when printing.
+  const controlsDisplay = () =>
+    app.page.evaluate(() => getComputedStyle(document.querySelector(".compare .no-print")).display);
+  assert.notEqual(await controlsDisplay(), "none");
+  await app.page.emulateMedia({ media: "print" });
+  assert.equal(await controlsDisplay(), "none", "print hides the comparison's controls");
+  await app.page.emulateMedia({ media: null });
 });
 
 test("the exported JSON imports back to the same view", async () => {
