@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::gpu::{gpu_by_id, GpuSpec};
 use crate::perf::PerfAssumptions;
 use crate::scenario::{
-    FieldError, Optimizer, Precision, Problems, Scenario, MAX_BATCH, MAX_JSON_BYTES,
+    from_json_object, FieldError, JsonDocument, Optimizer, Precision, Problems, Scenario, MAX_BATCH,
 };
 use crate::{build_model, estimate, memory};
 
@@ -148,30 +148,14 @@ const MAX_STEP_S: f64 = 86_400.0;
 
 /// Parses measurement JSON; errors name the field path, as `scenario_from_json` does.
 pub fn measurement_from_json(text: &str) -> Result<Measurement, FieldError> {
-    let document_error = |value: String| FieldError {
-        field: "(measurement)".into(),
-        value,
-        allowed: "one JSON object written by tools/measure.py".into(),
-    };
-    if text.len() > MAX_JSON_BYTES {
-        return Err(document_error(format!("{} bytes", text.len())));
-    }
-    if !text.trim_start().starts_with('{') {
-        return Err(document_error("not a JSON object".into()));
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let m: Measurement = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        if path == "." || path == "?" {
-            return document_error(e.inner().to_string());
-        }
-        FieldError {
-            field: path,
-            value: e.inner().to_string(),
-            allowed: "a value of the type tools/measure.py writes".into(),
-        }
-    })?;
-    de.end().map_err(|e| document_error(e.to_string()))?;
+    let m: Measurement = from_json_object(
+        text,
+        &JsonDocument {
+            field: "(measurement)",
+            expected: "one JSON object written by tools/measure.py",
+            field_values: "a value of the type tools/measure.py writes",
+        },
+    )?;
     match m.validate().into_iter().next() {
         Some(error) => Err(error),
         None => Ok(m),

@@ -387,36 +387,64 @@ impl Scenario {
 /// Largest Scenario JSON accepted (a custom model of thousands of layers fits easily).
 pub const MAX_JSON_BYTES: usize = 4 << 20;
 
-/// Parses Scenario JSON; a missing field takes its default. A syntax or type error names
-/// the field path (e.g. `workload.epochs`) and what was expected.
-pub fn scenario_from_json(text: &str) -> Result<Scenario, FieldError> {
-    if text.len() > MAX_JSON_BYTES {
-        return Err(FieldError {
-            field: "(document)".into(),
-            value: format!("{} bytes", text.len()),
-            allowed: format!("at most {MAX_JSON_BYTES} bytes of JSON"),
-        });
-    }
-    let document_error = |value: String| FieldError {
-        field: "(document)".into(),
+/// What a JSON document is, for the errors `from_json_object` gives.
+pub struct JsonDocument {
+    /// Field name for errors about the document as a whole, e.g. "(document)".
+    pub field: &'static str,
+    /// What the document must be, e.g. "one JSON object: a Scenario".
+    pub expected: &'static str,
+    /// What a field's value must be, for type errors inside the document.
+    pub field_values: &'static str,
+}
+
+/// Parses one JSON object of type `T`. A syntax or type error names the field path (e.g.
+/// `workload.epochs`) and what was expected; documents over `MAX_JSON_BYTES` are refused.
+pub fn from_json_object<T: serde::de::DeserializeOwned>(
+    text: &str,
+    doc: &JsonDocument,
+) -> Result<T, FieldError> {
+    let document_error = |value: String, allowed: String| FieldError {
+        field: doc.field.into(),
         value,
-        allowed: "one JSON object: a Scenario (see README, 'Scenario JSON')".into(),
+        allowed,
     };
+    if text.len() > MAX_JSON_BYTES {
+        return Err(document_error(
+            format!("{} bytes", text.len()),
+            format!("at most {MAX_JSON_BYTES} bytes of JSON"),
+        ));
+    }
     if !text.trim_start().starts_with('{') {
-        return Err(document_error("not a JSON object".into()));
+        return Err(document_error(
+            "not a JSON object".into(),
+            doc.expected.into(),
+        ));
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         if path == "." || path == "?" {
-            return document_error(e.inner().to_string());
+            return document_error(e.inner().to_string(), doc.expected.into());
         }
         FieldError {
             field: path,
             value: e.inner().to_string(),
-            allowed: "a value of the documented type (README, 'Scenario JSON')".into(),
+            allowed: doc.field_values.into(),
         }
     })?;
-    de.end().map_err(|e| document_error(e.to_string()))?;
-    Ok(scenario)
+    de.end()
+        .map_err(|e| document_error(e.to_string(), doc.expected.into()))?;
+    Ok(value)
+}
+
+/// Parses Scenario JSON; a missing field takes its default.
+pub fn scenario_from_json(text: &str) -> Result<Scenario, FieldError> {
+    from_json_object(
+        text,
+        &JsonDocument {
+            field: "(document)",
+            expected: "one JSON object: a Scenario (see README, 'Scenario JSON')",
+            field_values: "a value of the documented type (README, 'Scenario JSON')",
+        },
+    )
 }
