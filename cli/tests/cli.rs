@@ -1,5 +1,8 @@
 //! The `hsi-gpu` binary: JSON in, JSON out, one-line errors with a non-zero exit.
 
+mod common;
+
+use common::{json, one_line_error};
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -18,15 +21,6 @@ fn run(args: &[&str], stdin: &str) -> Output {
         .write_all(stdin.as_bytes())
         .unwrap();
     child.wait_with_output().unwrap()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
 
 #[test]
@@ -87,13 +81,8 @@ fn bad_input_exits_non_zero_with_one_line_naming_the_field() {
         ("{\"patch\": 25", "(document)"),
         ("[1, 2]", "(document)"),
     ] {
-        let out = run(&["estimate", "-"], input);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{input}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        let stderr = one_line_error(&run(&["estimate", "-"], input));
         assert!(stderr.contains(field), "{input}: {stderr}");
     }
-    let usage = run(&["frobnicate"], "");
-    assert_eq!(usage.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&usage.stderr).contains("usage"));
+    assert!(one_line_error(&run(&["frobnicate"], "")).contains("usage"));
 }

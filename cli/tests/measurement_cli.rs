@@ -1,5 +1,8 @@
 //! `hsi-gpu compare` and `hsi-gpu calibrate` on the sample files in tools/samples/.
 
+mod common;
+
+use common::{json, one_line_error};
 use std::process::{Command, Output};
 
 fn sample(name: &str) -> String {
@@ -11,22 +14,6 @@ fn run(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("binary runs")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
-}
-
-fn one_line_error(out: &Output) -> String {
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    stderr
 }
 
 #[test]

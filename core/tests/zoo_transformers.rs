@@ -7,16 +7,6 @@ use hsi_gpu_core::scenario::{Precision, VitSize, MAX_BANDS, MAX_PATCH};
 use hsi_gpu_core::zoo::{zoo_entry, ZooOptions};
 use hsi_gpu_core::FieldError;
 
-fn options(bands: u32, patch: u32, classes: u32) -> ZooOptions {
-    ZooOptions {
-        bands,
-        patch,
-        classes,
-        width: None,
-        size: None,
-    }
-}
-
 fn build(id: &str, o: &ZooOptions) -> Result<hsi_gpu_core::graph::ModelSpec, FieldError> {
     (zoo_entry(id).expect("registered").build)(o)
 }
@@ -75,14 +65,14 @@ fn vit_params(bands: u64, patch: u64, classes: u64, dim: u64, depth: u64) -> u64
 #[test]
 fn ssftt_matches_the_reference_module_by_module_and_the_paper() {
     // Indian Pines: 30 PCA components, 13 x 13, 16 classes; the paper reports 153,224.
-    assert_eq!(params("ssftt", &options(30, 13, 16)), 153_224);
+    assert_eq!(params("ssftt", &ZooOptions::new(30, 13, 16)), 153_224);
     assert_eq!(ssftt_params(30, 16, 64), 153_224);
     for (bands, patch, classes, width) in
         [(15, 9, 9, None), (40, 7, 5, Some(32)), (3, 5, 2, Some(8))]
     {
         let o = ZooOptions {
             width,
-            ..options(bands, patch, classes)
+            ..ZooOptions::new(bands, patch, classes)
         };
         let dim = width.map_or(64, u64::from);
         assert_eq!(
@@ -96,13 +86,16 @@ fn ssftt_matches_the_reference_module_by_module_and_the_paper() {
 #[test]
 fn spectralformer_matches_the_reference_module_by_module_and_the_paper() {
     // Indian Pines patch-wise: 200 bands, 7 x 7, 16 classes: 355,577 in facts.md.
-    assert_eq!(params("spectralformer", &options(200, 7, 16)), 355_577);
+    assert_eq!(
+        params("spectralformer", &ZooOptions::new(200, 7, 16)),
+        355_577
+    );
     assert_eq!(spectralformer_params(200, 7, 16, 64), 355_577);
     for (bands, patch, classes, width) in [(103, 5, 9, None), (48, 1, 5, Some(32)), (1, 1, 1, None)]
     {
         let o = ZooOptions {
             width,
-            ..options(bands, patch, classes)
+            ..ZooOptions::new(bands, patch, classes)
         };
         let dim = width.map_or(64, u64::from);
         assert_eq!(
@@ -125,7 +118,7 @@ fn vit_sizes_span_about_22m_to_630m_parameters() {
         // A 3-band 32 x 32 tile keeps the embedding small, as for RGB ViTs.
         let o = ZooOptions {
             size: Some(size),
-            ..options(3, 32, 10)
+            ..ZooOptions::new(3, 32, 10)
         };
         let count = params("vit", &o);
         assert_eq!(count, vit_params(3, 32, 10, dim, depth), "{size:?}");
@@ -133,7 +126,7 @@ fn vit_sizes_span_about_22m_to_630m_parameters() {
     }
     // The default size is base.
     assert_eq!(
-        params("vit", &options(3, 32, 10)),
+        params("vit", &ZooOptions::new(3, 32, 10)),
         vit_params(3, 32, 10, 768, 12)
     );
 }
@@ -163,7 +156,7 @@ fn vit_parameter_counts_equal_pytorch_and_the_closed_form() {
         );
         let opts = ZooOptions {
             size: Some(size),
-            ..options(bands as u32, patch as u32, classes as u32)
+            ..ZooOptions::new(bands as u32, patch as u32, classes as u32)
         };
         let shape = hsi_gpu_core::zoo::vit::shape(size);
         let torch = case["params"].as_u64().unwrap();
@@ -188,16 +181,16 @@ fn token_counts_follow_the_geometry() {
         layer.output_shape.clone()
     };
     // SSFTT: 4 tokens + class token, width dim.
-    assert_eq!(tokens("ssftt", &options(30, 13, 16)), vec![5, 64]);
+    assert_eq!(tokens("ssftt", &ZooOptions::new(30, 13, 16)), vec![5, 64]);
     // SpectralFormer: one token per band + class token.
     assert_eq!(
-        tokens("spectralformer", &options(200, 7, 16)),
+        tokens("spectralformer", &ZooOptions::new(200, 7, 16)),
         vec![201, 64]
     );
     // ViT: (s/8)^2 patches + class token.
     let o = ZooOptions {
         size: Some(VitSize::Small),
-        ..options(100, 64, 16)
+        ..ZooOptions::new(100, 64, 16)
     };
     assert_eq!(tokens("vit", &o), vec![65, 384]);
 }
@@ -206,7 +199,7 @@ fn token_counts_follow_the_geometry() {
 fn every_default_patch_builds_and_ends_in_class_scores() {
     for id in ["ssftt", "spectralformer", "vit"] {
         let entry = zoo_entry(id).unwrap();
-        let spec = (entry.build)(&options(30, entry.default_patch, 7)).unwrap();
+        let spec = (entry.build)(&ZooOptions::new(30, entry.default_patch, 7)).unwrap();
         let analysis = analyze(&spec, 2, Precision::AmpBf16).unwrap();
         assert_eq!(analysis.output_shape, vec![7], "{id}");
         assert!(
@@ -222,16 +215,22 @@ fn error_field(id: &str, o: ZooOptions) -> String {
 
 #[test]
 fn impossible_geometry_and_options_name_the_field() {
-    assert_eq!(error_field("ssftt", options(30, 4, 16)), "patch");
-    assert_eq!(error_field("ssftt", options(2, 13, 16)), "bands");
-    assert_eq!(error_field("spectralformer", options(0, 7, 16)), "bands");
-    assert_eq!(error_field("spectralformer", options(200, 0, 16)), "patch");
-    assert_eq!(error_field("vit", options(30, 60, 16)), "patch");
-    assert_eq!(error_field("vit", options(30, 0, 16)), "patch");
-    assert_eq!(error_field("ssftt", options(30, 13, 0)), "classes");
+    assert_eq!(error_field("ssftt", ZooOptions::new(30, 4, 16)), "patch");
+    assert_eq!(error_field("ssftt", ZooOptions::new(2, 13, 16)), "bands");
+    assert_eq!(
+        error_field("spectralformer", ZooOptions::new(0, 7, 16)),
+        "bands"
+    );
+    assert_eq!(
+        error_field("spectralformer", ZooOptions::new(200, 0, 16)),
+        "patch"
+    );
+    assert_eq!(error_field("vit", ZooOptions::new(30, 60, 16)), "patch");
+    assert_eq!(error_field("vit", ZooOptions::new(30, 0, 16)), "patch");
+    assert_eq!(error_field("ssftt", ZooOptions::new(30, 13, 0)), "classes");
     let width = |w| ZooOptions {
         width: Some(w),
-        ..options(30, 13, 16)
+        ..ZooOptions::new(30, 13, 16)
     };
     assert_eq!(error_field("ssftt", width(60)), "model.width"); // not a multiple of 8 heads
     assert_eq!(error_field("spectralformer", width(0)), "model.width");
@@ -240,14 +239,14 @@ fn impossible_geometry_and_options_name_the_field() {
             "vit",
             ZooOptions {
                 width: Some(64),
-                ..options(30, 64, 16)
+                ..ZooOptions::new(30, 64, 16)
             }
         ),
         "model.width"
     );
     let sized = ZooOptions {
         size: Some(VitSize::Large),
-        ..options(30, 13, 16)
+        ..ZooOptions::new(30, 13, 16)
     };
     let err = build("ssftt", &sized).unwrap_err();
     assert_eq!(
@@ -256,7 +255,7 @@ fn impossible_geometry_and_options_name_the_field() {
     );
     assert_eq!(error_field("spectralformer", sized), "model.size");
     // The error says what is allowed.
-    let err = build("vit", &options(30, 60, 16)).unwrap_err();
+    let err = build("vit", &ZooOptions::new(30, 60, 16)).unwrap_err();
     assert_eq!(err.value, "60");
     assert!(err.allowed.contains("multiple of 8"), "{}", err.allowed);
 }
@@ -266,7 +265,7 @@ fn geometries_up_to_the_limits_build_and_analyze_or_error_without_panicking() {
     for id in ["ssftt", "spectralformer", "vit"] {
         for bands in [0, 1, 2, 3, 5, MAX_BANDS] {
             for patch in [0, 1, 3, 4, 5, 8, 9, 16, MAX_PATCH] {
-                if let Ok(spec) = build(id, &options(bands, patch, 3)) {
+                if let Ok(spec) = build(id, &ZooOptions::new(bands, patch, 3)) {
                     let analysis = analyze(&spec, 3, Precision::Fp32);
                     assert!(analysis.is_ok(), "{id} B={bands} s={patch}: {analysis:?}");
                 }

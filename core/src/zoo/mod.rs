@@ -28,6 +28,19 @@ pub struct ZooOptions {
     pub size: Option<VitSize>,
 }
 
+impl ZooOptions {
+    /// Options with the paper's width and size.
+    pub fn new(bands: u32, patch: u32, classes: u32) -> Self {
+        ZooOptions {
+            bands,
+            patch,
+            classes,
+            width: None,
+            size: None,
+        }
+    }
+}
+
 pub struct ZooEntry {
     pub id: &'static str,
     pub name: &'static str,
