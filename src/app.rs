@@ -8,7 +8,7 @@ use hsi_gpu_core::{dataset, estimate, gpu};
 use yew::prelude::*;
 
 use crate::components::assumptions::AssumptionsPanel;
-use crate::components::compare::CompareView;
+use crate::components::compare::{CompareView, CurrentScenario};
 use crate::components::cost_view::CostView;
 use crate::components::header::Header;
 use crate::components::layer_table::LayerTable;
@@ -35,6 +35,11 @@ pub fn App(props: &AppProps) -> Html {
         use_reducer_eq(move || initial)
     };
     let result = use_memo(store.scenario.clone(), |s| estimate(s).map(Rc::new));
+    let current_scenario = {
+        let cell = use_mut_ref(|| store.scenario.clone());
+        *cell.borrow_mut() = store.scenario.clone();
+        CurrentScenario(cell)
+    };
 
     use_effect_with((*store).clone(), |state| {
         // An embedded view only reads: it must not overwrite the full page's saved scenario.
@@ -121,7 +126,7 @@ pub fn App(props: &AppProps) -> Html {
                 </div>
                 // Comparison view (issue 5), mounted below the single-scenario views.
                 if !embed {
-                    <CompareView />
+                    <CompareView lang={lang} scenario={current_scenario} />
                 }
             </div>
         </ContextProvider<Store>>

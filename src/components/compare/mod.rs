@@ -6,6 +6,9 @@ pub mod chart;
 pub mod io;
 pub mod text;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use hsi_gpu_core::compare::decision::{Decision, Priority, MAX_TEAM_SIZE};
 use hsi_gpu_core::compare::export::results_csv;
 use hsi_gpu_core::compare::import::{import_any, ImportError, Imported};
@@ -18,7 +21,7 @@ use hsi_gpu_core::compare::{
 use hsi_gpu_core::scenario::{
     FieldError, Interconnect, ModelChoice, ParallelMode, MAX_BATCH, MAX_CARDS,
 };
-use hsi_gpu_core::{format, gpu};
+use hsi_gpu_core::{format, gpu, Scenario};
 use wasm_bindgen::JsValue;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -27,7 +30,6 @@ use yew::TargetCast;
 use chart::CompareBars;
 
 use crate::i18n::{interconnect_name, Lang};
-use crate::Store;
 use text::{condition_phrase, flip_sentence, metric_name, mode_name, priority_name, C};
 
 /// Prints the comparison alone, on one page.
@@ -484,12 +486,36 @@ fn import_error_view(e: &ImportError, text: &str) -> Html {
     }
 }
 
+/// The page's current Scenario, read when the user adds or rebuilds options. One shared
+/// cell whose identity never changes, so a slider move on the page does not re-render the
+/// comparison (its props stay equal): that re-render cost a few ms of layout per move.
+#[derive(Clone)]
+pub struct CurrentScenario(pub Rc<RefCell<Scenario>>);
+
+impl PartialEq for CurrentScenario {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl CurrentScenario {
+    fn get(&self) -> Scenario {
+        self.0.borrow().clone()
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct CompareProps {
+    pub lang: Lang,
+    pub scenario: CurrentScenario,
+}
+
 #[function_component]
-pub fn CompareView() -> Html {
-    let store = use_context::<Store>().expect("CompareView sits inside the app's store");
-    let lang = store.lang;
+pub fn CompareView(props: &CompareProps) -> Html {
+    let lang = props.lang;
+    let current = props.scenario.clone();
     let comparison = {
-        let scenario = store.scenario.clone();
+        let scenario = current.get();
         use_state(move || article_comparison(&scenario))
     };
     let report = use_memo((*comparison).clone(), compare);
@@ -519,8 +545,9 @@ pub fn CompareView() -> Html {
         })
     };
     let on_add = {
-        let (comparison, scenario) = (comparison.clone(), store.scenario.clone());
+        let (comparison, current) = (comparison.clone(), current.clone());
         Callback::from(move |_: MouseEvent| {
+            let scenario = current.get();
             let mut c = (*comparison).clone();
             if c.options.len() < MAX_OPTIONS {
                 let name = gpu::gpu_by_id(&scenario.gpu).map_or(scenario.gpu.as_str(), |g| g.name);
@@ -533,8 +560,9 @@ pub fn CompareView() -> Html {
         })
     };
     let on_rebuild = {
-        let (comparison, scenario) = (comparison.clone(), store.scenario.clone());
+        let (comparison, current) = (comparison.clone(), current.clone());
         Callback::from(move |_: MouseEvent| {
+            let scenario = current.get();
             comparison.set(Comparison {
                 decision: comparison.decision.clone(),
                 ..article_comparison(&scenario)
