@@ -139,15 +139,8 @@ fn channel_attention(c: &mut Chain, prefix: &str, shape: [u64; 4]) {
             Op::Matmul,
         )
         .then(&name("softmax"), ops::act(Activation::Softmax))
-        .join(&name("out"), &[&name("softmax"), &name("flat")], Op::Matmul)
-        .then(
-            &name("unflat"),
-            Op::Reshape {
-                shape: shape.to_vec(),
-            },
-        )
-        .join(&name("add"), &[&name("unflat"), &x], Op::Add)
-        .join(&name("gate"), &[&name("add"), &x], Op::Mul);
+        .join(&name("out"), &[&name("softmax"), &name("flat")], Op::Matmul);
+    residual_gate(c, prefix, shape, &x);
 }
 
 /// PAM without gamma on the chain's last layer X of `shape` [C, ...]: Q, K = 1x1x1
@@ -186,15 +179,21 @@ fn position_attention(c: &mut Chain, prefix: &str, shape: [u64; 4]) {
             &name("out"),
             &[&name("value_flat"), &name("softmax_t")],
             Op::Matmul,
-        )
-        .then(
-            &name("unflat"),
-            Op::Reshape {
-                shape: shape.to_vec(),
-            },
-        )
-        .join(&name("add"), &[&name("unflat"), &x], Op::Add)
-        .join(&name("gate"), &[&name("add"), &x], Op::Mul);
+        );
+    residual_gate(c, prefix, shape, &x);
+}
+
+/// The attention modules' tail: the attended map back to `shape`, plus X, times X.
+fn residual_gate(c: &mut Chain, prefix: &str, shape: [u64; 4], x: &str) {
+    let name = |part: &str| format!("{prefix}.{part}");
+    c.then(
+        &name("unflat"),
+        Op::Reshape {
+            shape: shape.to_vec(),
+        },
+    )
+    .join(&name("add"), &[&name("unflat"), x], Op::Add)
+    .join(&name("gate"), &[&name("add"), x], Op::Mul);
 }
 
 /// BN + Mish + Dropout, global average pool, flatten (named `<prefix>.flatten`).
