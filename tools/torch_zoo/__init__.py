@@ -13,6 +13,11 @@ import importlib
 import pkgutil
 
 
+def point(bands, patch, classes, batch, width=None, size=None):
+    """One measurement point of a model's ``points`` list."""
+    return dict(bands=bands, patch=patch, classes=classes, batch=batch, width=width, size=size)
+
+
 def all_models():
     """Every zoo model of every module in this package, by zoo id."""
     models = {}

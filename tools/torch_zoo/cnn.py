@@ -10,6 +10,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
+from . import point
+
 
 class Hu1d(nn.Module):
     """Hu et al. 2015, 1-D CNN; nshaud/DeepHyperX models.py `HuEtAl`.
@@ -267,10 +269,6 @@ class UNet(nn.Module):
             x = F.interpolate(x, scale_factor=2, mode="nearest")
             x = block(torch.cat((x, skip), dim=1))
         return self.head(x)
-
-
-def point(bands, patch, classes, batch, width=None, size=None):
-    return dict(bands=bands, patch=patch, classes=classes, batch=batch, width=width, size=size)
 
 
 MODELS = {

@@ -10,6 +10,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
+from . import point
+
 
 class Attention(nn.Module):
     """vit-pytorch / SSFTT / SpectralFormer attention: qkv Linear, chunk, per-head einsum
@@ -154,10 +156,6 @@ class Vit(nn.Module):
         x = torch.cat((self.cls_token.expand(x.shape[0], -1, -1), x), dim=1)
         x = self.blocks(x + self.pos_embedding)
         return self.head(self.norm(x)[:, 0])
-
-
-def point(bands, patch, classes, batch, width=None, size=None):
-    return dict(bands=bands, patch=patch, classes=classes, batch=batch, width=width, size=size)
 
 
 MODELS = {
