@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 use crate::gpu::{gpu_by_id, GpuSpec};
 use crate::perf::PerfAssumptions;
 use crate::scenario::{
-    from_json_object, FieldError, JsonDocument, Optimizer, Precision, Problems, Scenario, MAX_BATCH,
+    from_json_object, FieldError, JsonDocument, ModelChoice, Optimizer, Precision, Problems,
+    Scenario, MAX_BANDS, MAX_BATCH, MAX_CLASSES, MAX_PATCH,
 };
 use crate::{build_model, estimate, memory};
 
@@ -67,6 +68,11 @@ pub struct Measurement {
     pub model: String,
     /// Per-GPU batch of the timed steps.
     pub batch: u32,
+    /// Scenario geometry the run used; when given and different from the scenario's, the
+    /// comparison estimates the measured geometry and says so.
+    pub bands: Option<u32>,
+    pub patch: Option<u32>,
+    pub classes: Option<u32>,
     /// Settings the run used; when given and different from the scenario's, the
     /// comparison estimates the measured settings and says so.
     pub precision: Option<Precision>,
@@ -97,6 +103,16 @@ impl Measurement {
     pub fn validate(&self) -> Vec<FieldError> {
         let mut p = Problems::default();
         p.range_u64("batch", self.batch.into(), 1, MAX_BATCH.into());
+        let geometry = [
+            ("bands", self.bands, MAX_BANDS),
+            ("patch", self.patch, MAX_PATCH),
+            ("classes", self.classes, MAX_CLASSES),
+        ];
+        for (field, value, max) in geometry {
+            if let Some(v) = value {
+                p.range_u64(field, v.into(), 1, max.into());
+            }
+        }
         let bytes = [
             ("peak_allocated_bytes", self.peak_allocated_bytes),
             ("peak_reserved_bytes", self.peak_reserved_bytes),
@@ -186,7 +202,7 @@ impl Term {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
     pub model: String,
     pub gpu: String,
@@ -194,8 +210,8 @@ pub struct Comparison {
     pub batch: u32,
     /// Only the terms the measurement has.
     pub terms: Vec<Term>,
-    /// Settings that differ between scenario and measurement, skipped terms.
-    pub warnings: Vec<String>,
+    /// Settings that differ between scenario and measurement, synthetic or dry-run data.
+    pub warnings: Vec<Note>,
 }
 
 impl Comparison {
@@ -204,46 +220,142 @@ impl Comparison {
     }
 }
 
+/// Why a comparison may not set like beside like. `Display` gives the English sentence
+/// (the CLI's JSON carries it); the web app words each kind in its own languages.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Note {
+    /// The scenario has this many cards; the measurement is of one, compared as one.
+    OneCard(u32),
+    /// A setting the run recorded (`bands`, `precision`, ...) differs from the scenario's:
+    /// the estimate uses the measured value.
+    Setting {
+        field: &'static str,
+        measured: String,
+        scenario: String,
+    },
+    /// The run names another model than the scenario's: the figures may not be comparable.
+    OtherModel { measured: String, scenario: String },
+    /// Measured on another card than the scenario's.
+    OtherCard { measured: String, scenario: String },
+    /// Made-up figures (examples and tests).
+    Synthetic,
+    /// `measure.py --dry-run` on a CPU: no CUDA figures.
+    DryRun,
+}
+
+impl std::fmt::Display for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Note::OneCard(cards) => write!(
+                f,
+                "the scenario has {cards} cards; the measurement is of one card, compared as one"
+            ),
+            Note::Setting {
+                field,
+                measured,
+                scenario,
+            } => write!(
+                f,
+                "measured with {field} {measured}, the scenario has {scenario}: estimating {measured}"
+            ),
+            Note::OtherModel { measured, scenario } => write!(
+                f,
+                "measured model {measured}, the scenario's is {scenario}: the figures may not compare"
+            ),
+            Note::OtherCard { measured, scenario } => {
+                write!(f, "measured on {measured}, the scenario's card is {scenario}")
+            }
+            Note::Synthetic => f.write_str("synthetic sample: made-up figures, not a measurement"),
+            Note::DryRun => f.write_str(
+                "dry run on the CPU: no CUDA figures, and its step time is not a card's",
+            ),
+        }
+    }
+}
+
+impl Serialize for Note {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// The scenario's model as `measure.py` names it: the zoo id, or the layer list's name.
+fn model_name(s: &Scenario) -> &str {
+    match &s.model {
+        ModelChoice::Preset { id, .. } => id,
+        ModelChoice::Custom { spec } => &spec.name,
+    }
+}
+
 /// The scenario as it was measured: one card, the measurement's batch and, where the
-/// measurement records them, its precision, optimizer and checkpointing. Returns the
-/// differences from `s` as warnings.
-fn measured_scenario(s: &Scenario, m: &Measurement) -> (Scenario, Vec<String>) {
+/// measurement records them, its geometry, precision, optimizer and checkpointing. Returns
+/// the differences from `s` as notes.
+fn measured_scenario(s: &Scenario, m: &Measurement) -> (Scenario, Vec<Note>) {
     let mut measured = s.clone();
-    let mut warnings = Vec::new();
+    let mut notes = Vec::new();
     if s.cards != 1 {
-        warnings.push(format!(
-            "the scenario has {} cards; the measurement is of one card, compared as one",
-            s.cards
-        ));
+        notes.push(Note::OneCard(s.cards));
         measured.cards = 1;
     }
     measured.batch_per_gpu = m.batch;
-    if let Some(p) = m.precision.filter(|p| *p != s.precision) {
-        warnings.push(format!(
-            "measured with precision {}, the scenario has {}: estimating {}",
-            p.id(),
-            s.precision.id(),
-            p.id()
-        ));
-        measured.precision = p;
+    if !m.model.is_empty() && m.model != model_name(s) {
+        notes.push(Note::OtherModel {
+            measured: m.model.clone(),
+            scenario: model_name(s).into(),
+        });
     }
-    if let Some(o) = m.optimizer.filter(|o| *o != s.optimizer) {
-        warnings.push(format!(
-            "measured with optimizer {}, the scenario has {}: estimating {}",
-            o.id(),
-            s.optimizer.id(),
-            o.id()
-        ));
-        measured.optimizer = o;
+    // Takes a recorded setting when it differs, with a note.
+    fn take<T: PartialEq + Copy>(
+        notes: &mut Vec<Note>,
+        field: &'static str,
+        recorded: Option<T>,
+        slot: &mut T,
+        text: impl Fn(T) -> String,
+    ) {
+        if let Some(value) = recorded.filter(|v| v != slot) {
+            notes.push(Note::Setting {
+                field,
+                measured: text(value),
+                scenario: text(*slot),
+            });
+            *slot = value;
+        }
     }
-    if let Some(c) = m.checkpointing.filter(|c| *c != s.checkpointing) {
-        warnings.push(format!(
-            "measured with checkpointing {c}, the scenario has {}: estimating {c}",
-            s.checkpointing
-        ));
-        measured.checkpointing = c;
-    }
-    (measured, warnings)
+    take(&mut notes, "bands", m.bands, &mut measured.bands, |v| {
+        v.to_string()
+    });
+    take(&mut notes, "patch", m.patch, &mut measured.patch, |v| {
+        v.to_string()
+    });
+    take(
+        &mut notes,
+        "classes",
+        m.classes,
+        &mut measured.classes,
+        |v| v.to_string(),
+    );
+    take(
+        &mut notes,
+        "precision",
+        m.precision,
+        &mut measured.precision,
+        |p| p.id().into(),
+    );
+    take(
+        &mut notes,
+        "optimizer",
+        m.optimizer,
+        &mut measured.optimizer,
+        |o| o.id().into(),
+    );
+    take(
+        &mut notes,
+        "checkpointing",
+        m.checkpointing,
+        &mut measured.checkpointing,
+        |c| c.to_string(),
+    );
+    (measured, notes)
 }
 
 /// True when PyTorch's device name names the catalog card ("NVIDIA RTX A5500" and
@@ -264,10 +376,10 @@ pub fn compare(s: &Scenario, m: &Measurement) -> Result<Comparison, Vec<FieldErr
     let gpu = gpu_by_id(&scenario.gpu).expect("estimate checked the GPU id");
     if let Some(name) = &m.device.gpu_name {
         if !m.dry_run && !same_card(gpu, name) {
-            warnings.push(format!(
-                "measured on {name}, the scenario's card is {}",
-                gpu.name
-            ));
+            warnings.push(Note::OtherCard {
+                measured: name.clone(),
+                scenario: gpu.name.into(),
+            });
         }
     }
     let mem = &report.memory;
@@ -306,11 +418,10 @@ pub fn compare(s: &Scenario, m: &Measurement) -> Result<Comparison, Vec<FieldErr
         add("max_batch", predicted.into(), Some(measured_max.into()));
     }
     if m.synthetic {
-        warnings.push("synthetic sample: made-up figures, not a measurement".into());
+        warnings.push(Note::Synthetic);
     }
     if m.dry_run {
-        warnings
-            .push("dry run on the CPU: no CUDA figures, and its step time is not a card's".into());
+        warnings.push(Note::DryRun);
     }
     Ok(Comparison {
         model: report.model_name,
@@ -322,7 +433,7 @@ pub fn compare(s: &Scenario, m: &Measurement) -> Result<Comparison, Vec<FieldErr
 }
 
 /// One constant `calibrate` changed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Fitted {
     /// Scenario field path, e.g. `memory.cuda_context_bytes`.
     pub field: String,
@@ -333,11 +444,19 @@ pub struct Fitted {
     pub how: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A constant `calibrate` left alone, for want of the figure it needs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NotFitted {
+    /// Scenario field path.
+    pub field: String,
+    /// What the measurements lack.
+    pub why: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CalibrationReport {
     pub fitted: Vec<Fitted>,
-    /// Constants left alone, and why.
-    pub not_fitted: Vec<String>,
+    pub not_fitted: Vec<NotFitted>,
     /// Each measurement compared with the scenario before and after calibration.
     pub before: Vec<Comparison>,
     pub after: Vec<Comparison>,
@@ -373,6 +492,13 @@ fn rounded(x: f64) -> f64 {
         (x / scale).round() * scale
     }
 }
+
+/// The constants the speed factor scales (see `scaled_perf`).
+const SPEED_FIELDS: [&str; 3] = [
+    "perf.compute_efficiency",
+    "perf.memory_efficiency",
+    "perf.kernel_launch_s",
+];
 
 /// `a` with every time term scaled by `factor`: efficiencies divided, launch floor
 /// multiplied, each kept within what `PerfAssumptions::validate` allows.
@@ -449,7 +575,10 @@ pub fn calibrate(
                 how: "median of the measured context (device used - reserved)".into(),
             });
         }
-        None => not_fitted.push("memory.cuda_context_bytes: no measured context".into()),
+        None => not_fitted.push(NotFitted {
+            field: "memory.cuda_context_bytes".into(),
+            why: "no measured context".into(),
+        }),
     }
 
     let mut overhead = 0.0;
@@ -474,9 +603,10 @@ pub fn calibrate(
             how: "sum of (reserved - allocated) / sum of estimated activations + transient, within 0..1, 6 significant digits".into(),
         });
     } else {
-        not_fitted.push(
-            "memory.fragmentation: no measurement with both allocated and reserved peaks".into(),
-        );
+        not_fitted.push(NotFitted {
+            field: "memory.fragmentation".into(),
+            why: "no measurement with both allocated and reserved peaks".into(),
+        });
     }
 
     let totals: Vec<f64> = cases
@@ -504,10 +634,10 @@ pub fn calibrate(
                 ),
             });
         }
-        None => not_fitted.push(format!(
-            "memory.driver_reserved_bytes: no measurement of a {} with its total memory",
-            gpu.name
-        )),
+        None => not_fitted.push(NotFitted {
+            field: "memory.driver_reserved_bytes".into(),
+            why: format!("no measurement of a {} with its total memory", gpu.name),
+        }),
     }
 
     let timed: Vec<(&Scenario, f64)> = cases
@@ -515,7 +645,10 @@ pub fn calibrate(
         .filter_map(|(m, scenario)| m.step_time_s.map(|t| (scenario, t)))
         .collect();
     if timed.is_empty() {
-        not_fitted.push("perf efficiencies: no measured step time".into());
+        not_fitted.extend(SPEED_FIELDS.map(|field| NotFitted {
+            field: field.into(),
+            why: "no measured step time".into(),
+        }));
     } else {
         // Mean log ratio predicted / measured; non-decreasing in the factor.
         let log_error = |factor: f64| -> Result<f64, FieldError> {
@@ -550,23 +683,11 @@ pub fn calibrate(
         );
         let (old, new) = (&s.perf, &out.perf);
         let changes = [
-            (
-                "perf.compute_efficiency",
-                old.compute_efficiency,
-                new.compute_efficiency,
-            ),
-            (
-                "perf.memory_efficiency",
-                old.memory_efficiency,
-                new.memory_efficiency,
-            ),
-            (
-                "perf.kernel_launch_s",
-                old.kernel_launch_s,
-                new.kernel_launch_s,
-            ),
+            (old.compute_efficiency, new.compute_efficiency),
+            (old.memory_efficiency, new.memory_efficiency),
+            (old.kernel_launch_s, new.kernel_launch_s),
         ];
-        for (field, before, after) in changes {
+        for (field, (before, after)) in SPEED_FIELDS.into_iter().zip(changes) {
             fitted.push(Fitted {
                 field: field.into(),
                 before,

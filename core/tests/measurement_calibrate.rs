@@ -105,7 +105,8 @@ fn calibration_fits_each_constant_to_the_samples() {
 #[test]
 fn dry_runs_alone_cannot_calibrate() {
     let dry = measurement_from_json(&sample("dry_run_hu1d.json")).unwrap();
-    let error = calibrate(&scenario(), &[dry]).unwrap_err();
+    let hu1d = scenario_from_json(&sample("scenario_hu1d.json")).unwrap();
+    let error = calibrate(&hu1d, &[dry]).unwrap_err();
     assert_eq!(error.field, "measurements");
     assert!(error.allowed.contains("CUDA"));
 }

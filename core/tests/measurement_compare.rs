@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use hsi_gpu_core::measurement::{compare, measurement_from_json, Measurement};
+use hsi_gpu_core::measurement::{compare, measurement_from_json, Measurement, Note};
 use hsi_gpu_core::scenario::{scenario_from_json, Precision};
 use hsi_gpu_core::{estimate, Scenario};
 
@@ -67,11 +67,15 @@ fn the_measured_batch_and_precision_are_the_ones_estimated() {
         c.term("peak_reserved_bytes").unwrap().predicted,
         memory.total - memory.cuda_context
     );
-    assert!(
-        c.warnings.iter().any(|w| w.contains("amp_bf16")),
-        "{:?}",
-        c.warnings
+    assert_eq!(
+        c.warnings,
+        [Note::Setting {
+            field: "precision",
+            measured: "amp_bf16".into(),
+            scenario: "fp32".into()
+        }]
     );
+    assert!(c.warnings[0].to_string().contains("estimating amp_bf16"));
 }
 
 #[test]
@@ -92,8 +96,7 @@ fn sample_measurement_compares_every_term_and_names_another_card() {
             "max_batch"
         ]
     );
-    assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
-    assert!(c.warnings[0].contains("synthetic"));
+    assert_eq!(c.warnings, [Note::Synthetic]);
     // The sweep finds where memory runs out, so the prediction has no headroom.
     let report = estimate(&scenario).unwrap();
     assert!(c.term("max_batch").unwrap().predicted >= f64::from(report.max_batch));
@@ -102,7 +105,10 @@ fn sample_measurement_compares_every_term_and_names_another_card() {
         ..scenario
     };
     let c = compare(&on_a4000, &m).unwrap();
-    assert!(c.warnings.iter().any(|w| w.contains("NVIDIA RTX A5500")));
+    assert!(c.warnings.contains(&Note::OtherCard {
+        measured: "NVIDIA RTX A5500".into(),
+        scenario: "RTX A4000".into()
+    }));
 }
 
 #[test]
@@ -112,7 +118,7 @@ fn dry_run_is_accepted_and_compares_nothing() {
     assert!(m.dry_run && m.step_time_s.is_some() && m.peak_allocated_bytes.is_none());
     let c = compare(&scenario, &m).unwrap();
     assert!(c.terms.is_empty());
-    assert!(c.warnings.iter().any(|w| w.contains("dry run")));
+    assert!(c.warnings.contains(&Note::DryRun));
 }
 
 #[test]
@@ -135,4 +141,57 @@ fn bad_measurement_files_name_the_field() {
         let error = measurement_from_json(text).expect_err(text);
         assert!(error.field.contains(field), "{text}: {error}");
     }
+}
+
+#[test]
+fn the_measured_geometry_is_estimated_and_another_model_is_named() {
+    let scenario = hybridsn();
+    let m = Measurement {
+        model: "hybridsn".into(),
+        batch: scenario.batch_per_gpu,
+        bands: Some(60),
+        patch: Some(scenario.patch),
+        peak_allocated_bytes: Some(1e9),
+        ..Measurement::default()
+    };
+    let c = compare(&scenario, &m).unwrap();
+    let memory = estimate(&Scenario {
+        bands: 60,
+        ..scenario.clone()
+    })
+    .unwrap()
+    .memory;
+    assert_eq!(
+        c.term("peak_allocated_bytes").unwrap().predicted,
+        memory.total - memory.cuda_context - memory.allocator
+    );
+    // The patch matches: only the bands are noted.
+    assert_eq!(
+        c.warnings,
+        [Note::Setting {
+            field: "bands",
+            measured: "60".into(),
+            scenario: "30".into()
+        }]
+    );
+
+    let other = Measurement {
+        model: "ssrn".into(),
+        bands: None,
+        ..m
+    };
+    let c = compare(&scenario, &other).unwrap();
+    assert_eq!(
+        c.warnings,
+        [Note::OtherModel {
+            measured: "ssrn".into(),
+            scenario: "hybridsn".into()
+        }]
+    );
+    let bad = Measurement {
+        bands: Some(0),
+        ..other
+    };
+    let errors = compare(&scenario, &bad).unwrap_err();
+    assert_eq!(errors[0].field, "bands");
 }
