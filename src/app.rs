@@ -12,6 +12,7 @@ use crate::components::compare::{CompareView, CurrentScenario};
 use crate::components::cost_view::CostView;
 use crate::components::header::Header;
 use crate::components::layer_table::LayerTable;
+use crate::components::measured_view::MeasuredView;
 use crate::components::memory_view::MemoryView;
 use crate::components::messages::{Errors, Notices};
 use crate::components::roofline::RooflineView;
@@ -122,7 +123,13 @@ pub fn App(props: &AppProps) -> Html {
                             <AssumptionsPanel />
                         }
                     </div>
-                    <main class="views">{ views }</main>
+                    <main class="views">
+                        { views }
+                        // Outside the estimate's match: an invalid scenario keeps the loaded files.
+                        if !embed {
+                            <MeasuredView />
+                        }
+                    </main>
                 </div>
                 // Comparison view (issue 5), mounted below the single-scenario views.
                 if !embed {

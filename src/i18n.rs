@@ -175,6 +175,32 @@ texts! {
     PerSweep => "Per sweep", "每轮超参搜索";
     OwnBox => "This box", "自建";
     Cloud => "Cloud rental", "云租用";
+    Measured => "Measured vs estimated", "实测与估算对比";
+    MeasuredHelp => "Load the JSON that tools/measure.py writes on a CUDA machine (see the README). Each figure is set beside the estimate for the scenario as measured: one card, the measurement's batch, geometry and precision. Error = (estimate − measured) / measured; positive means the estimate is high.",
+        "载入 tools/measure.py 在 CUDA 机器上写出的 JSON（见 README）。每项实测值与按实测条件（单卡、实测的批大小、尺寸与精度）得到的估算值并列。误差 =（估算 − 实测）/ 实测，正值表示估算偏高。";
+    LoadMeasurements => "Measurement files", "测量文件";
+    PasteMeasurement => "…or paste measurement JSON here", "……或在此粘贴测量 JSON";
+    LoadPasted => "Load pasted JSON", "载入粘贴的 JSON";
+    Pasted => "pasted", "粘贴内容";
+    Calibrate => "Calibrate to these measurements", "按这些测量校准";
+    CalibrateHelp => "Fits the CUDA context, allocator fragmentation, driver-reserved memory and one speed factor for the efficiencies to the loaded measurements, and puts them in the scenario.",
+        "根据已载入的测量拟合 CUDA 上下文、分配器碎片、驱动保留显存以及效率的统一速度系数，并写入场景。";
+    ClearMeasurements => "Clear measurements", "清除测量";
+    CannotCalibrate => "Cannot calibrate:", "无法校准：";
+    MeasuredFigure => "Figure", "指标";
+    Estimated => "Estimated", "估算";
+    MeasuredValue => "Measured", "实测";
+    ErrorPct => "Error", "误差";
+    NothingToCompare => "This file has no CUDA figure to compare (a dry run records the structure only).", "此文件没有可对比的 CUDA 数据（试运行只记录结构）。";
+    Calibrated => "Calibrated constants", "校准后的常数";
+    CalibratedHelp => "The fitted constants are now in the scenario: in the link, in storage and under Assumptions, and every figure on the page uses them. Hover over a constant to see how it was fitted.",
+        "拟合出的常数已写入场景：链接、本地存储与“假设”中都已更新，页面上所有数字都使用它们。将鼠标悬停在常数上可查看拟合方法。";
+    Constant => "Constant", "常数";
+    Before => "Before", "校准前";
+    After => "After", "校准后";
+    FromMeasurements => "Measurements used", "所用测量数";
+    MeanErrorCaption => "Mean |error| over the loaded measurements", "已载入测量的平均绝对误差";
+    UndoCalibration => "Undo calibration", "撤销校准";
     PriceUnknown => "No price is known for this card: cards count as $0. Enter one under Assumptions (cost.card_price_usd).",
         "此显卡价格未知，按 $0 计。请在“假设”中填写 cost.card_price_usd。";
 }
@@ -426,6 +452,102 @@ pub fn max_batch_sentence(lang: Lang, headroom: &str, max_batch: u32) -> String 
         (Lang::Zh, 0) => format!("保留 {headroom} 余量时连批大小 1 也放不下。"),
         (Lang::En, n) => format!("The largest batch per GPU with {headroom} headroom kept is {n}."),
         (Lang::Zh, n) => format!("保留 {headroom} 余量时，每卡最大批大小为 {n}。"),
+    }
+}
+
+/// Label of a predicted-versus-measured term (`measurement::Term::name`).
+pub fn measured_term_label(name: &str, lang: Lang) -> String {
+    let label = match (name, lang) {
+        ("peak_allocated_bytes", Lang::En) => "Peak allocated (max_memory_allocated)",
+        ("peak_allocated_bytes", Lang::Zh) => "已分配峰值（max_memory_allocated）",
+        ("peak_reserved_bytes", Lang::En) => "Peak reserved (max_memory_reserved)",
+        ("peak_reserved_bytes", Lang::Zh) => "保留峰值（max_memory_reserved）",
+        ("context_bytes", Lang::En) => "CUDA context and libraries",
+        ("context_bytes", Lang::Zh) => "CUDA 上下文与库",
+        ("device_total_bytes", Lang::En) => "Device total (as nvidia-smi shows)",
+        ("device_total_bytes", Lang::Zh) => "设备总占用（nvidia-smi 所示）",
+        ("step_time_s", Lang::En) => "Step time (median)",
+        ("step_time_s", Lang::Zh) => "单步时间（中位数）",
+        ("max_batch", Lang::En) => "Largest batch before out of memory",
+        ("max_batch", Lang::Zh) => "显存溢出前的最大批大小",
+        _ => name,
+    };
+    label.into()
+}
+
+/// Caption of one measurement's comparison.
+pub fn measured_caption(
+    lang: Lang,
+    source: &str,
+    device: &str,
+    batch: u32,
+    model: &str,
+    gpu: &str,
+) -> String {
+    match lang {
+        Lang::En => format!(
+            "{source}: measured on {device} at batch {batch}; estimated for {model} on {gpu}"
+        ),
+        Lang::Zh => {
+            format!("{source}：在 {device} 上实测，批大小 {batch}；按 {gpu} 上的 {model} 估算")
+        }
+    }
+}
+
+/// Why a comparison may not set like beside like (`measurement::Note`).
+pub fn note_text(note: &hsi_gpu_core::measurement::Note, lang: Lang) -> String {
+    use hsi_gpu_core::measurement::Note;
+    let Lang::Zh = lang else {
+        return note.to_string();
+    };
+    match note {
+        Note::OneCard(cards) => format!("场景为 {cards} 张卡；测量只针对单卡，按单卡对比"),
+        Note::Setting {
+            field,
+            measured,
+            scenario,
+        } => {
+            let label = match *field {
+                "bands" => T::Bands.get(lang),
+                "patch" => T::Patch.get(lang),
+                "classes" => T::Classes.get(lang),
+                "precision" => T::Precision.get(lang),
+                "optimizer" => T::Optimizer.get(lang),
+                "checkpointing" => T::Checkpointing.get(lang),
+                other => other,
+            };
+            format!("实测的{label}为 {measured}，场景为 {scenario}：按 {measured} 估算")
+        }
+        Note::OtherModel { measured, scenario } => {
+            format!("实测模型为 {measured}，场景模型为 {scenario}：数字可能不可比")
+        }
+        Note::OtherCard { measured, scenario } => {
+            format!("在 {measured} 上实测，场景显卡为 {scenario}")
+        }
+        Note::Synthetic => "合成示例：虚构数字，并非实测".into(),
+        Note::DryRun => "CPU 试运行：没有 CUDA 数据，其单步时间也不代表显卡".into(),
+    }
+}
+
+/// A constant calibration left alone, and why (the reason is the core's, in English).
+pub fn not_fitted_sentence(lang: Lang, label: &str, why: &str) -> String {
+    match lang {
+        Lang::En => format!("{label}: not fitted ({why})."),
+        Lang::Zh => format!("{label}：未拟合（已载入的测量缺少所需数据：{why}）。"),
+    }
+}
+
+pub fn could_not_read_sentence(lang: Lang, source: &str) -> String {
+    match lang {
+        Lang::En => format!("Could not use {source}:"),
+        Lang::Zh => format!("无法使用 {source}："),
+    }
+}
+
+pub fn cannot_compare_sentence(lang: Lang, source: &str) -> String {
+    match lang {
+        Lang::En => format!("{source} cannot be compared with this scenario:"),
+        Lang::Zh => format!("{source} 无法与此场景对比："),
     }
 }
 

@@ -128,6 +128,8 @@ pub enum Action {
         path: String,
         text: String,
     },
+    /// Replaces the whole scenario (calibration to measurements, and its undo).
+    Replace(Box<Scenario>),
     Lang(Lang),
     Presentation(bool),
     DismissNotices,
@@ -181,6 +183,7 @@ impl Reducible for AppState {
                 }
                 Err(_) => next.invalid_field = Some(path),
             },
+            Action::Replace(scenario) => *s = *scenario,
             Action::Lang(lang) => {
                 next.lang = lang;
                 next.lang_chosen = true;

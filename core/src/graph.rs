@@ -5,9 +5,13 @@
 //! Linear and attention act on the last dimension ([..., features], tokens are [T, D]).
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+use crate::json_fields::Fields;
+use crate::scenario::FieldError;
+
+/// Serialized by serde; read by hand (`read_model_spec`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ModelSpec {
     pub name: String,
     /// Per-sample input shape, e.g. [1, B, s, s] for a 3-D CNN.
@@ -15,7 +19,8 @@ pub struct ModelSpec {
     pub layers: Vec<Layer>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Serialized by serde (`op` tag beside the fields); read by hand (`read_layer`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Layer {
     /// Unique name; other layers use it in `from`. Defaults to `<op><index>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -27,14 +32,185 @@ pub struct Layer {
     pub op: Op,
 }
 
-fn one() -> u64 {
-    1
-}
-fn yes() -> bool {
-    true
+impl<'de> Deserialize<'de> for ModelSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        read_model_spec(&Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Reads a layer list; an error names the layer, e.g. `layers[3].kernel`.
+pub(crate) fn read_model_spec(value: &Value) -> Result<ModelSpec, FieldError> {
+    let f = Fields::new(value, String::new(), &["name", "input", "layers"])?;
+    let layers = f.need("layers", f.get("layers"))?;
+    let layers = layers
+        .as_array()
+        .ok_or_else(|| f.error("layers", layers, "a list of layers"))?
+        .iter()
+        .enumerate()
+        .map(|(i, layer)| read_layer(layer).map_err(|e| e.within(&format!("layers[{i}]."))))
+        .collect::<Result<_, _>>()?;
+    Ok(ModelSpec {
+        name: f.need("name", f.string("name")?)?,
+        input: f.need("input", f.whole_list("input")?)?,
+        layers,
+    })
+}
+
+impl<'de> Deserialize<'de> for Layer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        read_layer(&Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Each op's JSON name and fields (besides `name`, `from` and `op`), as `Op` serializes.
+const OP_FIELDS: [(&str, &[&str]); 22] = [
+    (
+        "conv",
+        &[
+            "dims",
+            "out_channels",
+            "kernel",
+            "stride",
+            "padding",
+            "dilation",
+            "groups",
+            "bias",
+        ],
+    ),
+    ("linear", &["out_features", "bias"]),
+    ("batch_norm", &[]),
+    ("layer_norm", &[]),
+    ("group_norm", &["groups"]),
+    ("act", &["kind"]),
+    ("dropout", &["p"]),
+    ("max_pool", &["dims", "kernel", "stride", "padding"]),
+    ("avg_pool", &["dims", "kernel", "stride", "padding"]),
+    ("adaptive_avg_pool", &["dims", "output"]),
+    ("upsample", &["dims", "scale"]),
+    ("flatten", &[]),
+    ("reshape", &["shape"]),
+    ("permute", &["order"]),
+    ("add", &[]),
+    ("mul", &[]),
+    ("concat", &["axis"]),
+    ("matmul", &[]),
+    ("attention", &["heads", "head_dim", "qkv_bias"]),
+    ("class_token", &[]),
+    ("position_embedding", &[]),
+    ("take_token", &["index"]),
+];
+
+/// Reads a layer by hand: the derived reader of the flattened, internally tagged `Op` was
+/// the web page's largest function (~33 kB of wasm). Optional fields take the defaults
+/// documented on `Op`.
+fn read_layer(value: &Value) -> Result<Layer, FieldError> {
+    if !value.is_object() {
+        return Err(FieldError {
+            field: "(layer)".into(),
+            value: value.to_string(),
+            allowed: "a JSON object with an \"op\" field".into(),
+        });
+    }
+    let op = value.get("op");
+    let kind = op.and_then(Value::as_str).unwrap_or_default();
+    let Some((_, known)) = OP_FIELDS.iter().find(|(name, _)| *name == kind) else {
+        let names: Vec<&str> = OP_FIELDS.iter().map(|(name, _)| *name).collect();
+        return Err(FieldError {
+            field: "op".into(),
+            value: op.map_or("missing".into(), Value::to_string),
+            allowed: format!("one of {}", names.join(", ")),
+        });
+    };
+    let f = Fields::new(
+        value,
+        String::new(),
+        &[&["name", "from", "op"], *known].concat(),
+    )?;
+    let whole = |key: &str| f.need(key, f.whole(key, u64::MAX)?);
+    let list = |key: &str| Ok::<_, FieldError>(f.whole_list(key)?.unwrap_or_default());
+    let needed_list = |key: &str| f.need(key, f.whole_list(key)?);
+    let dims = || Ok::<_, FieldError>(f.need("dims", f.whole("dims", u8::MAX.into())?)? as u8);
+    let op = match kind {
+        "conv" => Op::Conv {
+            dims: dims()?,
+            out_channels: whole("out_channels")?,
+            kernel: needed_list("kernel")?,
+            stride: list("stride")?,
+            padding: list("padding")?,
+            dilation: list("dilation")?,
+            groups: f.whole("groups", u64::MAX)?.unwrap_or(1),
+            bias: f.bool("bias")?.unwrap_or(true),
+        },
+        "linear" => Op::Linear {
+            out_features: whole("out_features")?,
+            bias: f.bool("bias")?.unwrap_or(true),
+        },
+        "batch_norm" => Op::BatchNorm,
+        "layer_norm" => Op::LayerNorm,
+        "group_norm" => Op::GroupNorm {
+            groups: whole("groups")?,
+        },
+        "act" => Op::Act {
+            kind: f.need("kind", f.one_of("kind", &Activation::ALL, Activation::id)?)?,
+        },
+        "dropout" => Op::Dropout {
+            p: f.need("p", f.number("p")?)?,
+        },
+        "max_pool" => Op::MaxPool {
+            dims: dims()?,
+            kernel: needed_list("kernel")?,
+            stride: list("stride")?,
+            padding: list("padding")?,
+        },
+        "avg_pool" => Op::AvgPool {
+            dims: dims()?,
+            kernel: needed_list("kernel")?,
+            stride: list("stride")?,
+            padding: list("padding")?,
+        },
+        "adaptive_avg_pool" => Op::AdaptiveAvgPool {
+            dims: dims()?,
+            output: needed_list("output")?,
+        },
+        "upsample" => Op::Upsample {
+            dims: dims()?,
+            scale: whole("scale")?,
+        },
+        "flatten" => Op::Flatten,
+        "reshape" => Op::Reshape {
+            shape: needed_list("shape")?,
+        },
+        "permute" => Op::Permute {
+            order: needed_list("order")?
+                .into_iter()
+                .map(|i| i as usize)
+                .collect(),
+        },
+        "add" => Op::Add,
+        "mul" => Op::Mul,
+        "concat" => Op::Concat {
+            axis: whole("axis")? as usize,
+        },
+        "matmul" => Op::Matmul,
+        "attention" => Op::Attention {
+            heads: whole("heads")?,
+            head_dim: f.whole("head_dim", u64::MAX)?,
+            qkv_bias: f.bool("qkv_bias")?.unwrap_or(false),
+        },
+        "class_token" => Op::ClassToken,
+        "position_embedding" => Op::PositionEmbedding,
+        _ => Op::TakeToken {
+            index: whole("index")?,
+        },
+    };
+    Ok(Layer {
+        name: f.string("name")?,
+        from: f.string_list("from")?.unwrap_or_default(),
+        op,
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Activation {
     Relu,
@@ -48,31 +224,55 @@ pub enum Activation {
     Softmax,
 }
 
+impl Activation {
+    pub const ALL: [Activation; 8] = [
+        Activation::Relu,
+        Activation::LeakyRelu,
+        Activation::Gelu,
+        Activation::Mish,
+        Activation::Silu,
+        Activation::Tanh,
+        Activation::Sigmoid,
+        Activation::Softmax,
+    ];
+
+    /// The JSON name (as serialized).
+    pub fn id(self) -> &'static str {
+        match self {
+            Activation::Relu => "relu",
+            Activation::LeakyRelu => "leaky_relu",
+            Activation::Gelu => "gelu",
+            Activation::Mish => "mish",
+            Activation::Silu => "silu",
+            Activation::Tanh => "tanh",
+            Activation::Sigmoid => "sigmoid",
+            Activation::Softmax => "softmax",
+        }
+    }
+}
+
 /// One operation. Lists (`kernel`, `stride`, ...) have one entry per spatial dimension;
 /// a single entry is repeated, an empty list takes the default.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
 pub enum Op {
     /// nn.Conv1d/2d/3d (`dims` = 1, 2 or 3).
     Conv {
         dims: u8,
         out_channels: u64,
         kernel: Vec<u64>,
-        #[serde(default)]
         stride: Vec<u64>,
-        #[serde(default)]
         padding: Vec<u64>,
-        #[serde(default)]
         dilation: Vec<u64>,
-        #[serde(default = "one")]
+        /// Default 1.
         groups: u64,
-        #[serde(default = "yes")]
+        /// Default true.
         bias: bool,
     },
     /// nn.Linear on the last dimension.
     Linear {
         out_features: u64,
-        #[serde(default = "yes")]
+        /// Default true.
         bias: bool,
     },
     /// nn.BatchNorm1d/2d/3d over dimension 0 (channels).
@@ -92,17 +292,13 @@ pub enum Op {
     MaxPool {
         dims: u8,
         kernel: Vec<u64>,
-        #[serde(default)]
         stride: Vec<u64>,
-        #[serde(default)]
         padding: Vec<u64>,
     },
     AvgPool {
         dims: u8,
         kernel: Vec<u64>,
-        #[serde(default)]
         stride: Vec<u64>,
-        #[serde(default)]
         padding: Vec<u64>,
     },
     /// nn.AdaptiveAvgPool1d/2d/3d to `output` (e.g. [1, 1] for global pooling).
@@ -141,9 +337,9 @@ pub enum Op {
     Attention {
         heads: u64,
         /// Per-head dimension; default D / heads.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         head_dim: Option<u64>,
-        #[serde(default)]
+        /// Default false.
         qkv_bias: bool,
     },
     /// Prepend a learnable class token: [T, D] -> [T+1, D] (D parameters).
@@ -167,16 +363,7 @@ impl Op {
             Op::BatchNorm => "batchnorm",
             Op::LayerNorm => "layernorm",
             Op::GroupNorm { .. } => "groupnorm",
-            Op::Act { kind } => match kind {
-                Activation::Relu => "relu",
-                Activation::LeakyRelu => "leaky_relu",
-                Activation::Gelu => "gelu",
-                Activation::Mish => "mish",
-                Activation::Silu => "silu",
-                Activation::Tanh => "tanh",
-                Activation::Sigmoid => "sigmoid",
-                Activation::Softmax => "softmax",
-            },
+            Op::Act { kind } => kind.id(),
             Op::Dropout { .. } => "dropout",
             Op::MaxPool { .. } => "maxpool",
             Op::AvgPool { .. } => "avgpool",

@@ -9,6 +9,7 @@ pub mod dataset;
 pub mod format;
 pub mod gpu;
 pub mod graph;
+mod json_fields;
 pub mod measurement;
 pub mod memory;
 pub mod perf;

@@ -17,19 +17,21 @@
 //! - max batch = the largest batch whose total fits the card with no headroom (the
 //!   measured sweep stops at the first out-of-memory error, not at a safety margin).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::json_fields::Fields;
 
 use crate::gpu::{gpu_by_id, GpuSpec};
 use crate::perf::PerfAssumptions;
 use crate::scenario::{
-    from_json_object, FieldError, JsonDocument, ModelChoice, Optimizer, Precision, Problems,
+    json_object_value, FieldError, JsonDocument, ModelChoice, Optimizer, Precision, Problems,
     Scenario, MAX_BANDS, MAX_BATCH, MAX_CLASSES, MAX_PATCH,
 };
 use crate::{build_model, estimate, memory};
 
 /// The card and software a measurement ran on, as PyTorch reports them.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DeviceInfo {
     /// `torch.cuda.get_device_name()`, e.g. "NVIDIA RTX A5500"; "cpu" for a dry run.
     pub gpu_name: Option<String>,
@@ -42,20 +44,17 @@ pub struct DeviceInfo {
 }
 
 /// One batch size of an out-of-memory sweep.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepPoint {
     pub batch: u32,
     /// False when the step ran out of memory.
     pub fits: bool,
-    #[serde(default)]
     pub peak_allocated_bytes: Option<f64>,
 }
 
 /// What `tools/measure.py` writes. Every figure is optional: a dry run on a CPU records
 /// the structure and no CUDA figure.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Measurement {
     /// Free text: where the figures come from. Synthetic samples say so here.
     pub note: String,
@@ -163,8 +162,11 @@ const MAX_MEASURED_BYTES: f64 = (1u64 << 50) as f64;
 const MAX_STEP_S: f64 = 86_400.0;
 
 /// Parses measurement JSON; errors name the field path, as `scenario_from_json` does.
+/// Every field may be missing or null (it takes its default); unknown fields are refused.
+/// Read by hand from a `serde_json::Value` rather than derived: the derived reader with
+/// field paths cost the web page ~12 kB of its download budget.
 pub fn measurement_from_json(text: &str) -> Result<Measurement, FieldError> {
-    let m: Measurement = from_json_object(
+    let value = json_object_value(
         text,
         &JsonDocument {
             field: "(measurement)",
@@ -172,14 +174,132 @@ pub fn measurement_from_json(text: &str) -> Result<Measurement, FieldError> {
             field_values: "a value of the type tools/measure.py writes",
         },
     )?;
+    let m = read_measurement(&value)?;
     match m.validate().into_iter().next() {
         Some(error) => Err(error),
         None => Ok(m),
     }
 }
 
+fn read_measurement(value: &Value) -> Result<Measurement, FieldError> {
+    let r = Fields::new(
+        value,
+        String::new(),
+        &[
+            "note",
+            "synthetic",
+            "dry_run",
+            "device",
+            "model",
+            "batch",
+            "bands",
+            "patch",
+            "classes",
+            "precision",
+            "optimizer",
+            "checkpointing",
+            "warmup_steps",
+            "step_times_s",
+            "step_time_s",
+            "peak_allocated_bytes",
+            "peak_reserved_bytes",
+            "device_used_before_bytes",
+            "device_used_after_bytes",
+            "context_bytes",
+            "max_batch",
+            "sweep",
+        ],
+    )?;
+    let device = match r.get("device") {
+        None => DeviceInfo::default(),
+        Some(v) => {
+            let d = Fields::new(
+                v,
+                "device.".into(),
+                &["gpu_name", "total_memory_bytes", "driver", "cuda", "torch"],
+            )?;
+            DeviceInfo {
+                gpu_name: d.string("gpu_name")?,
+                total_memory_bytes: d.whole("total_memory_bytes", u64::MAX)?,
+                driver: d.string("driver")?,
+                cuda: d.string("cuda")?,
+                torch: d.string("torch")?,
+            }
+        }
+    };
+    let step_times_s = r
+        .list("step_times_s")?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            v.as_f64()
+                .ok_or_else(|| r.error(&format!("step_times_s[{i}]"), v, "a number"))
+        })
+        .collect::<Result<_, _>>()?;
+    let sweep = r
+        .list("sweep")?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let p = Fields::new(
+                v,
+                format!("sweep[{i}]."),
+                &["batch", "fits", "peak_allocated_bytes"],
+            )?;
+            Ok(SweepPoint {
+                batch: p.whole_u32("batch")?.unwrap_or(0),
+                fits: p.bool("fits")?.unwrap_or(false),
+                peak_allocated_bytes: p.number("peak_allocated_bytes")?,
+            })
+        })
+        .collect::<Result<_, FieldError>>()?;
+    let mut m = Measurement {
+        device,
+        step_times_s,
+        sweep,
+        precision: r.one_of("precision", &Precision::ALL, |p| p.id())?,
+        optimizer: r.one_of("optimizer", &Optimizer::ALL, |o| o.id())?,
+        checkpointing: r.bool("checkpointing")?,
+        ..Measurement::default()
+    };
+    // One loop per type keeps the (download-size-sensitive) reader short.
+    for (key, slot) in [("synthetic", &mut m.synthetic), ("dry_run", &mut m.dry_run)] {
+        *slot = r.bool(key)?.unwrap_or(false);
+    }
+    for (key, slot) in [("note", &mut m.note), ("model", &mut m.model)] {
+        *slot = r.string(key)?.unwrap_or_default();
+    }
+    for (key, slot) in [
+        ("batch", &mut m.batch),
+        ("warmup_steps", &mut m.warmup_steps),
+    ] {
+        *slot = r.whole_u32(key)?.unwrap_or(0);
+    }
+    let counts = [
+        ("bands", &mut m.bands),
+        ("patch", &mut m.patch),
+        ("classes", &mut m.classes),
+        ("max_batch", &mut m.max_batch),
+    ];
+    for (key, slot) in counts {
+        *slot = r.whole_u32(key)?;
+    }
+    let figures = [
+        ("step_time_s", &mut m.step_time_s),
+        ("peak_allocated_bytes", &mut m.peak_allocated_bytes),
+        ("peak_reserved_bytes", &mut m.peak_reserved_bytes),
+        ("device_used_before_bytes", &mut m.device_used_before_bytes),
+        ("device_used_after_bytes", &mut m.device_used_after_bytes),
+        ("context_bytes", &mut m.context_bytes),
+    ];
+    for (key, slot) in figures {
+        *slot = r.number(key)?;
+    }
+    Ok(m)
+}
+
 /// One figure, predicted and measured.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Term {
     /// `peak_allocated_bytes`, `peak_reserved_bytes`, `context_bytes`,
     /// `device_total_bytes`, `step_time_s` or `max_batch`.
@@ -361,8 +481,16 @@ fn measured_scenario(s: &Scenario, m: &Measurement) -> (Scenario, Vec<Note>) {
 /// True when PyTorch's device name names the catalog card ("NVIDIA RTX A5500" and
 /// "RTX A5500").
 fn same_card(gpu: &GpuSpec, device_name: &str) -> bool {
-    let normalise = |s: &str| s.to_lowercase().replace(['-', ' '], "");
-    normalise(device_name).contains(&normalise(gpu.name))
+    // Letters and digits only, lowercase (a byte search: the web page has no substring
+    // searcher otherwise).
+    let normalise = |s: &str| -> Vec<u8> {
+        s.bytes()
+            .filter(|b| b.is_ascii_alphanumeric())
+            .map(|b| b.to_ascii_lowercase())
+            .collect()
+    };
+    let (device, card) = (normalise(device_name), normalise(gpu.name));
+    device.windows(card.len()).any(|w| w == card)
 }
 
 /// Predicted versus measured, term by term where the measurement has the term.
@@ -432,6 +560,27 @@ pub fn compare(s: &Scenario, m: &Measurement) -> Result<Comparison, Vec<FieldErr
     })
 }
 
+/// Mean |error| in percent of each term over `comparisons`, in the order terms first
+/// appear: how far off the estimate is, e.g. before and after calibration.
+pub fn mean_abs_errors(comparisons: &[Comparison]) -> Vec<(String, f64)> {
+    let mut sums: Vec<(String, f64, usize)> = Vec::new();
+    for term in comparisons.iter().flat_map(|c| &c.terms) {
+        let Some(error) = term.error_pct else {
+            continue;
+        };
+        match sums.iter_mut().find(|(name, ..)| *name == term.name) {
+            Some((_, sum, n)) => {
+                *sum += error.abs();
+                *n += 1;
+            }
+            None => sums.push((term.name.clone(), error.abs(), 1)),
+        }
+    }
+    sums.into_iter()
+        .map(|(name, sum, n)| (name, sum / n as f64))
+        .collect()
+}
+
 /// One constant `calibrate` changed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Fitted {
@@ -463,7 +612,7 @@ pub struct CalibrationReport {
 }
 
 fn median(mut values: Vec<f64>) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
+    values.sort_unstable_by(f64::total_cmp);
     let n = values.len();
     match n {
         0 => None,

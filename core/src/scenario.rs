@@ -4,8 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use serde_json::Value;
+
 use crate::cost::CostAssumptions;
-use crate::graph::ModelSpec;
+use crate::graph::{read_model_spec, ModelSpec};
+use crate::json_fields::Fields;
 use crate::perf::PerfAssumptions;
 
 /// Numeric precision of training.
@@ -150,22 +153,71 @@ pub enum VitSize {
     Huge,
 }
 
-/// Which model: a zoo preset with its options, or a custom layer list.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+impl VitSize {
+    pub const ALL: [VitSize; 4] = [VitSize::Small, VitSize::Base, VitSize::Large, VitSize::Huge];
+
+    /// The JSON id.
+    pub fn id(self) -> &'static str {
+        match self {
+            VitSize::Small => "small",
+            VitSize::Base => "base",
+            VitSize::Large => "large",
+            VitSize::Huge => "huge",
+        }
+    }
+}
+
+/// Which model: a zoo preset with its options, or a custom layer list. Serialized by
+/// serde with a `kind` tag; read by hand (`read_model_choice`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ModelChoice {
     Preset {
         id: String,
         /// Width multiplier or base channel count where the paper has one; None = paper default.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         width: Option<u32>,
         /// Size for the ViT foundation model.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         size: Option<VitSize>,
     },
     Custom {
         spec: ModelSpec,
     },
+}
+
+impl<'de> Deserialize<'de> for ModelChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        read_model_choice(&Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Reads the model choice by hand: the derived reader of an internally tagged enum pulls
+/// serde's buffering deserializer into the web page (a few kB of its download budget).
+/// Like that reader, it ignores the other kind's fields (a link may set `kind` alone).
+fn read_model_choice(value: &Value) -> Result<ModelChoice, FieldError> {
+    match value.get("kind").and_then(Value::as_str) {
+        Some("preset") => {
+            let f = Fields::object(value, String::new())?;
+            Ok(ModelChoice::Preset {
+                id: f.need("id", f.string("id")?)?,
+                width: f.whole_u32("width")?,
+                size: f.one_of("size", &VitSize::ALL, VitSize::id)?,
+            })
+        }
+        Some("custom") => {
+            let f = Fields::object(value, String::new())?;
+            let spec = f.need("spec", f.get("spec"))?;
+            Ok(ModelChoice::Custom {
+                spec: read_model_spec(spec).map_err(|e| e.within("spec."))?,
+            })
+        }
+        _ => Err(FieldError {
+            field: "kind".into(),
+            value: value.get("kind").map_or("missing".into(), Value::to_string),
+            allowed: "preset or custom".into(),
+        }),
+    }
 }
 
 /// Memory-model constants that cannot be derived; each is documented where it is used
@@ -280,6 +332,19 @@ pub struct FieldError {
     pub field: String,
     pub value: String,
     pub allowed: String,
+}
+
+impl FieldError {
+    /// The same error inside `prefix` (e.g. `layers[3].`); a whole-document error such as
+    /// `(layer)` becomes the prefix itself.
+    pub(crate) fn within(self, prefix: &str) -> FieldError {
+        let field = if self.field.starts_with('(') {
+            prefix.trim_end_matches('.').into()
+        } else {
+            format!("{prefix}{}", self.field)
+        };
+        FieldError { field, ..self }
+    }
 }
 
 impl std::fmt::Display for FieldError {
@@ -397,34 +462,42 @@ pub struct JsonDocument {
     pub field_values: &'static str,
 }
 
+/// Refuses a document over `MAX_JSON_BYTES` or one that is not a JSON object.
+fn check_document(text: &str, doc: &JsonDocument) -> Result<(), FieldError> {
+    if text.len() > MAX_JSON_BYTES {
+        return Err(doc.error(
+            format!("{} bytes", text.len()),
+            format!("at most {MAX_JSON_BYTES} bytes of JSON"),
+        ));
+    }
+    if !text.trim_start().starts_with('{') {
+        return Err(doc.error("not a JSON object".into(), doc.expected.into()));
+    }
+    Ok(())
+}
+
+impl JsonDocument {
+    fn error(&self, value: String, allowed: String) -> FieldError {
+        FieldError {
+            field: self.field.into(),
+            value,
+            allowed,
+        }
+    }
+}
+
 /// Parses one JSON object of type `T`. A syntax or type error names the field path (e.g.
 /// `workload.epochs`) and what was expected; documents over `MAX_JSON_BYTES` are refused.
 pub fn from_json_object<T: serde::de::DeserializeOwned>(
     text: &str,
     doc: &JsonDocument,
 ) -> Result<T, FieldError> {
-    let document_error = |value: String, allowed: String| FieldError {
-        field: doc.field.into(),
-        value,
-        allowed,
-    };
-    if text.len() > MAX_JSON_BYTES {
-        return Err(document_error(
-            format!("{} bytes", text.len()),
-            format!("at most {MAX_JSON_BYTES} bytes of JSON"),
-        ));
-    }
-    if !text.trim_start().starts_with('{') {
-        return Err(document_error(
-            "not a JSON object".into(),
-            doc.expected.into(),
-        ));
-    }
+    check_document(text, doc)?;
     let mut de = serde_json::Deserializer::from_str(text);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         if path == "." || path == "?" {
-            return document_error(e.inner().to_string(), doc.expected.into());
+            return doc.error(e.inner().to_string(), doc.expected.into());
         }
         FieldError {
             field: path,
@@ -433,8 +506,15 @@ pub fn from_json_object<T: serde::de::DeserializeOwned>(
         }
     })?;
     de.end()
-        .map_err(|e| document_error(e.to_string(), doc.expected.into()))?;
+        .map_err(|e| doc.error(e.to_string(), doc.expected.into()))?;
     Ok(value)
+}
+
+/// One JSON object as a `serde_json::Value`, for documents read field by field; a syntax
+/// error has serde_json's line and column.
+pub fn json_object_value(text: &str, doc: &JsonDocument) -> Result<serde_json::Value, FieldError> {
+    check_document(text, doc)?;
+    serde_json::from_str(text).map_err(|e| doc.error(e.to_string(), doc.expected.into()))
 }
 
 /// Parses Scenario JSON; a missing field takes its default.

@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use hsi_gpu_core::gpu::gpu_by_id;
-use hsi_gpu_core::measurement::{calibrate, measurement_from_json, Comparison, Measurement};
+use hsi_gpu_core::measurement::{
+    calibrate, mean_abs_errors, measurement_from_json, Comparison, Measurement, Term,
+};
 use hsi_gpu_core::scenario::scenario_from_json;
 use hsi_gpu_core::{estimate, Scenario};
 
@@ -136,4 +138,48 @@ fn a_measurement_without_memory_figures_fits_only_the_speed() {
     assert_eq!(after.memory, before.memory);
     assert_eq!(report.not_fitted.len(), 3, "{:?}", report.not_fitted);
     assert_ne!(after.perf, before.perf);
+}
+
+#[test]
+fn mean_abs_errors_average_each_term_over_the_comparisons() {
+    let comparison = |terms: Vec<Term>| Comparison {
+        model: "m".into(),
+        gpu: "g".into(),
+        batch: 1,
+        terms,
+        warnings: Vec::new(),
+    };
+    let term = |name: &str, predicted: f64, measured: f64| Term {
+        name: name.into(),
+        predicted,
+        measured,
+        error_pct: (measured != 0.0).then(|| (predicted - measured) / measured * 100.0),
+    };
+    let cs = [
+        comparison(vec![
+            term("step_time_s", 1.1, 1.0),
+            term("context_bytes", 5.0, 0.0),
+        ]),
+        comparison(vec![
+            term("max_batch", 50.0, 100.0),
+            term("step_time_s", 0.7, 1.0),
+        ]),
+    ];
+    let errors = mean_abs_errors(&cs);
+    let names: Vec<&str> = errors.iter().map(|(n, _)| n.as_str()).collect();
+    // A term measured as 0 has no error and is left out.
+    assert_eq!(names, ["step_time_s", "max_batch"]);
+    assert!((errors[0].1 - 20.0).abs() < 1e-9, "{errors:?}");
+    assert!((errors[1].1 - 50.0).abs() < 1e-9);
+
+    // On the samples, calibration lowers the step-time error to ~0.
+    let (_, report) = calibrate(&scenario(), &measurements()).unwrap();
+    let step = |cs: &[Comparison]| {
+        mean_abs_errors(cs)
+            .into_iter()
+            .find(|(n, _)| n == "step_time_s")
+            .unwrap()
+            .1
+    };
+    assert!(step(&report.after) < step(&report.before));
 }

@@ -136,11 +136,32 @@ fn bad_measurement_files_name_the_field() {
         (r#"{"batch": 4, "context_bytes": -1}"#, "context_bytes"),
         (r#"{"batch": 0}"#, "batch"),
         ("[1, 2]", "(measurement)"),
+        (
+            r#"{"batch": 4, "device": {"gpu_nme": "x"}}"#,
+            "device.gpu_nme",
+        ),
+        (r#"{"batch": 4, "device": "A100"}"#, "device"),
+        (r#"{"batch": 4.5}"#, "batch"),
+        (r#"{"batch": 4, "precision": "fp8"}"#, "precision"),
+        (
+            r#"{"batch": 4, "step_times_s": [0.1, "x"]}"#,
+            "step_times_s[1]",
+        ),
+        (
+            r#"{"batch": 4, "sweep": [{"batch": 1, "fits": true}, {"batch": 2, "fits": 1}]}"#,
+            "sweep[1].fits",
+        ),
     ];
     for (text, field) in cases {
         let error = measurement_from_json(text).expect_err(text);
         assert!(error.field.contains(field), "{text}: {error}");
     }
+    // Null is as good as missing; the allowed values are named.
+    let m = measurement_from_json(r#"{"batch": 4, "step_time_s": null, "device": {"cuda": null}}"#)
+        .unwrap();
+    assert_eq!((m.batch, m.step_time_s), (4, None));
+    let error = measurement_from_json(r#"{"batch": 4, "optimizer": "lion"}"#).unwrap_err();
+    assert!(error.allowed.contains("adamw"), "{error}");
 }
 
 #[test]

@@ -15,15 +15,9 @@ const SLIDER_MAX_PATCH: u32 = 64;
 const SLIDER_MAX_BANDS: u32 = 300;
 const SLIDER_MAX_BATCH: u32 = 4096;
 
-/// The preset with sizes, its sizes with their JSON ids, and the size its builder uses
-/// when none is set (core/src/zoo/vit.rs).
+/// The preset with sizes, and the size its builder uses when none is set
+/// (core/src/zoo/vit.rs).
 const SIZED_MODEL: &str = "vit";
-const VIT_SIZES: [(VitSize, &str); 4] = [
-    (VitSize::Small, "small"),
-    (VitSize::Base, "base"),
-    (VitSize::Large, "large"),
-    (VitSize::Huge, "huge"),
-];
 const DEFAULT_VIT_SIZE: VitSize = VitSize::Base;
 
 /// Parallel modes with their JSON ids (as in the Scenario and the link).
@@ -131,20 +125,15 @@ pub fn ScenarioPanel() -> Html {
         })
     };
     let sizes = options(
-        VIT_SIZES
+        VitSize::ALL
             .iter()
-            .map(|(v, id)| (id.to_string(), i18n::vit_size_name(*v).to_string())),
+            .map(|v| (v.id().to_string(), i18n::vit_size_name(*v).to_string())),
     );
-    let size = store.model_size().unwrap_or(DEFAULT_VIT_SIZE);
-    let size_id = VIT_SIZES
-        .iter()
-        .find(|(v, _)| *v == size)
-        .map(|(_, id)| *id)
-        .unwrap_or_default();
+    let size_id = store.model_size().unwrap_or(DEFAULT_VIT_SIZE).id();
     let on_size = {
         let store = store.clone();
         Callback::from(move |id: String| {
-            if let Some((v, _)) = VIT_SIZES.iter().find(|(_, i)| *i == id) {
+            if let Some(v) = VitSize::ALL.iter().find(|v| v.id() == id) {
                 store.dispatch(Action::ModelSize(*v));
             }
         })

@@ -278,12 +278,11 @@ fn lost_fit(base: &[Option<Candidate>], changed: &[Option<Candidate>]) -> Vec<us
 /// Zoo models tried for model flips: every preset at its paper's patch, the ViT
 /// foundation model in each size.
 fn model_variants() -> Vec<(&'static str, Option<VitSize>, u32)> {
-    const VIT_SIZES: [VitSize; 4] = [VitSize::Small, VitSize::Base, VitSize::Large, VitSize::Huge];
     crate::zoo::ZOO
         .iter()
         .flat_map(|e| {
             let sizes: Vec<Option<VitSize>> = if e.id == "vit" {
-                VIT_SIZES.into_iter().map(Some).collect()
+                VitSize::ALL.into_iter().map(Some).collect()
             } else {
                 vec![None]
             };

@@ -22,7 +22,7 @@ pub(crate) fn no_size(o: &ZooOptions, model: &str) -> Result<(), FieldError> {
     match o.size {
         Some(size) => Err(unused_option(
             "model.size",
-            format!("{size:?}").to_lowercase(),
+            format!("{size:?}").to_ascii_lowercase(),
             model,
         )),
         None => Ok(()),

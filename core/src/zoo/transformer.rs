@@ -133,6 +133,10 @@ pub(crate) fn reject_option<T: std::fmt::Debug>(
     model: &str,
 ) -> Result<(), FieldError> {
     value.map_or(Ok(()), |v| {
-        Err(unused_option(field, format!("{v:?}").to_lowercase(), model))
+        Err(unused_option(
+            field,
+            format!("{v:?}").to_ascii_lowercase(),
+            model,
+        ))
     })
 }

@@ -5,8 +5,8 @@
 use hsi_gpu_core::chart::{linear_ticks, nice_domain, LinearScale};
 use yew::prelude::*;
 
-use super::io;
 use super::text::C;
+use crate::components::io;
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::Lang;
 

@@ -3,7 +3,6 @@
 //! PNG, print) and import. All figures come from `hsi_gpu_core::compare`.
 
 pub mod chart;
-pub mod io;
 pub mod text;
 
 use std::cell::RefCell;
@@ -29,6 +28,7 @@ use yew::TargetCast;
 
 use chart::CompareBars;
 
+use crate::components::io;
 use crate::i18n::{interconnect_name, Lang};
 use text::{condition_phrase, flip_sentence, metric_name, mode_name, priority_name, C};
 
@@ -642,7 +642,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
         Callback::from(move |e: Event| {
             let (run_import, import_text) = (run_import.clone(), import_text.clone());
             if let Some(target) = e.target() {
-                io::read_chosen_file(target.into(), move |text| {
+                io::read_chosen_files(target.into(), move |_, text| {
                     import_text.set(text.clone());
                     run_import(text);
                 });

@@ -1,5 +1,5 @@
-//! Browser side of the comparison's exports and imports: downloads through a data: URL
-//! link, SVG to PNG through a canvas, reading a chosen file, printing. Called only from
+//! Browser side of exports and imports: downloads through a data: URL link, SVG to PNG
+//! through a canvas, reading chosen files, printing. Called only from
 //! callbacks, so server-side rendering never reaches them. Uses untyped property access
 //! (js_sys::Reflect) where the web-sys features the app enables do not cover an API.
 
@@ -93,23 +93,35 @@ pub fn download_svg_as_png(svg: &str, width: u32, height: u32, filename: &str) {
     );
 }
 
-/// Reads the first file chosen in the `<input type="file">` `input` as text.
-pub fn read_chosen_file(input: JsValue, done: impl FnOnce(String) + 'static) {
-    let Some(file) = Reflect::get(&input, &"files".into())
+/// Reads every file chosen in the `<input type="file">` `input` as text and calls
+/// `done(file name, text)` for each.
+pub fn read_chosen_files(input: JsValue, done: impl Fn(String, String) + Clone + 'static) {
+    let Ok(files) = Reflect::get(&input, &"files".into()) else {
+        return;
+    };
+    let count = Reflect::get(&files, &"length".into())
         .ok()
-        .and_then(|files| Reflect::get(&files, &0.into()).ok())
-        .filter(|f| !f.is_undefined() && !f.is_null())
-    else {
-        return;
-    };
-    let Some(promise) = call(&file, "text", &[]).and_then(|p| p.dyn_into::<Promise>().ok()) else {
-        return;
-    };
-    yew::platform::spawn_local(async move {
-        if let Ok(text) = wasm_bindgen_futures::JsFuture::from(promise).await {
-            done(text.as_string().unwrap_or_default());
-        }
-    });
+        .and_then(|n| n.as_f64())
+        .unwrap_or(0.0) as u32;
+    for i in 0..count {
+        let Ok(file) = Reflect::get(&files, &i.into()) else {
+            continue;
+        };
+        let name = Reflect::get(&file, &"name".into())
+            .ok()
+            .and_then(|n| n.as_string())
+            .unwrap_or_default();
+        let Some(promise) = call(&file, "text", &[]).and_then(|p| p.dyn_into::<Promise>().ok())
+        else {
+            continue;
+        };
+        let done = done.clone();
+        yew::platform::spawn_local(async move {
+            if let Ok(text) = wasm_bindgen_futures::JsFuture::from(promise).await {
+                done(name, text.as_string().unwrap_or_default());
+            }
+        });
+    }
 }
 
 /// The `value` of a form element of any kind (textarea included).
