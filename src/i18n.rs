@@ -592,6 +592,48 @@ mod tests {
     }
 
     #[test]
+    fn measurement_notes_and_terms_are_worded_in_both_languages() {
+        use hsi_gpu_core::measurement::Note;
+        let notes = [
+            Note::OneCard(4),
+            Note::Setting {
+                field: "bands",
+                measured: "60".into(),
+                scenario: "30".into(),
+            },
+            Note::OtherModel {
+                measured: "ssrn".into(),
+                scenario: "hybridsn".into(),
+            },
+            Note::OtherCard {
+                measured: "NVIDIA A100".into(),
+                scenario: "RTX A5500".into(),
+            },
+            Note::Synthetic,
+            Note::DryRun,
+        ];
+        for note in &notes {
+            assert_eq!(note_text(note, Lang::En), note.to_string());
+            assert_ne!(note_text(note, Lang::Zh), note.to_string());
+        }
+        assert!(note_text(&notes[1], Lang::Zh).contains(T::Bands.get(Lang::Zh)));
+        for term in [
+            "peak_allocated_bytes",
+            "peak_reserved_bytes",
+            "context_bytes",
+            "device_total_bytes",
+            "step_time_s",
+            "max_batch",
+        ] {
+            let (en, zh) = (
+                measured_term_label(term, Lang::En),
+                measured_term_label(term, Lang::Zh),
+            );
+            assert!(en != term && zh != term && en != zh, "{term}");
+        }
+    }
+
+    #[test]
     fn browser_language_picks_chinese_for_any_zh_tag() {
         assert_eq!(Lang::from_browser("zh-CN"), Lang::Zh);
         assert_eq!(Lang::from_browser("zh-Hant-TW"), Lang::Zh);

@@ -51,6 +51,8 @@ async fn page_shows_controls_views_and_the_estimates_note() {
         "verdict",
         "copy-link",
         "lang-toggle",
+        "measured",
+        "measurement-file",
     ] {
         assert!(
             html.contains(&format!("data-testid=\"{id}\"")),
@@ -95,7 +97,13 @@ async fn embed_mode_is_compact_and_links_to_the_full_page() {
     // Memory and speed stay; the roofline, cost, per-card and per-layer tables do not.
     assert!(html.contains("data-testid=\"total-memory\""));
     assert!(html.contains("data-testid=\"step-time\""));
-    for gone in ["roofline-chart", "tco", "scaling-table", "layer-table"] {
+    for gone in [
+        "roofline-chart",
+        "tco",
+        "scaling-table",
+        "layer-table",
+        "measured",
+    ] {
         assert!(
             !html.contains(&format!("data-testid=\"{gone}\"")),
             "{gone} shown"

@@ -334,3 +334,60 @@ pub fn MeasuredView() -> Html {
         </section>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = include_str!("../../tools/samples/synthetic_hybridsn_a5500_b64.json");
+
+    fn load(state: Loaded, source: &str, text: &str) -> Loaded {
+        let action = Load::Text {
+            source: source.into(),
+            text: text.into(),
+        };
+        (*Rc::new(state).reduce(action)).clone()
+    }
+
+    #[test]
+    fn a_file_loads_and_loading_it_again_replaces_it() {
+        let one = load(Loaded::default(), "a.json", SAMPLE);
+        assert_eq!(one.items.len(), 1);
+        assert_eq!(one.items[0].1.batch, 64);
+        let again = load(
+            one,
+            "a.json",
+            &SAMPLE.replace("\"batch\": 64", "\"batch\": 32"),
+        );
+        assert_eq!(again.items.len(), 1);
+        assert_eq!(again.items[0].1.batch, 32);
+        assert!(again.error.is_none());
+    }
+
+    #[test]
+    fn a_bad_file_is_named_and_the_loaded_ones_stay() {
+        let one = load(Loaded::default(), "a.json", SAMPLE);
+        let bad = load(one, "b.json", r#"{"batch": "many"}"#);
+        assert_eq!(bad.items.len(), 1);
+        let (source, error) = bad.error.clone().expect("an error");
+        assert_eq!((source.as_str(), error.field.as_str()), ("b.json", "batch"));
+        // The next good file clears the error.
+        let good = load(bad, "c.json", SAMPLE);
+        assert_eq!(good.items.len(), 2);
+        assert!(good.error.is_none());
+    }
+
+    #[test]
+    fn at_most_max_measurements_are_kept() {
+        let full = (0..=MAX_MEASUREMENTS).fold(Loaded::default(), |state, i| {
+            load(state, &format!("{i}.json"), SAMPLE)
+        });
+        assert_eq!(full.items.len(), MAX_MEASUREMENTS);
+        assert!(full
+            .error
+            .as_ref()
+            .is_some_and(|(_, e)| e.allowed.contains("at most")));
+        let cleared = (*Rc::new(full).reduce(Load::Clear)).clone();
+        assert_eq!(cleared, Loaded::default());
+    }
+}
