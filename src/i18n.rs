@@ -529,6 +529,33 @@ pub fn note_text(note: &hsi_gpu_core::measurement::Note, lang: Lang) -> String {
     }
 }
 
+/// A remark on an estimate (`report::Warning`).
+pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> String {
+    use hsi_gpu_core::report::Warning;
+    let Lang::Zh = lang else {
+        return warning.to_string();
+    };
+    match warning {
+        Warning::NoTf32 { gpu } => format!("{gpu} 没有 TF32 张量核心：tf32 按 FP32 速率估算"),
+        Warning::NoBf16 { gpu } => {
+            format!("{gpu} 不支持 BF16：bf16 为模拟执行，最多按 FP32 速率估算")
+        }
+        Warning::InterconnectReplaced {
+            gpu,
+            requested,
+            used,
+        } => format!(
+            "{gpu} 不能使用 {}，改用 {}",
+            interconnect_name(*requested, lang),
+            interconnect_name(*used, lang)
+        ),
+        Warning::UnknownDataset { id } => format!("未知数据集 {id}：未估算每轮时间"),
+        Warning::PriceUnknown { gpu } => {
+            format!("{gpu} 价格未知：请设置 cost.card_price_usd（显卡暂按 0 美元计）")
+        }
+    }
+}
+
 /// A constant calibration left alone, and why (the reason is the core's, in English).
 pub fn not_fitted_sentence(lang: Lang, label: &str, why: &str) -> String {
     match lang {
@@ -630,6 +657,30 @@ mod tests {
                 measured_term_label(term, Lang::Zh),
             );
             assert!(en != term && zh != term && en != zh, "{term}");
+        }
+    }
+
+    #[test]
+    fn estimate_warnings_are_worded_in_both_languages() {
+        use hsi_gpu_core::report::Warning;
+        use hsi_gpu_core::scenario::Interconnect;
+        let gpu = "V100 PCIe 32 GB".to_string();
+        let warnings = [
+            Warning::NoTf32 { gpu: gpu.clone() },
+            Warning::NoBf16 { gpu: gpu.clone() },
+            Warning::InterconnectReplaced {
+                gpu: gpu.clone(),
+                requested: Interconnect::Nvswitch,
+                used: Interconnect::Pcie,
+            },
+            Warning::UnknownDataset { id: "mine".into() },
+            Warning::PriceUnknown { gpu },
+        ];
+        for w in &warnings {
+            assert_eq!(warning_text(w, Lang::En), w.to_string());
+            let zh = warning_text(w, Lang::Zh);
+            assert_ne!(zh, w.to_string());
+            assert!(!zh.is_ascii(), "{zh}");
         }
     }
 

@@ -86,6 +86,11 @@ async fn chinese_page_uses_chinese_strings() {
     assert!(html.contains(T::Title.get(Lang::Zh)));
     assert!(html.contains(T::EstimatesNote.get(Lang::Zh)));
     assert!(!html.contains(T::EstimatesNote.get(Lang::En)));
+    // The core's remarks too: the default card has no known price.
+    let s = state("lang=zh").scenario;
+    let warning = &report(&s).warnings[0];
+    assert!(html.contains(&hsi_gpu_planner::i18n::warning_text(warning, Lang::Zh)));
+    assert!(!html.contains(&warning.to_string()));
 }
 
 #[tokio::test]

@@ -16,6 +16,7 @@
 
 use serde::Serialize;
 
+use crate::report::Warning;
 use crate::scenario::Precision;
 
 const GIB: u64 = 1 << 30;
@@ -85,7 +86,7 @@ pub struct GpuSpec {
 pub struct PrecisionPeak {
     pub flops: f64,
     /// Set when the card lacks the requested unit and the peak falls back.
-    pub warning: Option<String>,
+    pub warning: Option<Warning>,
 }
 
 impl GpuSpec {
@@ -104,20 +105,18 @@ impl GpuSpec {
                 Some(f) => exact(f),
                 None => PrecisionPeak {
                     flops: self.fp32_flops,
-                    warning: Some(format!(
-                        "{} has no TF32 tensor cores: tf32 runs at the FP32 rate",
-                        self.name
-                    )),
+                    warning: Some(Warning::NoTf32 {
+                        gpu: self.name.into(),
+                    }),
                 },
             },
             Precision::AmpFp16 => exact(self.fp16_tensor_flops),
             Precision::AmpBf16 | Precision::Bf16 if self.bf16 => exact(self.fp16_tensor_flops),
             Precision::AmpBf16 | Precision::Bf16 => PrecisionPeak {
                 flops: self.fp32_flops,
-                warning: Some(format!(
-                    "{} has no BF16 support: bf16 is emulated, estimated at the FP32 rate at best",
-                    self.name
-                )),
+                warning: Some(Warning::NoBf16 {
+                    gpu: self.name.into(),
+                }),
             },
         }
     }

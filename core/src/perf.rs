@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::cost::{CostReport, Usage};
 use crate::dataset::dataset_by_id;
 use crate::gpu::GpuSpec;
-use crate::report::LayerReport;
+use crate::report::{LayerReport, Warning};
 use crate::scaling::{
     valid_interconnects, BackwardSlice, ScalingAssumptions, ScalingReport, StepCompute,
 };
@@ -225,7 +225,7 @@ pub struct EpochTime {
     pub total_s: f64,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PerfReport {
     /// Compute roof of the precision in use, FLOP/s.
     pub peak_flops: f64,
@@ -243,7 +243,7 @@ pub struct PerfReport {
     pub epoch: EpochTime,
     pub scaling: ScalingReport,
     pub cost: CostReport,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Shortest micro-step the model reports, seconds: keeps rates finite for degenerate
@@ -434,12 +434,11 @@ pub fn performance(
         scenario.interconnect
     } else {
         let replacement = valid[0];
-        warnings.push(format!(
-            "{} cannot use interconnect {}; using {}",
-            gpu.name,
-            scenario.interconnect.id(),
-            replacement.id()
-        ));
+        warnings.push(Warning::InterconnectReplaced {
+            gpu: gpu.name.into(),
+            requested: scenario.interconnect,
+            used: replacement,
+        });
         replacement
     };
     let scaling = crate::scaling::scaling(&step, gpu, chosen, &a.scaling);
@@ -492,10 +491,9 @@ pub fn performance(
     };
     let cost = crate::cost::cost(&scenario.cost, gpu, &usage);
     if !cost.card_price_known {
-        warnings.push(format!(
-            "no price known for {}: set cost.card_price_usd (cards are counted at 0 USD)",
-            gpu.name
-        ));
+        warnings.push(Warning::PriceUnknown {
+            gpu: gpu.name.into(),
+        });
     }
 
     PerfReport {
@@ -520,14 +518,13 @@ fn epoch_time(
     scenario: &Scenario,
     run_cards: u32,
     time: &StepTime,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> EpochTime {
     let w = &scenario.workload;
     let Some(dataset) = dataset_by_id(&scenario.dataset) else {
-        warnings.push(format!(
-            "unknown dataset {}: epoch time not estimated",
-            scenario.dataset
-        ));
+        warnings.push(Warning::UnknownDataset {
+            id: scenario.dataset.clone(),
+        });
         return EpochTime {
             epochs: w.epochs,
             ..EpochTime::default()

@@ -4,7 +4,7 @@
 use hsi_gpu_core::dataset::{dataset_by_id, DATASETS};
 use hsi_gpu_core::gpu::{gpu_by_id, GpuSpec, NvLink, GPUS};
 use hsi_gpu_core::perf::{performance, PerfReport};
-use hsi_gpu_core::report::LayerReport;
+use hsi_gpu_core::report::{LayerReport, Warning};
 use hsi_gpu_core::scaling::{pcie_x16_bytes_per_s, ring_allreduce_s};
 use hsi_gpu_core::scenario::{Interconnect, Optimizer, ParallelMode, Precision, Scenario};
 use proptest::prelude::*;
@@ -245,7 +245,13 @@ fn precision_peaks_fall_back_with_a_warning() {
     assert!(!v100s.bf16 && v100s.tf32_flops.is_none());
     let bf16 = v100s.peak_flops(Precision::AmpBf16);
     assert_eq!(bf16.flops, v100s.fp32_flops);
-    assert!(bf16.warning.unwrap().contains("BF16"));
+    assert_eq!(
+        bf16.warning,
+        Some(Warning::NoBf16 {
+            gpu: v100s.name.into()
+        })
+    );
+    assert!(bf16.warning.unwrap().to_string().contains("BF16"));
     assert_eq!(v100s.peak_flops(Precision::Tf32).flops, v100s.fp32_flops);
     assert_eq!(v100s.peak_flops(Precision::AmpFp16).flops, 130e12);
     let a5500 = gpu_by_id("rtx_a5500").unwrap();
@@ -319,7 +325,11 @@ fn invalid_interconnect_is_replaced_with_a_warning() {
     };
     let r = run(&[layer(0, 1e9, 1e6, 1000, true)], &s, gpu);
     assert_eq!(r.scaling.chosen, Interconnect::Pcie);
-    assert!(r.warnings.iter().any(|w| w.contains("nvswitch")));
+    assert!(r.warnings.contains(&Warning::InterconnectReplaced {
+        gpu: gpu.name.into(),
+        requested: Interconnect::Nvswitch,
+        used: Interconnect::Pcie
+    }));
 }
 
 /// Gradient accumulation all-reduces once per cycle: with A micro-steps the exposed

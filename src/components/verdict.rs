@@ -81,7 +81,7 @@ pub fn Verdict(props: &VerdictProps) -> Html {
                 { for alternatives.iter().map(|a| html! { <>{ " " }{ a }</> }) }
             </p>
             <ul class="warnings" aria-label={T::Warnings.get(lang)}>
-                { for warnings.map(|w| html! { <li>{ w }</li> }) }
+                { for warnings.map(|w| html! { <li>{ i18n::warning_text(w, lang) }</li> }) }
                 if !props.unverified.is_empty() {
                     <li data-testid="unverified">{ T::Unverified.get(lang) }{ ": " }{ props.unverified.join("; ") }</li>
                 }

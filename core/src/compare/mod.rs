@@ -300,7 +300,7 @@ pub fn evaluate(s: &Scenario) -> Result<OptionResult, Vec<FieldError>> {
             psu_watts: cost.psu_watts,
             ops_hours_per_month: ops_hours_per_month(s, s.cards),
         },
-        warnings: report.warnings.clone(),
+        warnings: report.warnings.iter().map(ToString::to_string).collect(),
     })
 }
 
