@@ -7,6 +7,8 @@ core/src/graph.rs), so `hsi-gpu estimate` and the web app can size your own mode
         --kwargs '{"width": 32}' --input 1,200,9,9 --output mynet.json
     # a whole model saved with torch.save(model) (not a state_dict, not TorchScript)
     python3 tools/export_model.py --pickle mynet.pt --input 1,200,9,9 --output mynet.json
+    # a torch.export.save file; the input shape comes from its example input
+    python3 tools/export_model.py --exported mynet.pt2 --output mynet.json
     # a zoo model's PyTorch version (tools/torch_zoo/)
     python3 tools/export_model.py --zoo hybridsn --bands 30 --patch 25 --classes 16
     # wrap the layer list in a Scenario ready for `hsi-gpu estimate`
@@ -40,9 +42,17 @@ possible. Parameters that no layer represents are listed too. The info on stderr
 `--info FILE` as JSON) gives torch's trainable parameter count to compare with the
 estimate's.
 
-Not handled: TorchScript / torch.export files (they hide the Python modules this reads:
-export from the Python class), recurrent layers, data-dependent control flow beyond the
-one traced path.
+A torch.export file (`torch.export.save`, .pt2) is read the same way: its graph calls
+ATen ops (aten.conv2d, aten.batch_norm, aten.linear, aten.mean, ...), which map to
+layers like the functional calls above (functional conv, norms and spatial means are
+read in Python models too). Layers are then named after the ops, as the graph keeps no
+module names. Its attention blocks are decomposed (qkv.chunk, ...) into ops this
+exporter cannot regroup into its attention op: export transformers from the Python
+class. The example input the program was exported with sets the input shape and batch.
+
+Not handled: TorchScript (its forward runs outside Python: export from the Python class
+or save with torch.export), recurrent layers, data-dependent control flow beyond the one
+traced path.
 """
 
 import argparse
@@ -159,10 +169,11 @@ def attention_parts(module):
 class Exporter:
     """Records one forward pass of `model` as a ModelSpec layer list."""
 
-    def __init__(self, model, input_shape, name):
+    def __init__(self, model, input_shape, name, batch=TRACE_BATCH):
         self.model = model
         self.input_shape = list(input_shape)
         self.name = name
+        self.batch = batch
         self.layers = []
         self.producer = {}  # id(tensor) -> layer name ("input", or BROKEN after an unsupported layer)
         self.param_origin = {}  # id(tensor) -> parameter name, for tensors made from one parameter
@@ -407,7 +418,9 @@ class Exporter:
             return
         if not any(True for _ in tensors_in(result)):
             return  # sizes, dims, dtypes
-        name = getattr(func, "__name__", str(func)).lstrip("_").rstrip("_") or "op"
+        # ATen ops (a torch.export graph) by their op name: aten.conv2d.default -> conv2d.
+        packet = getattr(func, "overloadpacket", None)
+        name = getattr(packet or func, "__name__", str(func)).lstrip("_").rstrip("_") or "op"
         name = {"add": "add", "iadd": "add", "radd": "add", "mul": "mul", "imul": "mul", "rmul": "mul", "matmul": "matmul", "rmatmul": "matmul"}.get(name, name)
         handler = getattr(self, f"fn_{name}", None)
         layer = self.scoped(name)
@@ -431,7 +444,8 @@ class Exporter:
         else:
             self.emit(layer, [x], view_op(x, result), result)
 
-    fn_reshape = fn_view = fn_flatten = fn_unsqueeze = fn_squeeze = fn_contiguous = fn_view_as = fn_views
+    fn_reshape = fn_view = fn_unsafe_view = fn_flatten = fn_unsqueeze = fn_squeeze = fn_views
+    fn_contiguous = fn_view_as = fn_views
 
     def fn_permute(self, layer, args, kwargs, acts, result):
         x = acts[0]
@@ -556,6 +570,71 @@ class Exporter:
         params = [self.param_names.get(id(t)) for t in (weight, bias) if t is not None]
         self.emit(layer, acts[:1], {"op": "linear", "out_features": int(weight.shape[0]), "bias": bias is not None}, result, [p for p in params if p])
 
+    def param_names_in(self, args, kwargs):
+        """Names of the parameters among a call's tensors (weights, biases)."""
+        tensors = list(tensors_in(args)) + list(tensors_in(kwargs))
+        return [self.param_names[id(t)] for t in tensors if id(t) in self.param_names]
+
+    def fn_conv(self, layer, args, kwargs, acts, result):
+        """F.conv1d/2d/3d(input, weight, bias, stride, padding, dilation, groups), and the
+        same ATen ops in a torch.export graph."""
+        weight, bias = self.arg(args, kwargs, 1, "weight"), self.arg(args, kwargs, 2, "bias")
+        dims = weight.dim() - 2
+        kernel = list(weight.shape[2:])
+        dilation = as_list(self.arg(args, kwargs, 5, "dilation", 1), dims)
+        padding = self.arg(args, kwargs, 4, "padding", 0)
+        if isinstance(padding, str):  # 'valid' or 'same' (stride 1)
+            padding = [0] * dims if padding == "valid" else [d * (k - 1) // 2 for k, d in zip(kernel, dilation)]
+        op = {
+            "op": "conv",
+            "dims": dims,
+            "out_channels": int(weight.shape[0]),
+            "kernel": kernel,
+            "stride": as_list(self.arg(args, kwargs, 3, "stride", 1), dims),
+            "padding": as_list(padding, dims),
+            "dilation": dilation,
+            "groups": int(self.arg(args, kwargs, 6, "groups", 1)),
+            "bias": bias is not None,
+        }
+        self.emit(layer, acts[:1], op, result, self.param_names_in(args, kwargs))
+
+    fn_conv1d = fn_conv2d = fn_conv3d = fn_conv
+
+    def fn_batch_norm(self, layer, args, kwargs, acts, result):
+        self.emit(layer, acts[:1], {"op": "batch_norm"}, result, self.param_names_in(args, kwargs))
+
+    def fn_layer_norm(self, layer, args, kwargs, acts, result):
+        shape = self.arg(args, kwargs, 1, "normalized_shape")
+        if len(shape) != 1:
+            self.report(layer, f"layer_norm over {tuple(shape)}", "layer_norm over the last dimension", acts, result)
+        else:
+            self.emit(layer, acts[:1], {"op": "layer_norm"}, result, self.param_names_in(args, kwargs))
+
+    def fn_group_norm(self, layer, args, kwargs, acts, result):
+        groups = int(self.arg(args, kwargs, 1, "num_groups"))
+        self.emit(layer, acts[:1], {"op": "group_norm", "groups": groups}, result, self.param_names_in(args, kwargs))
+
+    def fn_mean(self, layer, args, kwargs, acts, result):
+        """x.mean(spatial dims): a global average pool (then a flatten unless keepdim)."""
+        x = acts[0]
+        dims = self.arg(args, kwargs, 1, "dim")
+        dims = sorted(d % x.dim() for d in ([dims] if isinstance(dims, int) else dims or []))
+        if x.dim() < 3 or dims != list(range(2, x.dim())):
+            self.report(layer, f"mean over dims {dims}", NEAREST_FUNCTIONS["mean"], acts, result)
+            return
+        spatial = x.dim() - 2
+        pooled = torch.empty(0)
+        self.emit(layer, [x], {"op": "adaptive_avg_pool", "dims": spatial, "output": [1] * spatial}, pooled)
+        if result.dim() == x.dim():
+            self.alias(pooled, result)
+        else:
+            self.emit(f"{layer}.flatten", [pooled], {"op": "reshape", "shape": list(result.shape[1:])}, result)
+
+    def fn_upsample_nearest(self, layer, args, kwargs, acts, result):
+        self.emit(layer, acts[:1], upsample_op(layer, acts[0], result, "nearest"), result)
+
+    fn_upsample_nearest1d = fn_upsample_nearest2d = fn_upsample_nearest3d = fn_upsample_nearest
+
     def fn_pool(self, layer, args, kwargs, acts, result, kind):
         x = acts[0]
         kernel = self.arg(args, kwargs, 1, "kernel_size")
@@ -596,13 +675,14 @@ class Exporter:
     # --- driver ------------------------------------------------------------------------
 
     def run(self):
-        x = torch.randn(TRACE_BATCH, *self.input_shape)
+        x = torch.randn(self.batch, *self.input_shape)
         self.mark(x, "input")
         handles = []
         for module in self.model.modules():
             handles.append(module.register_forward_pre_hook(self.pre_hook))
             handles.append(module.register_forward_hook(self.post_hook))
-        self.model.train()
+        if not is_exported_graph(self.model):  # an exported graph keeps its traced mode
+            self.model.train()
         try:
             with torch.no_grad(), Recorder(self):
                 output = self.model(x)
@@ -715,9 +795,9 @@ def is_batched_matmul(equation):
     return b1 == b2 == b3 and j == j2 and i == i2 and k == k2 and len({i, j, k}) == 3
 
 
-def export(model, input_shape, name):
+def export(model, input_shape, name, batch=TRACE_BATCH):
     """(spec, info) for `model` with per-sample input `input_shape`."""
-    exporter = Exporter(model, input_shape, name)
+    exporter = Exporter(model, input_shape, name, batch)
     spec = exporter.run()
     info = {
         "torch": torch.__version__,
@@ -749,10 +829,56 @@ def load_module_model(target, ctor_args, ctor_kwargs):
 def load_pickled_model(path):
     model = torch.load(path, map_location="cpu", weights_only=False)
     if isinstance(model, torch.jit.ScriptModule):
-        raise ExportError(f"{path}: TorchScript hides the Python modules the exporter reads; export from the Python class (--module)")
+        raise ExportError(
+            f"{path}: TorchScript hides the Python modules the exporter reads; "
+            "export from the Python class (--module) or a torch.export file (--exported)"
+        )
     if not isinstance(model, nn.Module):
         raise ExportError(f"{path}: holds a {type(model).__name__}, not a whole nn.Module (torch.save(model), not its state_dict)")
     return model
+
+
+def is_exported_graph(model):
+    """True for the module of a torch.export program (its train/eval mode is traced in)."""
+    return isinstance(model, torch.fx.GraphModule) and any(
+        str(node.target).startswith("aten.") for node in model.graph.nodes
+    )
+
+
+def is_torchscript_archive(path):
+    """True for a torch.jit.save file: a zip holding `<name>/code/` and `constants.pkl`."""
+    import zipfile
+
+    if not zipfile.is_zipfile(path):
+        return False
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+    return any("/code/" in n for n in names) and any(n.endswith("constants.pkl") for n in names)
+
+
+def load_exported_model(path):
+    """(module, per-sample input shape, batch) of a torch.export.save file (.pt2), from the
+    example input it was exported with."""
+    if not os.path.isfile(path):
+        raise ExportError(f"{path}: no such file")
+    if is_torchscript_archive(path):
+        raise ExportError(
+            f"{path}: a TorchScript file, whose forward runs outside Python; export from the "
+            "Python class (--module), or save with torch.export.export + torch.export.save"
+        )
+    try:
+        program = torch.export.load(path)
+    except Exception as e:  # torch raises many kinds for a file of another format
+        raise ExportError(
+            f"{path}: not a torch.export file ({e}); TorchScript is not read: "
+            "export with torch.export.export + torch.export.save, or use --module"
+        ) from e
+    example = getattr(program, "example_inputs", None)
+    args = example[0] if example else ()
+    if len(args) != 1 or not isinstance(args[0], torch.Tensor):
+        raise ExportError(f"{path}: expected a program exported with one example input tensor")
+    shape = list(args[0].shape)
+    return program.module(), shape[1:], shape[0]
 
 
 def zoo_models():
@@ -808,15 +934,50 @@ def regenerate_fixtures():
         source = {"zoo": model_id, **{k: p[k] for k in ("bands", "patch", "classes", "width", "size")}}
         write_fixture(f"zoo_{model_id}", source, spec, info)
         print(f"zoo_{model_id}: {len(spec['layers'])} layers, {info['torch_params']} params")
+        if model_id in TORCH_EXPORT_ZOO:
+            exported, shape, batch = through_torch_export(model, input_shape)
+            spec, info = export(exported, shape, model_id, batch)
+            if info["unsupported"] or info["params_not_represented"]:
+                raise ExportError(f"zoo model {model_id} did not export cleanly through torch.export: {info}")
+            write_fixture(f"zoo_{model_id}_torch_export", {**source, "via": "torch.export"}, spec, info)
+            print(f"zoo_{model_id}_torch_export: {len(spec['layers'])} layers")
     from samples.example_models import ResNet18
 
     bands, patch, classes = 30, 32, 16
     model = ResNet18(bands, classes)
-    spec, info = export(model, [bands, patch, patch], "ResNet-18 (torchvision-style)")
     source = {"module": "tools/samples/example_models.py:ResNet18", "bands": bands, "patch": patch, "classes": classes}
-    info["torch_measured"] = measure_in_torch(model, [bands, patch, patch], classes, RESNET_BATCH)
-    write_fixture("resnet18", source, spec, info)
-    print(f"resnet18: {len(spec['layers'])} layers, {info['torch_params']} params")
+    measured = measure_in_torch(model, [bands, patch, patch], classes, RESNET_BATCH)
+    for name, via in (("resnet18", None), ("resnet18_torch_export", "torch.export")):
+        traced = through_torch_export(model, [bands, patch, patch]) if via else (model, [bands, patch, patch], TRACE_BATCH)
+        spec, info = export(traced[0], traced[1], "ResNet-18 (torchvision-style)", traced[2])
+        info["torch_measured"] = measured
+        write_fixture(name, {**source, "via": via} if via else source, spec, info)
+        print(f"{name}: {len(spec['layers'])} layers, {info['torch_params']} params")
+
+
+# Zoo models whose torch.export graph the exporter reads back exactly. The transformers'
+# attention is decomposed into ATen ops (qkv.chunk, ...) that the exporter cannot regroup
+# into its attention op: export those from the Python class.
+TORCH_EXPORT_ZOO = ("dbda", "hamida3d", "hu1d", "hybridsn", "ssrn", "unet")
+
+
+EXPORTED_ATTENTION_HINT = (
+    "note: a torch.export graph decomposes attention into ATen ops (chunk, ...) the exporter "
+    "cannot regroup; export a transformer from its Python class (--module) instead"
+)
+
+
+def through_torch_export(model, input_shape):
+    """(module, input shape, batch) as `--exported` reads them after a torch.export.save
+    round trip of `model` (train mode, the exporter's trace batch)."""
+    import tempfile
+
+    model.train()
+    program = torch.export.export(model, (torch.randn(TRACE_BATCH, *input_shape),))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.pt2")
+        torch.export.save(program, path)
+        return load_exported_model(path)
 
 
 RESNET_BATCH = 8
@@ -863,6 +1024,20 @@ def self_test():
         model, input_shape = load_zoo_model(model_id, p["bands"], p["patch"], p["classes"], p["width"], p["size"])
         _, info = export(model, input_shape, model_id)
         assert not info["unsupported"] and not info["params_not_represented"], (model_id, info)
+    # torch.export files: a CNN reads back as its Python class does; a transformer's
+    # decomposed attention is reported, not guessed.
+    model, input_shape = load_zoo_model("hybridsn", 30, 25, 16)
+    from_class, _ = export(model, input_shape, "hybridsn")
+    exported, shape, batch = through_torch_export(model, input_shape)
+    from_file, info = export(exported, shape, "hybridsn", batch)
+    assert [layer["op"] for layer in from_file["layers"]] == [layer["op"] for layer in from_class["layers"]]
+    assert not info["unsupported"] and not info["params_not_represented"], info
+    vit, vit_shape = load_zoo_model("vit", 30, 9, 16, None, "small")
+    try:
+        export(*through_torch_export(vit, vit_shape)[:2], "vit")
+        raise AssertionError("an exported ViT should report its decomposed attention")
+    except ExportError as e:
+        assert "chunk" in str(e), e
     shared = nn.Sequential(nn.Linear(8, 8), nn.ReLU())
     twice = nn.Sequential(shared, shared)
     spec, info = export(twice, [8], "shared")
@@ -885,6 +1060,7 @@ def main():
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--module", help="package.module:Class (or factory function)")
     source.add_argument("--pickle", help="a model saved whole with torch.save(model)")
+    source.add_argument("--exported", help="a torch.export.save file (.pt2); its example input gives the shape")
     source.add_argument("--zoo", help="a zoo model id (tools/torch_zoo/)")
     source.add_argument("--fixtures", action="store_true", help="regenerate core/tests/fixtures/exported/")
     source.add_argument("--self-test", action="store_true", help="check the exporter and exit")
@@ -917,6 +1093,11 @@ def main():
             if missing:
                 raise ExportError(f"--zoo needs {', '.join(missing)}")
             model, input_shape = load_zoo_model(args.zoo, args.bands, args.patch, args.classes, args.width, args.size)
+            batch = TRACE_BATCH
+        elif args.exported:
+            model, input_shape, batch = load_exported_model(args.exported)
+            if args.input is not None and args.input != input_shape:
+                raise ExportError(f"--input {args.input} differs from the exported example input {input_shape}")
         else:
             if args.input is None:
                 raise ExportError("--input (per-sample shape) is required")
@@ -926,9 +1107,13 @@ def main():
                 else load_pickled_model(args.pickle)
             )
             input_shape = args.input
-        spec, info = export(model, input_shape, args.name or args.zoo or type(model).__name__)
+            batch = TRACE_BATCH
+        default_name = args.zoo or (os.path.splitext(os.path.basename(args.exported))[0] if args.exported else type(model).__name__)
+        spec, info = export(model, input_shape, args.name or default_name, batch)
     except (ExportError, json.JSONDecodeError) as e:
         print(f"export_model: {e}", file=sys.stderr)
+        if args.exported and "chunk" in str(e):
+            print(EXPORTED_ATTENTION_HINT, file=sys.stderr)
         return 3
     for u in info["unsupported"]:
         written = json.dumps(u["substitute"]) if isinstance(u["substitute"], dict) else u["substitute"]
@@ -940,6 +1125,8 @@ def main():
     print(f"{len(spec['layers'])} layers; torch counts {info['torch_params']} trainable parameters", file=sys.stderr)
     if args.info:
         write_json(args.info, info)
+    if args.exported and any("chunk" in u["what"] for u in info["unsupported"]):
+        print(EXPORTED_ATTENTION_HINT, file=sys.stderr)
     if info["unsupported"] and not args.allow_unsupported:
         print("export_model: unsupported layers (above); rerun with --allow-unsupported to write nearest equivalents", file=sys.stderr)
         return 3

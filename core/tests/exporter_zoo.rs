@@ -131,9 +131,48 @@ fn exported_zoo_models_match_the_zoo_builders() {
     }
 }
 
+/// The ResNet-18 exported from its Python class, and from a torch.export.save file.
+const RESNET_FIXTURES: [&str; 2] = ["resnet18.json", "resnet18_torch_export.json"];
+
+/// Each layer's op and the positions of the layers it reads (a torch.export graph has no
+/// module names, so its layers are named after the ATen ops).
+fn structure(spec: &ModelSpec) -> Vec<(Op, Vec<Option<usize>>)> {
+    let position = |name: &String| {
+        spec.layers
+            .iter()
+            .position(|l| l.name.as_ref() == Some(name))
+    };
+    spec.layers
+        .iter()
+        .map(|l| (l.op.clone(), l.from.iter().map(position).collect()))
+        .collect()
+}
+
+#[test]
+fn torch_export_files_give_the_same_layer_lists_as_the_python_classes() {
+    // Every CNN in the zoo, and the ResNet, also went through torch.export.save/load.
+    for id in ["dbda", "hamida3d", "hu1d", "hybridsn", "ssrn", "unet"] {
+        let from_class = load(&fixture_dir().join(format!("zoo_{id}.json")));
+        let from_file = load(&fixture_dir().join(format!("zoo_{id}_torch_export.json")));
+        assert_eq!(from_file.spec.input, from_class.spec.input, "{id}");
+        assert_eq!(
+            structure(&from_file.spec),
+            structure(&from_class.spec),
+            "{id}"
+        );
+    }
+    let [class, file] = RESNET_FIXTURES.map(|name| load(&fixture_dir().join(name)));
+    assert_eq!(structure(&file.spec), structure(&class.spec));
+}
+
 #[test]
 fn exported_resnet_keeps_its_residual_branches_and_estimates() {
-    let f = load(&fixture_dir().join("resnet18.json"));
+    for name in RESNET_FIXTURES {
+        resnet_keeps_its_residual_branches_and_estimates(&load(&fixture_dir().join(name)));
+    }
+}
+
+fn resnet_keeps_its_residual_branches_and_estimates(f: &Fixture) {
     assert!(f.unsupported.is_empty() && f.params_not_represented.is_empty());
     let adds: Vec<_> = f
         .spec
@@ -164,7 +203,12 @@ fn exported_resnet_keeps_its_residual_branches_and_estimates() {
 
 #[test]
 fn exported_resnet_matches_pytorch_flops_and_saved_bytes() {
-    let f = load(&fixture_dir().join("resnet18.json"));
+    for name in RESNET_FIXTURES {
+        resnet_matches_pytorch_flops_and_saved_bytes(&load(&fixture_dir().join(name)));
+    }
+}
+
+fn resnet_matches_pytorch_flops_and_saved_bytes(f: &Fixture) {
     assert!(!f.torch_measured.is_empty());
     for m in &f.torch_measured {
         let a = analyze(&f.spec, m.batch, m.precision).expect("exported ResNet analyses");
