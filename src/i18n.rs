@@ -175,6 +175,9 @@ texts! {
     PerSweep => "Per sweep", "每轮超参搜索";
     OwnBox => "This box", "自建";
     Cloud => "Cloud rental", "云租用";
+    LoadModel => "Your model (layer list from tools/export_model.py, or a scenario JSON)", "自己的模型（tools/export_model.py 导出的层列表，或场景 JSON）";
+    ComparisonFile => "this is a comparison: import it in the comparison view below", "这是一个对比文件：请在下方的对比视图中导入";
+    Custom => "custom", "自定义";
     Measured => "Measured vs estimated", "实测与估算对比";
     MeasuredHelp => "Load the JSON that tools/measure.py writes on a CUDA machine (see the README). Each figure is set beside the estimate for the scenario as measured: one card, the measurement's batch, geometry and precision. Error = (estimate − measured) / measured; positive means the estimate is high.",
         "载入 tools/measure.py 在 CUDA 机器上写出的 JSON（见 README）。每项实测值与按实测条件（单卡、实测的批大小、尺寸与精度）得到的估算值并列。误差 =（估算 − 实测）/ 实测，正值表示估算偏高。";
@@ -561,6 +564,18 @@ pub fn not_fitted_sentence(lang: Lang, label: &str, why: &str) -> String {
     match lang {
         Lang::En => format!("{label}: not fitted ({why})."),
         Lang::Zh => format!("{label}：未拟合（已载入的测量缺少所需数据：{why}）。"),
+    }
+}
+
+/// Under a custom model: its layer list fixes the input, whatever the sliders say.
+pub fn custom_model_note(lang: Lang, input: &str) -> String {
+    match lang {
+        Lang::En => format!(
+            "The layer list fixes the input shape {input}: the band and patch sliders do not change the model (export it again for another geometry)."
+        ),
+        Lang::Zh => format!(
+            "层列表固定了输入形状 {input}：波段数与空间块大小滑块不会改变模型（如需其他尺寸请重新导出）。"
+        ),
     }
 }
 

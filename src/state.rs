@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 
+use hsi_gpu_core::graph::ModelSpec;
 use hsi_gpu_core::scenario::{
     Interconnect, ModelChoice, Optimizer, ParallelMode, Precision, VitSize,
 };
@@ -128,7 +129,9 @@ pub enum Action {
         path: String,
         text: String,
     },
-    /// Replaces the whole scenario (calibration to measurements, and its undo).
+    /// A layer list of the user's own model (tools/export_model.py).
+    CustomModel(ModelSpec),
+    /// Replaces the whole scenario (a loaded Scenario JSON, calibration, its undo).
     Replace(Box<Scenario>),
     Lang(Lang),
     Presentation(bool),
@@ -183,6 +186,7 @@ impl Reducible for AppState {
                 }
                 Err(_) => next.invalid_field = Some(path),
             },
+            Action::CustomModel(spec) => s.model = ModelChoice::Custom { spec },
             Action::Replace(scenario) => *s = *scenario,
             Action::Lang(lang) => {
                 next.lang = lang;
@@ -237,6 +241,22 @@ mod tests {
         assert_eq!(large.model_size(), Some(VitSize::Large));
         let back = reduce(large, Action::Model("hybridsn".into()));
         assert_eq!(back.model_size(), None);
+    }
+
+    #[test]
+    fn a_loaded_layer_list_becomes_the_custom_model_and_keeps_the_rest() {
+        use hsi_gpu_core::graph::{ops, ModelBuilder};
+        let mut b = ModelBuilder::new("mine", vec![1, 30, 9, 9]);
+        b.push(ops::conv(3, 4, &[3, 3, 3], &[])).push(ops::relu());
+        let spec = b.build();
+        let before = reduce(initial(), Action::Bands(77));
+        let next = reduce(before.clone(), Action::CustomModel(spec.clone()));
+        assert_eq!(next.scenario.model, ModelChoice::Custom { spec });
+        assert_eq!(next.model_id(), None);
+        assert_eq!(next.scenario.bands, 77);
+        // A whole scenario replaces everything, the view stays.
+        let replaced = reduce(next, Action::Replace(Box::new(before.scenario.clone())));
+        assert_eq!(replaced.scenario, before.scenario);
     }
 
     #[test]

@@ -81,6 +81,23 @@ async fn figures_without_a_primary_source_are_named() {
 }
 
 #[tokio::test]
+async fn a_custom_model_is_named_in_the_model_choice_with_its_fixed_input() {
+    let query = "model.kind=custom&model.spec.name=mine&model.spec.input=%5B1%2C30%2C9%2C9%5D\
+        &model.spec.layers=%5B%7B%22op%22%3A%22conv%22%2C%22dims%22%3A3%2C%22out_channels%22%3A4%2C%22kernel%22%3A%5B3%5D%7D%5D";
+    let s = state(query);
+    assert!(
+        matches!(&s.scenario.model, hsi_gpu_core::scenario::ModelChoice::Custom { spec } if spec.name == "mine"),
+        "{:?}",
+        s.notices
+    );
+    let html = page(s).await;
+    assert!(html.contains(">custom: mine</option>"), "custom option");
+    let note = testid_text(&html, "custom-model-note").expect("custom model note");
+    assert!(note.contains("[1, 30, 9, 9]"), "{note}");
+    assert!(html.contains("data-testid=\"model-file\""));
+}
+
+#[tokio::test]
 async fn chinese_page_uses_chinese_strings() {
     let html = page(state("lang=zh")).await;
     assert!(html.contains(T::Title.get(Lang::Zh)));

@@ -10,6 +10,7 @@ pub mod layer_table;
 pub mod measured_view;
 pub mod memory_view;
 pub mod messages;
+pub mod model_loader;
 pub mod palette;
 pub mod roofline;
 pub mod scaling_view;

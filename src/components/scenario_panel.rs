@@ -1,10 +1,13 @@
 //! The scenario inputs: dataset, model, GPU, geometry, precision, optimizer, cards.
 
-use hsi_gpu_core::scenario::{self, Interconnect, Optimizer, ParallelMode, Precision, VitSize};
+use hsi_gpu_core::scenario::{
+    self, Interconnect, ModelChoice, Optimizer, ParallelMode, Precision, VitSize,
+};
 use hsi_gpu_core::{dataset, gpu, scaling, zoo};
 use yew::prelude::*;
 
 use crate::components::controls::{Choice, NumberSlider, StepSlider, Toggle};
+use crate::components::model_loader::ModelLoader;
 use crate::i18n::{self, T};
 use crate::state::Action;
 use crate::Store;
@@ -57,8 +60,9 @@ pub fn ScenarioPanel() -> Html {
             .iter()
             .map(|e| (e.id.to_string(), e.name.to_string())),
     );
-    if store.model_id().is_none() {
-        models.insert(0, ("".into(), "custom".into()));
+    if let ModelChoice::Custom { spec } = &s.model {
+        let label = format!("{}: {}", T::Custom.get(lang), spec.name);
+        models.insert(0, ("".into(), label.into()));
     }
     let gpus = options(
         gpu::GPUS
@@ -159,6 +163,7 @@ pub fn ScenarioPanel() -> Html {
             <Choice id="model" label={T::Model.get(lang)} options={models}
                 selected={store.model_id().unwrap_or_default().to_string()}
                 on_change={send(Action::Model)} />
+            <ModelLoader />
             if store.model_id() == Some(SIZED_MODEL) {
                 <Choice id="model-size" label={T::ModelSize.get(lang)} options={sizes}
                     selected={size_id} on_change={on_size} />

@@ -1,0 +1,71 @@
+//! Loading your own model into the page: a layer list from tools/export_model.py becomes
+//! the scenario's custom model; a Scenario JSON (e.g. `hsi-gpu calibrate`'s `.scenario`)
+//! replaces the scenario. Read by the core's importer, so errors name the field and line.
+
+use hsi_gpu_core::compare::import::{import_any, Imported};
+use hsi_gpu_core::scenario::ModelChoice;
+use yew::prelude::*;
+
+use crate::components::io;
+use crate::i18n::{self, T};
+use crate::state::Action;
+use crate::Store;
+
+#[function_component]
+pub fn ModelLoader() -> Html {
+    let store = use_context::<Store>().expect("ModelLoader sits inside the app's store");
+    let lang = store.lang;
+    // The last file that could not be used: its name and why.
+    let error = use_state(|| None::<(String, String)>);
+
+    let on_file = {
+        let (store, error) = (store.clone(), error.clone());
+        Callback::from(move |e: Event| {
+            let (store, error) = (store.clone(), error.clone());
+            let Some(target) = e.target() else { return };
+            io::read_chosen_files(target.into(), move |name, text| {
+                let why = match import_any(&text) {
+                    Ok(Imported::ModelSpec(spec)) => {
+                        store.dispatch(Action::CustomModel(spec));
+                        None
+                    }
+                    Ok(Imported::Scenario(scenario)) => {
+                        store.dispatch(Action::Replace(scenario));
+                        None
+                    }
+                    Ok(Imported::Comparison(_)) => Some(T::ComparisonFile.get(store.lang).into()),
+                    Err(errors) => Some(
+                        errors
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join("; "),
+                    ),
+                };
+                error.set(why.map(|why| (name, why)));
+            });
+        })
+    };
+
+    let custom_input = match &store.scenario.model {
+        ModelChoice::Custom { spec } => Some(format!("{:?}", spec.input)),
+        ModelChoice::Preset { .. } => None,
+    };
+    html! {
+        <div class="model-loader">
+            <label>
+                { T::LoadModel.get(lang) }{ " " }
+                <input type="file" accept=".json,application/json" data-testid="model-file"
+                    onchange={on_file} />
+            </label>
+            if let Some(shape) = custom_input {
+                <p class="help" data-testid="custom-model-note">{ i18n::custom_model_note(lang, &shape) }</p>
+            }
+            if let Some((name, why)) = &*error {
+                <p class="field-error" role="alert" data-testid="model-file-error">
+                    { i18n::could_not_read_sentence(lang, name) }{ " " }{ why }
+                </p>
+            }
+        </div>
+    }
+}
