@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 
-import { launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { startApp } from "./harness.mjs";
 
 const ROWS = [
   "memory_per_budget",
@@ -24,22 +24,16 @@ const ROWS = [
 ];
 const READY_MADE_OPTIONS = 7;
 
-let server;
-let browser;
+let started;
 let app;
 
 before(async () => {
-  server = await serveDist("/");
-  browser = await launchBrowser();
-  app = await openApp(browser, server.url);
-  await app.waitForReady();
+  started = await startApp("/");
+  app = started.app;
   await app.page.getByTestId("compare-table").waitFor();
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+after(() => started?.close());
 
 /** Figure of every row's cell for option `i`, keyed by row (without the best mark,
  * which moves when another option changes). */

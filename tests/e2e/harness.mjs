@@ -120,6 +120,26 @@ export async function openApp(browser, url) {
   return app;
 }
 
+/**
+ * Serves dist/ under `mount`, launches chromium and opens the page, ready. Returns
+ * { server, browser, app, close }; `close()` ends the browser and the server.
+ */
+export async function startApp(mount = "/") {
+  const server = await serveDist(mount);
+  const browser = await launchBrowser();
+  const app = await openApp(browser, server.url);
+  await app.waitForReady();
+  return {
+    server,
+    browser,
+    app,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
 /** Runs the CLI's `estimate -` on a scenario JSON text and returns the parsed report. */
 export function estimateWithCli(scenarioJson) {
   const result = spawnSync(CLI, ["estimate", "-"], { input: scenarioJson, encoding: "utf8" });

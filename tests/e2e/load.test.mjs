@@ -5,38 +5,26 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import {
-  estimateWithCli,
-  launchBrowser,
-  openApp,
-  parseByteQuantity,
-  serveDist,
-} from "./harness.mjs";
+import { estimateWithCli, parseByteQuantity, startApp } from "./harness.mjs";
 
 // Served only under this prefix: an absolute asset URL ("/app.js") would get a 404.
 const SUB_PATH = "/lab-wiki/hsi/";
 
-let server;
-let browser;
+let started;
 let app;
 
 before(async () => {
-  server = await serveDist(SUB_PATH);
-  browser = await launchBrowser();
-  app = await openApp(browser, server.url);
-  await app.waitForReady();
+  started = await startApp(SUB_PATH);
+  app = started.app;
   await app.screenshot("load-default");
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+after(() => started?.close());
 
 test("every asset is fetched from under the sub-path", () => {
   assert.deepEqual(app.failedResponses, []);
   const outsideSubPath = app.requests.filter(
-    (url) => url.startsWith(server.origin) && !new URL(url).pathname.startsWith(SUB_PATH),
+    (url) => url.startsWith(started.server.origin) && !new URL(url).pathname.startsWith(SUB_PATH),
   );
   assert.deepEqual(outsideSubPath, []);
   assert.ok(

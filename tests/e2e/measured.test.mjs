@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 
-import { CLI, REPO, launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { CLI, REPO, startApp } from "./harness.mjs";
 
 const SAMPLES = ["synthetic_hybridsn_a5500_b64.json", "synthetic_hybridsn_a5500_b128.json"].map(
   (name) => path.join(REPO, "tools/samples", name),
@@ -23,8 +23,7 @@ function cli(...args) {
   return JSON.parse(result.stdout);
 }
 
-let server;
-let browser;
+let started;
 let app;
 let scenarioFile;
 
@@ -33,16 +32,11 @@ before(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "hsi-measured-"));
   scenarioFile = path.join(dir, "scenario.json");
   writeFileSync(scenarioFile, JSON.stringify(cli("scenario")));
-  server = await serveDist("/");
-  browser = await launchBrowser();
-  app = await openApp(browser, server.url);
-  await app.waitForReady();
+  started = await startApp("/");
+  app = started.app;
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+after(() => started?.close());
 
 const cases = () => app.page.getByTestId("measured-case");
 

@@ -1,6 +1,7 @@
 // Your own model on the page: the exporter's layer list (the committed ResNet-18 fixture)
 // loads as the custom model and estimates as the CLI does; a scenario JSON replaces the
-// scenario; a broken file names the field and keeps the page as it was.
+// scenario; a broken file names the field and keeps the page as it was; measure.py's CPU
+// dry run of that scenario loads beside it.
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -8,36 +9,22 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 
-import {
-  CLI,
-  REPO,
-  estimateWithCli,
-  launchBrowser,
-  openApp,
-  parseByteQuantity,
-  serveDist,
-} from "./harness.mjs";
+import { CLI, REPO, estimateWithCli, parseByteQuantity, startApp } from "./harness.mjs";
 
 const RESNET = JSON.parse(
   readFileSync(path.join(REPO, "core/tests/fixtures/exported/resnet18.json"), "utf8"),
 );
 const HU1D_SCENARIO = path.join(REPO, "tools/samples/scenario_hu1d.json");
 
-let server;
-let browser;
+let started;
 let app;
 
 before(async () => {
-  server = await serveDist("/");
-  browser = await launchBrowser();
-  app = await openApp(browser, server.url);
-  await app.waitForReady();
+  started = await startApp("/");
+  app = started.app;
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+after(() => started?.close());
 
 /** Chooses `text` as a file named `name` in the model loader. */
 function load(name, text) {
@@ -88,4 +75,16 @@ test("a scenario file replaces the scenario", async () => {
   assert.equal(await app.page.getByTestId("model-file-error").count(), 0);
   assert.equal(await app.page.locator("#bands-input").inputValue(), "200");
   assert.deepEqual(app.consoleErrors, []);
+});
+
+test("a dry run of that scenario loads and compares nothing, and cannot calibrate", async () => {
+  await app.page
+    .getByTestId("measurement-file")
+    .setInputFiles(path.join(REPO, "tools/samples/dry_run_hu1d.json"));
+  const measured = app.page.getByTestId("measured-case");
+  await measured.waitFor();
+  const text = await measured.innerText();
+  assert.match(text, /no CUDA figure to compare/);
+  assert.match(text, /dry run on the CPU/);
+  assert.ok(await app.page.getByTestId("calibrate").isDisabled());
 });
