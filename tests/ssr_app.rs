@@ -125,6 +125,7 @@ async fn embed_mode_is_compact_and_links_to_the_full_page() {
         "scaling-table",
         "layer-table",
         "measured",
+        "model-file",
     ] {
         assert!(
             !html.contains(&format!("data-testid=\"{gone}\"")),

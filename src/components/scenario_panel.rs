@@ -163,7 +163,10 @@ pub fn ScenarioPanel() -> Html {
             <Choice id="model" label={T::Model.get(lang)} options={models}
                 selected={store.model_id().unwrap_or_default().to_string()}
                 on_change={send(Action::Model)} />
-            <ModelLoader />
+            // Embedded (a wiki page), the panel keeps to the sliders.
+            if !store.embed {
+                <ModelLoader />
+            }
             if store.model_id() == Some(SIZED_MODEL) {
                 <Choice id="model-size" label={T::ModelSize.get(lang)} options={sizes}
                     selected={size_id} on_change={on_size} />
