@@ -671,7 +671,8 @@ fn scaled_perf(a: &PerfAssumptions, factor: f64) -> PerfAssumptions {
 ///   (`compute_efficiency` and `memory_efficiency` divided by it, `kernel_launch_s`
 ///   multiplied), chosen so the geometric mean of predicted / measured step time is 1.
 ///   With measurements that differ in what limits them a per-term fit would be
-///   possible; one factor is what a few measurements support.
+///   possible; one factor is what a few measurements support. Only step times measured
+///   on the scenario's card count (or from files that name no card).
 ///
 /// Dry runs carry no CUDA figures and are skipped. An error names the measurement.
 pub fn calibrate(
@@ -758,14 +759,12 @@ pub fn calibrate(
         });
     }
 
+    // Measured on the scenario's card (None: the file names no card).
+    let on_this_card =
+        |m: &Measurement| -> Option<bool> { Some(same_card(gpu, m.device.gpu_name.as_deref()?)) };
     let totals: Vec<f64> = cases
         .iter()
-        .filter(|(m, _)| {
-            m.device
-                .gpu_name
-                .as_deref()
-                .is_some_and(|n| same_card(gpu, n))
-        })
+        .filter(|(m, _)| on_this_card(m) == Some(true))
         .filter_map(|(m, _)| m.device.total_memory_bytes.map(|t| t as f64))
         .collect();
     let count = totals.len();
@@ -789,14 +788,16 @@ pub fn calibrate(
         }),
     }
 
+    // Step times say how fast this card runs, so another card's are left out.
     let timed: Vec<(&Scenario, f64)> = cases
         .iter()
+        .filter(|(m, _)| on_this_card(m) != Some(false))
         .filter_map(|(m, scenario)| m.step_time_s.map(|t| (scenario, t)))
         .collect();
     if timed.is_empty() {
         not_fitted.extend(SPEED_FIELDS.map(|field| NotFitted {
             field: field.into(),
-            why: "no measured step time".into(),
+            why: format!("no step time measured on a {}", gpu.name),
         }));
     } else {
         // Mean log ratio predicted / measured; non-decreasing in the factor.

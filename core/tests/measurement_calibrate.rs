@@ -183,3 +183,28 @@ fn mean_abs_errors_average_each_term_over_the_comparisons() {
     };
     assert!(step(&report.after) < step(&report.before));
 }
+
+#[test]
+fn step_times_from_another_card_do_not_set_this_cards_speed() {
+    let elsewhere: Vec<Measurement> = measurements()
+        .into_iter()
+        .map(|mut m| {
+            m.device.gpu_name = Some("NVIDIA H100 80GB HBM3".into());
+            m
+        })
+        .collect();
+    let before = scenario();
+    let (after, report) = calibrate(&before, &elsewhere).unwrap();
+    assert_eq!(after.perf, before.perf);
+    let not_fitted: Vec<&str> = report.not_fitted.iter().map(|n| n.field.as_str()).collect();
+    assert!(
+        not_fitted.contains(&"perf.compute_efficiency"),
+        "{not_fitted:?}"
+    );
+    assert!(report
+        .not_fitted
+        .iter()
+        .any(|n| n.why.contains("RTX A5500")));
+    // The allocator's behaviour does not depend on the card: still fitted.
+    assert_ne!(after.memory.fragmentation, before.memory.fragmentation);
+}
