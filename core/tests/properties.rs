@@ -1,6 +1,7 @@
 //! Property tests over random valid scenarios and random or hostile JSON.
 
 use hsi_gpu_core::analysis::analyze;
+use hsi_gpu_core::measurement::{compare, measurement_from_json};
 use hsi_gpu_core::memory::{breakdown, breakdown_at, total_at};
 use hsi_gpu_core::scaling::valid_interconnects;
 use hsi_gpu_core::scenario::{
@@ -175,17 +176,72 @@ proptest! {
     #[test]
     fn hostile_values_give_field_errors(
         field in prop::sample::select(vec!["bands", "patch", "classes", "batch_per_gpu", "cards", "gpu", "precision", "memory", "workload", "model"]),
-        value in prop_oneof![
-            Just("-1".to_string()), Just("1e400".to_string()), Just("18446744073709551616".to_string()),
-            Just("null".to_string()), Just("\"\"".to_string()), Just("[]".to_string()), Just("{}".to_string()),
-            any::<i64>().prop_map(|v| v.to_string()), any::<f64>().prop_map(|v| format!("{v:?}")),
-        ],
+        value in hostile_value(),
     ) {
         let text = format!("{{\"{field}\": {value}}}");
         match scenario_from_json(&text) {
             Err(e) => prop_assert!(!e.field.is_empty() && !e.value.is_empty()),
             Ok(s) => {
                 if let Err(errors) = estimate(&s) {
+                    prop_assert!(errors.iter().all(|e| !e.field.is_empty()));
+                }
+            }
+        }
+    }
+}
+
+/// JSON values that break careless readers: negatives, overflow, wrong types, empties.
+fn hostile_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("-1".to_string()),
+        Just("1e400".to_string()),
+        Just("18446744073709551616".to_string()),
+        Just("4.5".to_string()),
+        Just("null".to_string()),
+        Just("\"\"".to_string()),
+        Just("[]".to_string()),
+        Just("[0, 1e9]".to_string()),
+        Just("{}".to_string()),
+        any::<i64>().prop_map(|v| v.to_string()),
+        any::<f64>().prop_map(|v| format!("{v:?}")),
+    ]
+}
+
+proptest! {
+    /// The hand-written layer reader: a hostile value in any op's field gives a field
+    /// error (naming the layer) or a scenario that estimates or says why not.
+    #[test]
+    fn hostile_layer_fields_give_field_errors(
+        op in prop::sample::select(vec!["conv", "linear", "group_norm", "act", "dropout", "max_pool", "adaptive_avg_pool", "upsample", "reshape", "permute", "concat", "attention", "take_token"]),
+        field in prop::sample::select(vec!["dims", "out_channels", "kernel", "stride", "padding", "dilation", "groups", "bias", "out_features", "kind", "p", "output", "scale", "shape", "order", "axis", "heads", "head_dim", "index", "from", "name"]),
+        value in hostile_value(),
+    ) {
+        let layer = format!(r#"{{"op": "{op}", "{field}": {value}}}"#);
+        let text = format!(
+            r#"{{"model": {{"kind": "custom", "spec": {{"name": "x", "input": [1, 30, 9, 9], "layers": [{layer}]}}}}}}"#
+        );
+        match scenario_from_json(&text) {
+            Err(e) => prop_assert!(e.field.starts_with("model") && !e.value.is_empty(), "{e}"),
+            Ok(s) => {
+                if let Err(errors) = estimate(&s) {
+                    prop_assert!(errors.iter().all(|e| !e.field.is_empty()));
+                }
+            }
+        }
+    }
+
+    /// The hand-written measurement reader: a hostile value gives a field error, or a
+    /// measurement that compares with the default scenario or says why not.
+    #[test]
+    fn hostile_measurement_fields_give_field_errors(
+        field in prop::sample::select(vec!["batch", "bands", "patch", "classes", "precision", "checkpointing", "step_time_s", "step_times_s", "peak_allocated_bytes", "peak_reserved_bytes", "context_bytes", "max_batch", "sweep", "device", "model", "note"]),
+        value in hostile_value(),
+    ) {
+        let text = format!(r#"{{"batch": 8, "{field}": {value}}}"#);
+        match measurement_from_json(&text) {
+            Err(e) => prop_assert!(!e.field.is_empty() && !e.allowed.is_empty(), "{e}"),
+            Ok(m) => {
+                if let Err(errors) = compare(&Scenario::default(), &m) {
                     prop_assert!(errors.iter().all(|e| !e.field.is_empty()));
                 }
             }
