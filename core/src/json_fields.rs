@@ -1,7 +1,8 @@
 //! Reading JSON objects field by field from a `serde_json::Value`, for the documents whose
 //! derived readers cost the web page too much of its download budget (measurements, layer
-//! lists). Every error names the field path and what is allowed; unknown fields are
-//! refused, and a missing or null field reads as None (its default).
+//! lists, the model choice). Every error names the field path and what is allowed;
+//! `Fields::new` refuses unknown fields, and a missing or null field reads as None (its
+//! default).
 
 use serde_json::{Map, Value};
 
