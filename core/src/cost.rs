@@ -19,8 +19,7 @@ use crate::scenario::Problems;
 
 const HOURS_PER_YEAR: f64 = 24.0 * 365.0;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CostAssumptions {
     /// Price of one card, USD; None = the catalog's launch price (unknown for some cards).
     pub card_price_usd: Option<f64>,

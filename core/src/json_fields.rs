@@ -84,6 +84,32 @@ impl<'a> Fields<'a> {
         Ok(self.whole(key, u32::MAX.into())?.map(|n| n as u32))
     }
 
+    /// Sets each slot whose field is present; a missing or null field keeps the slot.
+    pub(crate) fn numbers<const N: usize>(
+        &self,
+        slots: [(&str, &mut f64); N],
+    ) -> Result<(), FieldError> {
+        for (key, slot) in slots {
+            if let Some(v) = self.number(key)? {
+                *slot = v;
+            }
+        }
+        Ok(())
+    }
+
+    /// As `numbers`, for whole-number fields.
+    pub(crate) fn counts<const N: usize>(
+        &self,
+        slots: [(&str, &mut u32); N],
+    ) -> Result<(), FieldError> {
+        for (key, slot) in slots {
+            if let Some(v) = self.whole_u32(key)? {
+                *slot = v;
+            }
+        }
+        Ok(())
+    }
+
     /// Lists of whole numbers: kernel sizes, shapes, axes.
     pub(crate) fn whole_list(&self, key: &str) -> Result<Option<Vec<u64>>, FieldError> {
         self.read(key, "a list of whole numbers", |v| {

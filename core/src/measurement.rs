@@ -171,7 +171,6 @@ pub fn measurement_from_json(text: &str) -> Result<Measurement, FieldError> {
         &JsonDocument {
             field: "(measurement)",
             expected: "one JSON object written by tools/measure.py",
-            field_values: "a value of the type tools/measure.py writes",
         },
     )?;
     let m = read_measurement(&value)?;

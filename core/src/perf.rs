@@ -35,8 +35,7 @@ use crate::scaling::{
 use crate::scenario::{Optimizer, ParallelMode, Precision, Problems, Scenario};
 
 /// Efficiency factors that cannot be derived. Every field is user-editable.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PerfAssumptions {
     /// Fraction of peak a large conv/GEMM reaches. cuBLAS/cuDNN reach roughly 60-80 % of
     /// the datasheet peak on large problems (NVIDIA "Matrix Multiplication Background"

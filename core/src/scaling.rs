@@ -20,8 +20,7 @@ use crate::scenario::{Interconnect, Problems, MAX_CARDS};
 const MIB: f64 = (1u64 << 20) as f64;
 
 /// Link and NCCL constants that cannot be derived. Every field is user-editable.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ScalingAssumptions {
     /// Fraction of the PCIe x16 one-way rate (3: 15.75, 4: 31.5, 5: 63 GB/s, from the
     /// 8/16/32 GT/s lane rate and 128b/130b coding) that NCCL's ring reaches with

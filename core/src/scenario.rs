@@ -143,6 +143,18 @@ pub enum ParallelMode {
     ParallelExperiments,
 }
 
+impl ParallelMode {
+    pub const ALL: [ParallelMode; 2] = [ParallelMode::Ddp, ParallelMode::ParallelExperiments];
+
+    /// The JSON id.
+    pub fn id(self) -> &'static str {
+        match self {
+            ParallelMode::Ddp => "ddp",
+            ParallelMode::ParallelExperiments => "parallel_experiments",
+        }
+    }
+}
+
 /// Vision-transformer foundation-model size presets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -222,8 +234,7 @@ fn read_model_choice(value: &Value) -> Result<ModelChoice, FieldError> {
 
 /// Memory-model constants that cannot be derived; each is documented where it is used
 /// (see `memory.rs`) and can be overridden here.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MemoryAssumptions {
     /// Fraction of card memory kept free when computing the largest batch (0.2 = 20 %).
     pub headroom: f64,
@@ -247,8 +258,7 @@ impl Default for MemoryAssumptions {
 }
 
 /// What is trained, for how long: drives epoch time, sweeps and cost.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Workload {
     pub mode: ParallelMode,
     /// Fraction of the labeled pixels used for training (0..1].
@@ -272,9 +282,9 @@ impl Default for Workload {
     }
 }
 
-/// Everything the estimator needs. Serialises to the JSON the CLI, the URL and storage use.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+/// Everything the estimator needs. Serialises to the JSON the CLI, the URL and storage use;
+/// read by hand (`read_scenario`): a missing field takes its default.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scenario {
     pub model: ModelChoice,
     /// Dataset preset id; fills bands/classes defaults in the UI and sizes an epoch.
@@ -324,6 +334,147 @@ impl Default for Scenario {
             cost: CostAssumptions::default(),
         }
     }
+}
+
+impl<'de> Deserialize<'de> for Scenario {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        read_scenario(&Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The top-level fields of a Scenario; any other is refused (a typo must not pass).
+const SCENARIO_FIELDS: [&str; 16] = [
+    "model",
+    "dataset",
+    "bands",
+    "patch",
+    "classes",
+    "batch_per_gpu",
+    "precision",
+    "optimizer",
+    "checkpointing",
+    "gpu",
+    "cards",
+    "interconnect",
+    "workload",
+    "memory",
+    "perf",
+    "cost",
+];
+
+/// Reads a Scenario by hand: serde's derived reader for it and its sections was about
+/// 9 kB of the web page's download budget. Every field may be missing or null (it keeps
+/// its default); the sections ignore fields they do not have, as the derived reader did.
+/// `tests/scenario_json.rs` checks that every field the Scenario writes is read back.
+fn read_scenario(value: &Value) -> Result<Scenario, FieldError> {
+    let f = Fields::new(value, String::new(), &SCENARIO_FIELDS)?;
+    let mut s = Scenario::default();
+    if let Some(model) = f.get("model") {
+        s.model = read_model_choice(model).map_err(|e| e.within("model."))?;
+    }
+    for (key, slot) in [("dataset", &mut s.dataset), ("gpu", &mut s.gpu)] {
+        if let Some(text) = f.string(key)? {
+            *slot = text;
+        }
+    }
+    f.counts([
+        ("bands", &mut s.bands),
+        ("patch", &mut s.patch),
+        ("classes", &mut s.classes),
+        ("batch_per_gpu", &mut s.batch_per_gpu),
+        ("cards", &mut s.cards),
+    ])?;
+    s.precision = f
+        .one_of("precision", &Precision::ALL, Precision::id)?
+        .unwrap_or(s.precision);
+    s.optimizer = f
+        .one_of("optimizer", &Optimizer::ALL, Optimizer::id)?
+        .unwrap_or(s.optimizer);
+    s.interconnect = f
+        .one_of("interconnect", &Interconnect::ALL, Interconnect::id)?
+        .unwrap_or(s.interconnect);
+    s.checkpointing = f.bool("checkpointing")?.unwrap_or(s.checkpointing);
+
+    let section = |key: &str| -> Result<Option<Fields>, FieldError> {
+        f.get(key)
+            .map(|v| Fields::object(v, format!("{key}.")))
+            .transpose()
+    };
+    if let Some(w) = section("workload")? {
+        let workload = &mut s.workload;
+        workload.mode = w
+            .one_of("mode", &ParallelMode::ALL, ParallelMode::id)?
+            .unwrap_or(workload.mode);
+        w.numbers([("train_fraction", &mut workload.train_fraction)])?;
+        w.counts([
+            ("epochs", &mut workload.epochs),
+            ("sweep_runs", &mut workload.sweep_runs),
+            ("grad_accum_steps", &mut workload.grad_accum_steps),
+        ])?;
+    }
+    if let Some(m) = section("memory")? {
+        let memory = &mut s.memory;
+        m.numbers([
+            ("headroom", &mut memory.headroom),
+            ("fragmentation", &mut memory.fragmentation),
+        ])?;
+        for (key, slot) in [
+            ("cuda_context_bytes", &mut memory.cuda_context_bytes),
+            ("driver_reserved_bytes", &mut memory.driver_reserved_bytes),
+        ] {
+            if let Some(bytes) = m.whole(key, u64::MAX)? {
+                *slot = bytes;
+            }
+        }
+    }
+    if let Some(p) = section("perf")? {
+        let perf = &mut s.perf;
+        p.numbers([
+            ("compute_efficiency", &mut perf.compute_efficiency),
+            ("efficiency_ramp_s", &mut perf.efficiency_ramp_s),
+            ("memory_efficiency", &mut perf.memory_efficiency),
+            ("kernel_launch_s", &mut perf.kernel_launch_s),
+        ])?;
+        perf.optimizer_kernels = p.whole_u32("optimizer_kernels")?;
+        if let Some(scaling) = p.get("scaling") {
+            let sc = Fields::object(scaling, "perf.scaling.".into())?;
+            let a = &mut perf.scaling;
+            sc.numbers([
+                ("pcie_efficiency", &mut a.pcie_efficiency),
+                ("host_staged_factor", &mut a.host_staged_factor),
+                ("nvlink_efficiency", &mut a.nvlink_efficiency),
+                ("hop_latency_s", &mut a.hop_latency_s),
+                ("bucket_bytes", &mut a.bucket_bytes),
+                ("first_bucket_bytes", &mut a.first_bucket_bytes),
+                ("overlap", &mut a.overlap),
+            ])?;
+        }
+    }
+    if let Some(c) = section("cost")? {
+        let cost = &mut s.cost;
+        cost.card_price_usd = c.number("card_price_usd")?;
+        c.numbers([
+            ("platform_base_usd", &mut cost.platform_base_usd),
+            ("platform_per_card_usd", &mut cost.platform_per_card_usd),
+            ("multi_gpu_platform_usd", &mut cost.multi_gpu_platform_usd),
+            ("system_base_watts", &mut cost.system_base_watts),
+            ("psu_margin", &mut cost.psu_margin),
+            ("psu_usd_per_watt", &mut cost.psu_usd_per_watt),
+            ("cooling_usd_per_card", &mut cost.cooling_usd_per_card),
+            ("electricity_usd_per_kwh", &mut cost.electricity_usd_per_kwh),
+            ("pue", &mut cost.pue),
+            ("utilization", &mut cost.utilization),
+            ("lifetime_years", &mut cost.lifetime_years),
+            ("ops_hours_per_month", &mut cost.ops_hours_per_month),
+            (
+                "ops_hours_per_month_per_extra_card",
+                &mut cost.ops_hours_per_month_per_extra_card,
+            ),
+            ("ops_usd_per_hour", &mut cost.ops_usd_per_hour),
+            ("cloud_usd_per_gpu_hour", &mut cost.cloud_usd_per_gpu_hour),
+        ])?;
+    }
+    Ok(s)
 }
 
 /// One problem with a Scenario: which field, what it holds, what is allowed.
@@ -452,28 +603,12 @@ impl Scenario {
 /// Largest Scenario JSON accepted (a custom model of thousands of layers fits easily).
 pub const MAX_JSON_BYTES: usize = 4 << 20;
 
-/// What a JSON document is, for the errors `from_json_object` gives.
+/// What a JSON document is, for the errors `json_object_value` gives.
 pub struct JsonDocument {
     /// Field name for errors about the document as a whole, e.g. "(document)".
     pub field: &'static str,
     /// What the document must be, e.g. "one JSON object: a Scenario".
     pub expected: &'static str,
-    /// What a field's value must be, for type errors inside the document.
-    pub field_values: &'static str,
-}
-
-/// Refuses a document over `MAX_JSON_BYTES` or one that is not a JSON object.
-fn check_document(text: &str, doc: &JsonDocument) -> Result<(), FieldError> {
-    if text.len() > MAX_JSON_BYTES {
-        return Err(doc.error(
-            format!("{} bytes", text.len()),
-            format!("at most {MAX_JSON_BYTES} bytes of JSON"),
-        ));
-    }
-    if !text.trim_start().starts_with('{') {
-        return Err(doc.error("not a JSON object".into(), doc.expected.into()));
-    }
-    Ok(())
 }
 
 impl JsonDocument {
@@ -486,45 +621,30 @@ impl JsonDocument {
     }
 }
 
-/// Parses one JSON object of type `T`. A syntax or type error names the field path (e.g.
-/// `workload.epochs`) and what was expected; documents over `MAX_JSON_BYTES` are refused.
-pub fn from_json_object<T: serde::de::DeserializeOwned>(
-    text: &str,
-    doc: &JsonDocument,
-) -> Result<T, FieldError> {
-    check_document(text, doc)?;
-    let mut de = serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        if path == "." || path == "?" {
-            return doc.error(e.inner().to_string(), doc.expected.into());
-        }
-        FieldError {
-            field: path,
-            value: e.inner().to_string(),
-            allowed: doc.field_values.into(),
-        }
-    })?;
-    de.end()
-        .map_err(|e| doc.error(e.to_string(), doc.expected.into()))?;
-    Ok(value)
-}
-
-/// One JSON object as a `serde_json::Value`, for documents read field by field; a syntax
-/// error has serde_json's line and column.
-pub fn json_object_value(text: &str, doc: &JsonDocument) -> Result<serde_json::Value, FieldError> {
-    check_document(text, doc)?;
+/// One JSON object as a `serde_json::Value`, for documents read field by field (their
+/// errors name the field path). A syntax error has serde_json's line and column;
+/// documents over `MAX_JSON_BYTES` and other JSON values are refused.
+pub fn json_object_value(text: &str, doc: &JsonDocument) -> Result<Value, FieldError> {
+    if text.len() > MAX_JSON_BYTES {
+        return Err(doc.error(
+            format!("{} bytes", text.len()),
+            format!("at most {MAX_JSON_BYTES} bytes of JSON"),
+        ));
+    }
+    if !text.trim_start().starts_with('{') {
+        return Err(doc.error("not a JSON object".into(), doc.expected.into()));
+    }
     serde_json::from_str(text).map_err(|e| doc.error(e.to_string(), doc.expected.into()))
 }
 
 /// Parses Scenario JSON; a missing field takes its default.
 pub fn scenario_from_json(text: &str) -> Result<Scenario, FieldError> {
-    from_json_object(
+    let value = json_object_value(
         text,
         &JsonDocument {
             field: "(document)",
             expected: "one JSON object: a Scenario (see README, 'Scenario JSON')",
-            field_values: "a value of the documented type (README, 'Scenario JSON')",
         },
-    )
+    )?;
+    read_scenario(&value)
 }

@@ -458,14 +458,16 @@ fn assumptions_accept_partial_json_and_name_bad_fields() {
     use hsi_gpu_core::perf::PerfAssumptions;
     use hsi_gpu_core::scenario::Problems;
 
-    let perf: PerfAssumptions =
-        serde_json::from_str(r#"{"memory_efficiency": 0.6, "scaling": {"overlap": 0.5}}"#).unwrap();
+    let s = hsi_gpu_core::scenario::scenario_from_json(
+        r#"{"perf": {"memory_efficiency": 0.6, "scaling": {"overlap": 0.5}}, "cost": {"card_price_usd": 2500}}"#,
+    )
+    .unwrap();
+    let (perf, cost) = (s.perf, s.cost);
     let defaults = PerfAssumptions::default();
     assert_eq!(perf.memory_efficiency, 0.6);
     assert_eq!(perf.scaling.overlap, 0.5);
     assert_eq!(perf.compute_efficiency, defaults.compute_efficiency);
     assert_eq!(perf.scaling.bucket_bytes, defaults.scaling.bucket_bytes);
-    let cost: CostAssumptions = serde_json::from_str(r#"{"card_price_usd": 2500}"#).unwrap();
     assert_eq!(cost.card_price_usd, Some(2500.0));
     assert_eq!(cost.pue, CostAssumptions::default().pue);
 

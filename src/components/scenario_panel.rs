@@ -23,12 +23,6 @@ const SLIDER_MAX_BATCH: u32 = 4096;
 const SIZED_MODEL: &str = "vit";
 const DEFAULT_VIT_SIZE: VitSize = VitSize::Base;
 
-/// Parallel modes with their JSON ids (as in the Scenario and the link).
-const PARALLEL_MODES: [(ParallelMode, &str); 2] = [
-    (ParallelMode::Ddp, "ddp"),
-    (ParallelMode::ParallelExperiments, "parallel_experiments"),
-];
-
 fn options<I: IntoIterator<Item = (String, String)>>(items: I) -> Vec<(AttrValue, AttrValue)> {
     items
         .into_iter()
@@ -90,15 +84,11 @@ pub fn ScenarioPanel() -> Html {
         )
     }));
     let modes = options(
-        PARALLEL_MODES
+        ParallelMode::ALL
             .iter()
-            .map(|(m, id)| (id.to_string(), i18n::mode_name(*m, lang).to_string())),
+            .map(|m| (m.id().to_string(), i18n::mode_name(*m, lang).to_string())),
     );
-    let mode_id = PARALLEL_MODES
-        .iter()
-        .find(|(m, _)| *m == s.workload.mode)
-        .map(|(_, id)| *id)
-        .unwrap_or_default();
+    let mode_id = s.workload.mode.id();
     let precision_names: Vec<AttrValue> = Precision::ALL
         .iter()
         .map(|p| AttrValue::from(i18n::precision_name(*p, lang)))
@@ -145,7 +135,7 @@ pub fn ScenarioPanel() -> Html {
     let on_mode = {
         let store = store.clone();
         Callback::from(move |id: String| {
-            if let Some((m, _)) = PARALLEL_MODES.iter().find(|(_, i)| *i == id) {
+            if let Some(m) = ParallelMode::ALL.iter().find(|m| m.id() == id) {
                 store.dispatch(Action::Mode(*m));
             }
         })

@@ -1,0 +1,85 @@
+//! The hand-written Scenario reader against the Scenario's own JSON: every field the
+//! Scenario writes is read back (so a field added to a section but not to the reader
+//! fails here), a top-level typo is refused, and what is left out keeps its default.
+
+use hsi_gpu_core::scenario::{
+    scenario_from_json, Interconnect, Optimizer, ParallelMode, Precision, Scenario,
+};
+use serde_json::{json, Value};
+
+/// Every scalar in `value` (objects walked, the model choice left to its own tests), as
+/// (JSON pointer, value).
+fn leaves(pointer: &str, value: &Value, out: &mut Vec<(String, Value)>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                if pointer.is_empty() && key == "model" {
+                    continue;
+                }
+                leaves(&format!("{pointer}/{key}"), child, out);
+            }
+        }
+        scalar => out.push((pointer.to_string(), scalar.clone())),
+    }
+}
+
+/// Values to try instead of `current`: another number, the other boolean, every id the
+/// Scenario's enums have.
+fn alternatives(current: &Value) -> Vec<Value> {
+    match current {
+        Value::Bool(b) => vec![json!(!b)],
+        Value::Number(n) if n.is_u64() => vec![json!(n.as_u64().unwrap() + 3)],
+        Value::Number(n) => vec![json!(n.as_f64().unwrap() * 0.5 + 0.25)],
+        // An unset option: a count or an amount.
+        Value::Null => vec![json!(3), json!(3.5)],
+        _ => Precision::ALL
+            .iter()
+            .map(|p| p.id())
+            .chain(Optimizer::ALL.iter().map(|o| o.id()))
+            .chain(Interconnect::ALL.iter().map(|i| i.id()))
+            .chain(ParallelMode::ALL.iter().map(|m| m.id()))
+            .chain(["pavia_university", "rtx_4090"])
+            .filter(|id| current.as_str() != Some(id))
+            .map(|id| json!(id))
+            .collect(),
+    }
+}
+
+#[test]
+fn every_field_the_scenario_writes_is_read_back() {
+    let defaults = serde_json::to_value(Scenario::default()).unwrap();
+    let mut fields = Vec::new();
+    leaves("", &defaults, &mut fields);
+    assert!(fields.len() > 40, "{} fields", fields.len());
+    for (pointer, current) in fields {
+        let read_back = alternatives(&current).into_iter().find_map(|candidate| {
+            let mut doc = defaults.clone();
+            *doc.pointer_mut(&pointer).unwrap() = candidate.clone();
+            let s = scenario_from_json(&doc.to_string()).ok()?;
+            let written = serde_json::to_value(&s).unwrap();
+            (written.pointer(&pointer) == Some(&candidate)).then_some(candidate)
+        });
+        assert!(read_back.is_some(), "{pointer}: no other value reads back");
+    }
+}
+
+#[test]
+fn a_top_level_typo_is_refused_and_left_out_fields_keep_their_defaults() {
+    let e = scenario_from_json(r#"{"bandz": 30}"#).unwrap_err();
+    assert_eq!(e.field, "bandz");
+    assert!(e.allowed.contains("batch_per_gpu"), "{e}");
+    let s = scenario_from_json(r#"{"perf": {"overlap_typo": 1}, "memory": {"headroom": 0.3}}"#)
+        .unwrap();
+    assert_eq!(s.memory.headroom, 0.3);
+    assert_eq!(
+        Scenario {
+            memory: s.memory.clone(),
+            ..Scenario::default()
+        },
+        s
+    );
+    let e = scenario_from_json(r#"{"workload": {"epochs": -5}}"#).unwrap_err();
+    assert_eq!(e.field, "workload.epochs");
+    let e = scenario_from_json(r#"{"perf": {"scaling": {"overlap": "half"}}}"#).unwrap_err();
+    assert_eq!(e.field, "perf.scaling.overlap");
+}
