@@ -84,30 +84,33 @@ impl<'a> Fields<'a> {
         Ok(self.whole(key, u32::MAX.into())?.map(|n| n as u32))
     }
 
-    /// Sets each slot whose field is present; a missing or null field keeps the slot.
-    pub(crate) fn numbers<const N: usize>(
+    /// Sets each slot whose field is present (read by `read`); a missing or null field
+    /// keeps the slot.
+    pub(crate) fn set_each<T, const N: usize>(
         &self,
-        slots: [(&str, &mut f64); N],
+        slots: [(&str, &mut T); N],
+        read: impl Fn(&Self, &str) -> Result<Option<T>, FieldError>,
     ) -> Result<(), FieldError> {
         for (key, slot) in slots {
-            if let Some(v) = self.number(key)? {
+            if let Some(v) = read(self, key)? {
                 *slot = v;
             }
         }
         Ok(())
     }
 
-    /// As `numbers`, for whole-number fields.
+    pub(crate) fn numbers<const N: usize>(
+        &self,
+        slots: [(&str, &mut f64); N],
+    ) -> Result<(), FieldError> {
+        self.set_each(slots, Self::number)
+    }
+
     pub(crate) fn counts<const N: usize>(
         &self,
         slots: [(&str, &mut u32); N],
     ) -> Result<(), FieldError> {
-        for (key, slot) in slots {
-            if let Some(v) = self.whole_u32(key)? {
-                *slot = v;
-            }
-        }
-        Ok(())
+        self.set_each(slots, Self::whole_u32)
     }
 
     /// Lists of whole numbers: kernel sizes, shapes, axes.

@@ -261,19 +261,20 @@ fn read_measurement(value: &Value) -> Result<Measurement, FieldError> {
         checkpointing: r.bool("checkpointing")?,
         ..Measurement::default()
     };
-    // One loop per type keeps the (download-size-sensitive) reader short.
-    for (key, slot) in [("synthetic", &mut m.synthetic), ("dry_run", &mut m.dry_run)] {
-        *slot = r.bool(key)?.unwrap_or(false);
-    }
-    for (key, slot) in [("note", &mut m.note), ("model", &mut m.model)] {
-        *slot = r.string(key)?.unwrap_or_default();
-    }
-    for (key, slot) in [
+    // One call per type keeps the (download-size-sensitive) reader short; a missing
+    // field keeps the default.
+    r.set_each(
+        [("synthetic", &mut m.synthetic), ("dry_run", &mut m.dry_run)],
+        Fields::bool,
+    )?;
+    r.set_each(
+        [("note", &mut m.note), ("model", &mut m.model)],
+        Fields::string,
+    )?;
+    r.counts([
         ("batch", &mut m.batch),
         ("warmup_steps", &mut m.warmup_steps),
-    ] {
-        *slot = r.whole_u32(key)?.unwrap_or(0);
-    }
+    ])?;
     let counts = [
         ("bands", &mut m.bands),
         ("patch", &mut m.patch),

@@ -372,11 +372,10 @@ fn read_scenario(value: &Value) -> Result<Scenario, FieldError> {
     if let Some(model) = f.get("model") {
         s.model = read_model_choice(model).map_err(|e| e.within("model."))?;
     }
-    for (key, slot) in [("dataset", &mut s.dataset), ("gpu", &mut s.gpu)] {
-        if let Some(text) = f.string(key)? {
-            *slot = text;
-        }
-    }
+    f.set_each(
+        [("dataset", &mut s.dataset), ("gpu", &mut s.gpu)],
+        Fields::string,
+    )?;
     f.counts([
         ("bands", &mut s.bands),
         ("patch", &mut s.patch),
@@ -418,14 +417,13 @@ fn read_scenario(value: &Value) -> Result<Scenario, FieldError> {
             ("headroom", &mut memory.headroom),
             ("fragmentation", &mut memory.fragmentation),
         ])?;
-        for (key, slot) in [
-            ("cuda_context_bytes", &mut memory.cuda_context_bytes),
-            ("driver_reserved_bytes", &mut memory.driver_reserved_bytes),
-        ] {
-            if let Some(bytes) = m.whole(key, u64::MAX)? {
-                *slot = bytes;
-            }
-        }
+        m.set_each(
+            [
+                ("cuda_context_bytes", &mut memory.cuda_context_bytes),
+                ("driver_reserved_bytes", &mut memory.driver_reserved_bytes),
+            ],
+            |m, key| m.whole(key, u64::MAX),
+        )?;
     }
     if let Some(p) = section("perf")? {
         let perf = &mut s.perf;
