@@ -156,11 +156,9 @@ fn OptionEditor(props: &OptionEditorProps) -> Html {
     };
     let on_mode = {
         let f = edit(|o, v| {
-            o.scenario.workload.mode = if v == "parallel" {
-                ParallelMode::ParallelExperiments
-            } else {
-                ParallelMode::Ddp
-            };
+            if let Some(mode) = ParallelMode::ALL.iter().find(|m| m.id() == v) {
+                o.scenario.workload.mode = *mode;
+            }
         });
         Callback::from(move |e: Event| f(select_value(&e)))
     };
@@ -188,9 +186,9 @@ fn OptionEditor(props: &OptionEditorProps) -> Html {
                 }) }
             </select>
             <select aria-label={C::Mode.get(lang)} data-testid={id("mode")} onchange={on_mode}>
-                <option value="ddp" selected={s.workload.mode == ParallelMode::Ddp}>{ mode_name(ParallelMode::Ddp, lang) }</option>
-                <option value="parallel" selected={s.workload.mode == ParallelMode::ParallelExperiments}>
-                    { mode_name(ParallelMode::ParallelExperiments, lang) }</option>
+                { for ParallelMode::ALL.iter().map(|m| html! {
+                    <option value={m.id()} selected={*m == s.workload.mode}>{ mode_name(*m, lang) }</option>
+                }) }
             </select>
             if props.removable {
                 { button(id("remove"), C::Remove.get(lang), on_remove) }
