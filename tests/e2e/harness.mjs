@@ -140,14 +140,19 @@ export async function startApp(mount = "/") {
   };
 }
 
-/** Runs the CLI's `estimate -` on a scenario JSON text and returns the parsed report. */
-export function estimateWithCli(scenarioJson) {
-  const result = spawnSync(CLI, ["estimate", "-"], { input: scenarioJson, encoding: "utf8" });
+/** Runs the CLI with `args` (and `input` on stdin) and returns its parsed JSON output. */
+export function cliJson(args, input) {
+  const result = spawnSync(CLI, args, { input, encoding: "utf8" });
   if (result.error) throw new Error(`cannot run ${CLI}: ${result.error.message}`);
   if (result.status !== 0) {
-    throw new Error(`${CLI} estimate - exited with ${result.status}: ${result.stderr}`);
+    throw new Error(`${CLI} ${args.join(" ")} exited with ${result.status}: ${result.stderr}`);
   }
   return JSON.parse(result.stdout);
+}
+
+/** Runs the CLI's `estimate -` on a scenario JSON text and returns the parsed report. */
+export function estimateWithCli(scenarioJson) {
+  return cliJson(["estimate", "-"], scenarioJson);
 }
 
 const BYTE_UNITS = {

@@ -4,24 +4,18 @@
 // `hsi-gpu calibrate` fits into the page's scenario (its link), with undo.
 
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 
-import { CLI, REPO, startApp } from "./harness.mjs";
+import { REPO, cliJson, startApp } from "./harness.mjs";
 
 const SAMPLES = ["synthetic_hybridsn_a5500_b64.json", "synthetic_hybridsn_a5500_b128.json"].map(
   (name) => path.join(REPO, "tools/samples", name),
 );
 
-/** Runs the CLI with `args` and returns its parsed JSON output. */
-function cli(...args) {
-  const result = spawnSync(CLI, args, { encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`hsi-gpu ${args.join(" ")}: ${result.stderr}`);
-  return JSON.parse(result.stdout);
-}
+const cli = (...args) => cliJson(args);
 
 let started;
 let app;

@@ -4,12 +4,11 @@
 // dry run of that scenario loads beside it.
 
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 
-import { CLI, REPO, estimateWithCli, parseByteQuantity, startApp } from "./harness.mjs";
+import { REPO, cliJson, estimateWithCli, parseByteQuantity, startApp } from "./harness.mjs";
 
 const RESNET = JSON.parse(
   readFileSync(path.join(REPO, "core/tests/fixtures/exported/resnet18.json"), "utf8"),
@@ -47,7 +46,7 @@ test("an exported layer list becomes the custom model and estimates as the CLI d
   assert.equal(Number(params), RESNET.torch_params);
 
   // The page's scenario is the default one with this model.
-  const defaults = JSON.parse(spawnSync(CLI, ["scenario"], { encoding: "utf8" }).stdout);
+  const defaults = cliJson(["scenario"]);
   const cli = estimateWithCli(
     JSON.stringify({ ...defaults, model: { kind: "custom", spec: RESNET.spec } }),
   );
