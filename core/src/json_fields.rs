@@ -27,9 +27,11 @@ impl<'a> Fields<'a> {
             .iter()
             .find(|(key, _)| !known.contains(&key.as_str()))
         {
-            Some((key, v)) => {
-                Err(fields.error(key, v, &format!("a known field: {}", known.join(", "))))
-            }
+            Some((key, v)) => Err(FieldError {
+                field: format!("{}{key}", fields.prefix),
+                value: format!("unknown field `{key}` = {v}"),
+                allowed: format!("a known field: {}", known.join(", ")),
+            }),
             None => Ok(fields),
         }
     }

@@ -366,7 +366,7 @@ const SCENARIO_FIELDS: [&str; 16] = [
 /// 9 kB of the web page's download budget. Every field may be missing or null (it keeps
 /// its default); the sections ignore fields they do not have, as the derived reader did.
 /// `tests/scenario_json.rs` checks that every field the Scenario writes is read back.
-fn read_scenario(value: &Value) -> Result<Scenario, FieldError> {
+pub(crate) fn read_scenario(value: &Value) -> Result<Scenario, FieldError> {
     let f = Fields::new(value, String::new(), &SCENARIO_FIELDS)?;
     let mut s = Scenario::default();
     if let Some(model) = f.get("model") {

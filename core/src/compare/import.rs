@@ -11,8 +11,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Comparison;
-use crate::graph::ModelSpec;
-use crate::scenario::{FieldError, ModelChoice, Precision, Scenario, MAX_JSON_BYTES};
+use crate::graph::{read_model_spec, ModelSpec};
+use crate::scenario::{
+    read_scenario, FieldError, ModelChoice, Precision, Scenario, MAX_JSON_BYTES,
+};
 
 /// One problem with imported text. `line` and `column` count from 1.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,10 +139,8 @@ fn path_text(path: &[OwnedStep]) -> String {
     out
 }
 
-/// Parses one JSON object into `T`. A syntax error has serde_json's position; a type
-/// error names the field (found by `failing_path`) and the line it is on. Reading through
-/// a `Value` reuses the deserialisers the web app already has (a smaller download).
-fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, ImportError> {
+/// One JSON object as a `Value`; a syntax error has serde_json's position.
+fn parse_value(text: &str, what: &str) -> Result<Value, ImportError> {
     let unlocated = |error| ImportError {
         error,
         line: None,
@@ -156,14 +156,30 @@ fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, ImportError> 
     if !text.trim_start().starts_with('{') {
         return Err(unlocated(document_error("not a JSON object".into(), what)));
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| {
+    serde_json::from_str(text).map_err(|e| {
         let (line, column) = position(&e);
         ImportError {
             error: document_error(e.to_string(), what),
             line,
             column,
         }
-    })?;
+    })
+}
+
+/// Reads a document with a hand-written reader, whose errors name their field: the
+/// error is placed on its line.
+fn read<T>(
+    text: &str,
+    what: &str,
+    reader: impl Fn(&Value) -> Result<T, FieldError>,
+) -> Result<T, ImportError> {
+    reader(&parse_value(text, what)?).map_err(|e| located(text, e, &[]))
+}
+
+/// Reads a document with serde's derived reader (a Comparison). Its errors do not say
+/// where they are, so a type error's field is found by `failing_path`.
+fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, ImportError> {
+    let value = parse_value(text, what)?;
     serde_json::from_value(value.clone()).map_err(|e| {
         let path = if text.len() <= MAX_SEARCHED_BYTES {
             failing_path::<T>(&value)
@@ -171,7 +187,11 @@ fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, ImportError> 
             Vec::new()
         };
         if path.is_empty() {
-            return unlocated(document_error(e.to_string(), what));
+            return ImportError {
+                error: document_error(e.to_string(), what),
+                line: None,
+                column: None,
+            };
         }
         let error = FieldError {
             field: path_text(&path),
@@ -354,7 +374,7 @@ fn scenario_problems(s: &Scenario) -> Vec<FieldError> {
 /// A Scenario from JSON, checked as `estimate` checks it. Parsed like
 /// `scenario::scenario_from_json` (missing fields take their defaults), with positions.
 pub fn import_scenario(text: &str) -> Result<Scenario, Vec<ImportError>> {
-    let s: Scenario = parse(text, "a Scenario").map_err(|e| vec![e])?;
+    let s = read(text, "a Scenario", read_scenario).map_err(|e| vec![e])?;
     let problems = scenario_problems(&s);
     if problems.is_empty() {
         Ok(s)
@@ -396,7 +416,7 @@ pub fn import_comparison(text: &str) -> Result<Comparison, Vec<ImportError>> {
 
 /// A custom model layer list (`ModelSpec` JSON), checked by analysing one sample.
 pub fn import_model_spec(text: &str) -> Result<ModelSpec, Vec<ImportError>> {
-    let spec: ModelSpec = parse(text, "a model layer list").map_err(|e| vec![e])?;
+    let spec = read(text, "a model layer list", read_model_spec).map_err(|e| vec![e])?;
     match crate::analysis::analyze(&spec, 1, Precision::Fp32) {
         Ok(_) => Ok(spec),
         Err(mut e) => {
