@@ -10,6 +10,7 @@
 //! (the default stays) and reported as a `Notice` the page shows.
 //! `lang`, `embed` and `present` are view settings, not part of the Scenario.
 
+use hsi_gpu_core::scenario::scenario_from_value;
 use hsi_gpu_core::Scenario;
 use serde_json::{Map, Value};
 
@@ -219,7 +220,7 @@ fn to_value(scenario: &Scenario) -> Value {
 }
 
 fn from_value(value: &Value) -> Result<Scenario, String> {
-    serde_json::from_value(value.clone()).map_err(|e| e.to_string())
+    scenario_from_value(value).map_err(|e| e.to_string())
 }
 
 /// Leaves of a JSON object as (dotted path, value); lists and scalars are leaves.

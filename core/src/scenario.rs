@@ -283,7 +283,7 @@ impl Default for Workload {
 }
 
 /// Everything the estimator needs. Serialises to the JSON the CLI, the URL and storage use;
-/// read by hand (`read_scenario`): a missing field takes its default.
+/// read by hand (`scenario_from_value`): a missing field takes its default.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scenario {
     pub model: ModelChoice,
@@ -338,7 +338,7 @@ impl Default for Scenario {
 
 impl<'de> Deserialize<'de> for Scenario {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        read_scenario(&Value::deserialize(d)?).map_err(serde::de::Error::custom)
+        scenario_from_value(&Value::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
 
@@ -366,7 +366,7 @@ const SCENARIO_FIELDS: [&str; 16] = [
 /// 9 kB of the web page's download budget. Every field may be missing or null (it keeps
 /// its default); the sections ignore fields they do not have, as the derived reader did.
 /// `tests/scenario_json.rs` checks that every field the Scenario writes is read back.
-pub(crate) fn read_scenario(value: &Value) -> Result<Scenario, FieldError> {
+pub fn scenario_from_value(value: &Value) -> Result<Scenario, FieldError> {
     let f = Fields::new(value, String::new(), &SCENARIO_FIELDS)?;
     let mut s = Scenario::default();
     if let Some(model) = f.get("model") {
@@ -644,5 +644,5 @@ pub fn scenario_from_json(text: &str) -> Result<Scenario, FieldError> {
             expected: "one JSON object: a Scenario (see README, 'Scenario JSON')",
         },
     )?;
-    read_scenario(&value)
+    scenario_from_value(&value)
 }

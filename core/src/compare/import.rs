@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::Comparison;
 use crate::graph::{read_model_spec, ModelSpec};
 use crate::scenario::{
-    read_scenario, FieldError, ModelChoice, Precision, Scenario, MAX_JSON_BYTES,
+    scenario_from_value, FieldError, ModelChoice, Precision, Scenario, MAX_JSON_BYTES,
 };
 
 /// One problem with imported text. `line` and `column` count from 1.
@@ -374,7 +374,7 @@ fn scenario_problems(s: &Scenario) -> Vec<FieldError> {
 /// A Scenario from JSON, checked as `estimate` checks it. Parsed like
 /// `scenario::scenario_from_json` (missing fields take their defaults), with positions.
 pub fn import_scenario(text: &str) -> Result<Scenario, Vec<ImportError>> {
-    let s = read(text, "a Scenario", read_scenario).map_err(|e| vec![e])?;
+    let s = read(text, "a Scenario", scenario_from_value).map_err(|e| vec![e])?;
     let problems = scenario_problems(&s);
     if problems.is_empty() {
         Ok(s)
