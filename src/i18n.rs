@@ -543,15 +543,6 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
         Warning::NoBf16 { gpu } => {
             format!("{gpu} 不支持 BF16：bf16 为模拟执行，最多按 FP32 速率估算")
         }
-        Warning::InterconnectReplaced {
-            gpu,
-            requested,
-            used,
-        } => format!(
-            "{gpu} 不能使用 {}，改用 {}",
-            interconnect_name(*requested, lang),
-            interconnect_name(*used, lang)
-        ),
         Warning::UnknownDataset { id } => format!("未知数据集 {id}：未估算每轮时间"),
         Warning::PriceUnknown { gpu } => {
             format!("{gpu} 价格未知：请设置 cost.card_price_usd（显卡暂按 0 美元计）")
@@ -678,16 +669,10 @@ mod tests {
     #[test]
     fn estimate_warnings_are_worded_in_both_languages() {
         use hsi_gpu_core::report::Warning;
-        use hsi_gpu_core::scenario::Interconnect;
         let gpu = "V100 PCIe 32 GB".to_string();
         let warnings = [
             Warning::NoTf32 { gpu: gpu.clone() },
             Warning::NoBf16 { gpu: gpu.clone() },
-            Warning::InterconnectReplaced {
-                gpu: gpu.clone(),
-                requested: Interconnect::Nvswitch,
-                used: Interconnect::Pcie,
-            },
             Warning::UnknownDataset { id: "mine".into() },
             Warning::PriceUnknown { gpu },
         ];

@@ -26,8 +26,9 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::graph::{Activation, ModelSpec, Op};
+use crate::problems::FieldError;
 use crate::report::LayerReport;
-use crate::scenario::{FieldError, Precision};
+use crate::scenario::Precision;
 
 /// Largest per-sample element count of any tensor; keeps every product exact in u64/f64.
 pub const MAX_ELEMENTS_PER_SAMPLE: u64 = 1 << 40;

@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::gpu::GpuSpec;
-use crate::scenario::Problems;
+use crate::problems::Problems;
 
 const HOURS_PER_YEAR: f64 = 24.0 * 365.0;
 

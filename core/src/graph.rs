@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::json_fields::Fields;
-use crate::scenario::FieldError;
+use crate::problems::FieldError;
 
 /// Serialized by serde; read by hand (`read_model_spec`).
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::scenario::FieldError;
+use crate::problems::FieldError;
 
 /// One JSON object read field by field; errors name `prefix` + the field.
 pub(crate) struct Fields<'a> {

@@ -13,13 +13,16 @@ mod json_fields;
 pub mod measurement;
 pub mod memory;
 pub mod perf;
+pub mod problems;
 pub mod report;
 pub mod scaling;
 pub mod scenario;
+pub mod warning;
 pub mod zoo;
 
+pub use problems::FieldError;
 pub use report::Report;
-pub use scenario::{FieldError, Scenario};
+pub use scenario::Scenario;
 
 use graph::ModelSpec;
 use scenario::ModelChoice;

@@ -24,9 +24,10 @@ use crate::json_fields::Fields;
 
 use crate::gpu::{gpu_by_id, GpuSpec};
 use crate::perf::PerfAssumptions;
+use crate::problems::{FieldError, Problems};
 use crate::scenario::{
-    json_object_value, FieldError, JsonDocument, ModelChoice, Optimizer, Precision, Problems,
-    Scenario, MAX_BANDS, MAX_BATCH, MAX_CLASSES, MAX_PATCH,
+    json_object_value, JsonDocument, ModelChoice, Optimizer, Precision, Scenario, MAX_BANDS,
+    MAX_BATCH, MAX_CLASSES, MAX_PATCH,
 };
 use crate::{build_model, estimate, memory};
 

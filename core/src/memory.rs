@@ -22,8 +22,9 @@
 use crate::analysis::{analyze, Analysis};
 use crate::gpu::GpuSpec;
 use crate::graph::ModelSpec;
+use crate::problems::FieldError;
 use crate::report::MemoryBreakdown;
-use crate::scenario::{FieldError, Scenario, MAX_BATCH};
+use crate::scenario::{Scenario, MAX_BATCH};
 
 /// CUDA context plus PyTorch, cuDNN and cuBLAS kernels and handles, resident outside
 /// `torch.cuda.max_memory_allocated`. About 300 MB with CUDA lazy module loading

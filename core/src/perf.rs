@@ -28,11 +28,11 @@ use serde::{Deserialize, Serialize};
 use crate::cost::{CostReport, Usage};
 use crate::dataset::dataset_by_id;
 use crate::gpu::GpuSpec;
-use crate::report::{LayerReport, Warning};
-use crate::scaling::{
-    valid_interconnects, BackwardSlice, ScalingAssumptions, ScalingReport, StepCompute,
-};
-use crate::scenario::{Optimizer, ParallelMode, Precision, Problems, Scenario};
+use crate::problems::Problems;
+use crate::report::LayerReport;
+use crate::scaling::{BackwardSlice, ScalingAssumptions, ScalingReport, StepCompute};
+use crate::scenario::{Optimizer, ParallelMode, Precision, Scenario};
+use crate::warning::Warning;
 
 /// Efficiency factors that cannot be derived. Every field is user-editable.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -428,19 +428,7 @@ pub fn performance(
         backward,
     };
 
-    let valid = valid_interconnects(gpu);
-    let chosen = if valid.contains(&scenario.interconnect) {
-        scenario.interconnect
-    } else {
-        let replacement = valid[0];
-        warnings.push(Warning::InterconnectReplaced {
-            gpu: gpu.name.into(),
-            requested: scenario.interconnect,
-            used: replacement,
-        });
-        replacement
-    };
-    let scaling = crate::scaling::scaling(&step, gpu, chosen, &a.scaling);
+    let scaling = crate::scaling::scaling(&step, gpu, scenario.interconnect, &a.scaling);
 
     let cards = scenario.cards.max(1);
     let ddp = scenario.workload.mode == ParallelMode::Ddp;

@@ -15,7 +15,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::gpu::{GpuSpec, NvLink};
-use crate::scenario::{Interconnect, Problems, MAX_CARDS};
+use crate::problems::Problems;
+use crate::scenario::{Interconnect, MAX_CARDS};
 
 const MIB: f64 = (1u64 << 20) as f64;
 

@@ -10,6 +10,7 @@ use crate::cost::CostAssumptions;
 use crate::graph::{read_model_spec, ModelSpec};
 use crate::json_fields::Fields;
 use crate::perf::PerfAssumptions;
+pub use crate::problems::{FieldError, Problems};
 
 /// Numeric precision of training.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -473,65 +474,6 @@ pub fn scenario_from_value(value: &Value) -> Result<Scenario, FieldError> {
         ])?;
     }
     Ok(s)
-}
-
-/// One problem with a Scenario: which field, what it holds, what is allowed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FieldError {
-    pub field: String,
-    pub value: String,
-    pub allowed: String,
-}
-
-impl FieldError {
-    /// The same error inside `prefix` (e.g. `layers[3].`); a whole-document error such as
-    /// `(layer)` becomes the prefix itself.
-    pub(crate) fn within(self, prefix: &str) -> FieldError {
-        let field = if self.field.starts_with('(') {
-            prefix.trim_end_matches('.').into()
-        } else {
-            format!("{prefix}{}", self.field)
-        };
-        FieldError { field, ..self }
-    }
-}
-
-impl std::fmt::Display for FieldError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}: got {}; allowed: {}",
-            self.field, self.value, self.allowed
-        )
-    }
-}
-
-/// Collects field errors while validating.
-#[derive(Default)]
-pub struct Problems(pub Vec<FieldError>);
-
-impl Problems {
-    pub fn push(&mut self, field: &str, value: impl ToString, allowed: impl ToString) {
-        self.0.push(FieldError {
-            field: field.into(),
-            value: value.to_string(),
-            allowed: allowed.to_string(),
-        });
-    }
-
-    /// Records an error unless `lo <= value <= hi`.
-    pub fn range_u64(&mut self, field: &str, value: u64, lo: u64, hi: u64) {
-        if value < lo || value > hi {
-            self.push(field, value, format!("an integer from {lo} to {hi}"));
-        }
-    }
-
-    /// Records an error unless `value` is finite and `lo <= value <= hi`.
-    pub fn range_f64(&mut self, field: &str, value: f64, lo: f64, hi: f64) {
-        if !value.is_finite() || value < lo || value > hi {
-            self.push(field, value, format!("a number from {lo} to {hi}"));
-        }
-    }
 }
 
 /// Input-geometry limits: wide enough for whole-scene segmentation, small enough that

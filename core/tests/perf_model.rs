@@ -314,24 +314,6 @@ fn bridged_pairs_are_limited_by_pcie_beyond_two_cards() {
     assert!(bridge[1].allreduce_s < pcie[1].allreduce_s);
 }
 
-#[test]
-fn invalid_interconnect_is_replaced_with_a_warning() {
-    let gpu = gpu_by_id("rtx_4090").unwrap();
-    let s = Scenario {
-        interconnect: Interconnect::Nvswitch,
-        gpu: gpu.id.into(),
-        cards: 4,
-        ..Scenario::default()
-    };
-    let r = run(&[layer(0, 1e9, 1e6, 1000, true)], &s, gpu);
-    assert_eq!(r.scaling.chosen, Interconnect::Pcie);
-    assert!(r.warnings.contains(&Warning::InterconnectReplaced {
-        gpu: gpu.name.into(),
-        requested: Interconnect::Nvswitch,
-        used: Interconnect::Pcie
-    }));
-}
-
 /// Gradient accumulation all-reduces once per cycle: with A micro-steps the exposed
 /// all-reduce is paid once for A x batch samples.
 #[test]

@@ -19,7 +19,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::sensitivity::{geometry_step, largest_patch, Dimension, Largest};
-use crate::scenario::{ModelChoice, ParallelMode, Problems, Scenario, VitSize};
+use crate::problems::Problems;
+use crate::scenario::{ModelChoice, ParallelMode, Scenario, VitSize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -12,9 +12,8 @@ use serde_json::Value;
 
 use super::Comparison;
 use crate::graph::{read_model_spec, ModelSpec};
-use crate::scenario::{
-    scenario_from_value, FieldError, ModelChoice, Precision, Scenario, MAX_JSON_BYTES,
-};
+use crate::problems::FieldError;
+use crate::scenario::{scenario_from_value, ModelChoice, Precision, Scenario, MAX_JSON_BYTES};
 
 /// One problem with imported text. `line` and `column` count from 1.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

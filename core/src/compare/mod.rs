@@ -18,7 +18,8 @@ pub mod sensitivity;
 use serde::{Deserialize, Serialize};
 
 use crate::gpu::GpuSpec;
-use crate::scenario::{FieldError, Interconnect, ParallelMode, Problems, Scenario};
+use crate::problems::{FieldError, Problems};
+use crate::scenario::{Interconnect, ParallelMode, Scenario};
 use decision::{Decision, DecisionInputs};
 use sensitivity::Largest;
 

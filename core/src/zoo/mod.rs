@@ -16,7 +16,8 @@ pub mod unet;
 pub mod vit;
 
 use crate::graph::ModelSpec;
-use crate::scenario::{FieldError, VitSize};
+use crate::problems::FieldError;
+use crate::scenario::VitSize;
 
 /// What a preset is built from.
 #[derive(Clone, Copy, Debug, PartialEq)]
