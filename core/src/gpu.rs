@@ -16,7 +16,7 @@
 
 use serde::Serialize;
 
-use crate::scenario::Precision;
+use crate::choices::Precision;
 use crate::warning::Warning;
 
 const GIB: u64 = 1 << 30;

@@ -2,14 +2,16 @@
 //! `estimate(&Scenario)` turns a scenario into a `Report`.
 
 pub mod analysis;
+pub mod assumptions;
 pub mod chart;
+pub mod choices;
 pub mod compare;
 pub mod cost;
 pub mod dataset;
 pub mod format;
 pub mod gpu;
 pub mod graph;
-mod json_fields;
+pub mod json;
 pub mod measurement;
 pub mod memory;
 pub mod perf;

@@ -18,9 +18,8 @@
 //!   measured sweep stops at the first out-of-memory error, not at a safety margin).
 
 use serde::Serialize;
-use serde_json::Value;
 
-use crate::json_fields::Fields;
+use crate::json::{self, json_struct, Check};
 
 use crate::gpu::{gpu_by_id, GpuSpec};
 use crate::perf::PerfAssumptions;
@@ -31,100 +30,90 @@ use crate::scenario::{
 };
 use crate::{build_model, estimate, memory};
 
-/// The card and software a measurement ran on, as PyTorch reports them.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct DeviceInfo {
-    /// `torch.cuda.get_device_name()`, e.g. "NVIDIA RTX A5500"; "cpu" for a dry run.
-    pub gpu_name: Option<String>,
-    /// `torch.cuda.get_device_properties().total_memory`: what CUDA can use.
-    pub total_memory_bytes: Option<u64>,
-    pub driver: Option<String>,
-    /// CUDA version PyTorch was built with (`torch.version.cuda`).
-    pub cuda: Option<String>,
-    pub torch: Option<String>,
+json_struct! {
+    /// The card and software a measurement ran on, as PyTorch reports them.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct DeviceInfo {
+        /// `torch.cuda.get_device_name()`, e.g. "NVIDIA RTX A5500"; "cpu" for a dry run.
+        pub gpu_name: Option<String> = None,
+        /// `torch.cuda.get_device_properties().total_memory`: what CUDA can use.
+        pub total_memory_bytes: Option<u64> = None,
+        pub driver: Option<String> = None,
+        /// CUDA version PyTorch was built with (`torch.version.cuda`).
+        pub cuda: Option<String> = None,
+        pub torch: Option<String> = None,
+    }
 }
 
-/// One batch size of an out-of-memory sweep.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SweepPoint {
-    pub batch: u32,
-    /// False when the step ran out of memory.
-    pub fits: bool,
-    pub peak_allocated_bytes: Option<f64>,
+json_struct! {
+    /// One batch size of an out-of-memory sweep.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct SweepPoint {
+        pub batch: u32 [1, MAX_BATCH] = 0,
+        /// False when the step ran out of memory.
+        pub fits: bool = false,
+        pub peak_allocated_bytes: Option<f64> = None,
+    }
 }
 
-/// What `tools/measure.py` writes. Every figure is optional: a dry run on a CPU records
-/// the structure and no CUDA figure.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Measurement {
-    /// Free text: where the figures come from. Synthetic samples say so here.
-    pub note: String,
-    /// True when the figures are made up (examples and tests), not measured.
-    pub synthetic: bool,
-    /// True for `measure.py --dry-run` (CPU): no CUDA figures, step time not comparable.
-    pub dry_run: bool,
-    pub device: DeviceInfo,
-    /// Model name or zoo id the script ran (informative).
-    pub model: String,
-    /// Per-GPU batch of the timed steps.
-    pub batch: u32,
-    /// Scenario geometry the run used; when given and different from the scenario's, the
-    /// comparison estimates the measured geometry and says so.
-    pub bands: Option<u32>,
-    pub patch: Option<u32>,
-    pub classes: Option<u32>,
-    /// Settings the run used; when given and different from the scenario's, the
-    /// comparison estimates the measured settings and says so.
-    pub precision: Option<Precision>,
-    pub optimizer: Option<Optimizer>,
-    pub checkpointing: Option<bool>,
-    pub warmup_steps: u32,
-    /// Every timed step, seconds (CUDA-synchronised).
-    pub step_times_s: Vec<f64>,
-    /// Median of `step_times_s`.
-    pub step_time_s: Option<f64>,
-    /// `torch.cuda.max_memory_allocated` over the timed steps.
-    pub peak_allocated_bytes: Option<f64>,
-    /// `torch.cuda.max_memory_reserved` over the timed steps.
-    pub peak_reserved_bytes: Option<f64>,
-    /// Device memory in use (total - free from `mem_get_info`) right after CUDA starts
-    /// and after the timed steps.
-    pub device_used_before_bytes: Option<f64>,
-    pub device_used_after_bytes: Option<f64>,
-    /// Memory outside PyTorch's allocator: device used after - reserved after.
-    pub context_bytes: Option<f64>,
-    /// Largest batch of the sweep that did not run out of memory.
-    pub max_batch: Option<u32>,
-    pub sweep: Vec<SweepPoint>,
+/// Largest byte figure accepted (1 PiB): far above any card, small enough to stay exact.
+const MAX_MEASURED_BYTES: f64 = (1u64 << 50) as f64;
+/// Longest step accepted, seconds (a day).
+const MAX_STEP_S: f64 = 86_400.0;
+
+json_struct! {
+    /// What `tools/measure.py` writes. Every figure is optional: a dry run on a CPU
+    /// records the structure and no CUDA figure.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Measurement {
+        /// Free text: where the figures come from. Synthetic samples say so here.
+        pub note: String = String::new(),
+        /// True when the figures are made up (examples and tests), not measured.
+        pub synthetic: bool = false,
+        /// True for `measure.py --dry-run` (CPU): no CUDA figures, step time not
+        /// comparable.
+        pub dry_run: bool = false,
+        pub device: DeviceInfo = DeviceInfo::default(),
+        /// Model name or zoo id the script ran (informative).
+        pub model: String = String::new(),
+        /// Per-GPU batch of the timed steps.
+        pub batch: u32 [1, MAX_BATCH] = 0,
+        /// Scenario geometry the run used; when given and different from the scenario's,
+        /// the comparison estimates the measured geometry and says so.
+        pub bands: Option<u32> [1, MAX_BANDS] = None,
+        pub patch: Option<u32> [1, MAX_PATCH] = None,
+        pub classes: Option<u32> [1, MAX_CLASSES] = None,
+        /// Settings the run used; when given and different from the scenario's, the
+        /// comparison estimates the measured settings and says so.
+        pub precision: Option<Precision> = None,
+        pub optimizer: Option<Optimizer> = None,
+        pub checkpointing: Option<bool> = None,
+        pub warmup_steps: u32 = 0,
+        /// Every timed step, seconds (CUDA-synchronised).
+        pub step_times_s: Vec<f64> [0.0, MAX_STEP_S] = Vec::new(),
+        /// Median of `step_times_s`.
+        pub step_time_s: Option<f64> [f64::MIN_POSITIVE, MAX_STEP_S] = None,
+        /// `torch.cuda.max_memory_allocated` over the timed steps.
+        pub peak_allocated_bytes: Option<f64> [0.0, MAX_MEASURED_BYTES] = None,
+        /// `torch.cuda.max_memory_reserved` over the timed steps.
+        pub peak_reserved_bytes: Option<f64> [0.0, MAX_MEASURED_BYTES] = None,
+        /// Device memory in use (total - free from `mem_get_info`) right after CUDA
+        /// starts and after the timed steps.
+        pub device_used_before_bytes: Option<f64> [0.0, MAX_MEASURED_BYTES] = None,
+        pub device_used_after_bytes: Option<f64> [0.0, MAX_MEASURED_BYTES] = None,
+        /// Memory outside PyTorch's allocator: device used after - reserved after.
+        pub context_bytes: Option<f64> [0.0, MAX_MEASURED_BYTES] = None,
+        /// Largest batch of the sweep that did not run out of memory.
+        pub max_batch: Option<u32> [0, MAX_BATCH] = None,
+        pub sweep: Vec<SweepPoint> = Vec::new(),
+    }
 }
 
 impl Measurement {
     /// Every problem with the figures (non-finite, negative, out of range).
     pub fn validate(&self) -> Vec<FieldError> {
         let mut p = Problems::default();
-        p.range_u64("batch", self.batch.into(), 1, MAX_BATCH.into());
-        let geometry = [
-            ("bands", self.bands, MAX_BANDS),
-            ("patch", self.patch, MAX_PATCH),
-            ("classes", self.classes, MAX_CLASSES),
-        ];
-        for (field, value, max) in geometry {
-            if let Some(v) = value {
-                p.range_u64(field, v.into(), 1, max.into());
-            }
-        }
-        let bytes = [
-            ("peak_allocated_bytes", self.peak_allocated_bytes),
-            ("peak_reserved_bytes", self.peak_reserved_bytes),
-            ("device_used_before_bytes", self.device_used_before_bytes),
-            ("device_used_after_bytes", self.device_used_after_bytes),
-            ("context_bytes", self.context_bytes),
-        ];
-        for (field, value) in bytes {
-            if let Some(v) = value {
-                p.range_f64(field, v, 0.0, MAX_MEASURED_BYTES);
-            }
-        }
+        self.check("", &mut p);
         if let (Some(allocated), Some(reserved)) =
             (self.peak_allocated_bytes, self.peak_reserved_bytes)
         {
@@ -136,36 +125,12 @@ impl Measurement {
                 );
             }
         }
-        if let Some(t) = self.step_time_s {
-            p.range_f64("step_time_s", t, f64::MIN_POSITIVE, MAX_STEP_S);
-        }
-        for (i, t) in self.step_times_s.iter().enumerate() {
-            p.range_f64(&format!("step_times_s[{i}]"), *t, 0.0, MAX_STEP_S);
-        }
-        if let Some(b) = self.max_batch {
-            p.range_u64("max_batch", b.into(), 0, MAX_BATCH.into());
-        }
-        for (i, point) in self.sweep.iter().enumerate() {
-            p.range_u64(
-                &format!("sweep[{i}].batch"),
-                point.batch.into(),
-                1,
-                MAX_BATCH.into(),
-            );
-        }
         p.0
     }
 }
 
-/// Largest byte figure accepted (1 PiB): far above any card, small enough to stay exact.
-const MAX_MEASURED_BYTES: f64 = (1u64 << 50) as f64;
-/// Longest step accepted, seconds (a day).
-const MAX_STEP_S: f64 = 86_400.0;
-
 /// Parses measurement JSON; errors name the field path, as `scenario_from_json` does.
 /// Every field may be missing or null (it takes its default); unknown fields are refused.
-/// Read by hand from a `serde_json::Value` rather than derived: the derived reader with
-/// field paths cost the web page ~12 kB of its download budget.
 pub fn measurement_from_json(text: &str) -> Result<Measurement, FieldError> {
     let value = json_object_value(
         text,
@@ -174,129 +139,11 @@ pub fn measurement_from_json(text: &str) -> Result<Measurement, FieldError> {
             expected: "one JSON object written by tools/measure.py",
         },
     )?;
-    let m = read_measurement(&value)?;
+    let m: Measurement = json::read_document(&value, "(measurement)")?;
     match m.validate().into_iter().next() {
         Some(error) => Err(error),
         None => Ok(m),
     }
-}
-
-fn read_measurement(value: &Value) -> Result<Measurement, FieldError> {
-    let r = Fields::new(
-        value,
-        String::new(),
-        &[
-            "note",
-            "synthetic",
-            "dry_run",
-            "device",
-            "model",
-            "batch",
-            "bands",
-            "patch",
-            "classes",
-            "precision",
-            "optimizer",
-            "checkpointing",
-            "warmup_steps",
-            "step_times_s",
-            "step_time_s",
-            "peak_allocated_bytes",
-            "peak_reserved_bytes",
-            "device_used_before_bytes",
-            "device_used_after_bytes",
-            "context_bytes",
-            "max_batch",
-            "sweep",
-        ],
-    )?;
-    let device = match r.get("device") {
-        None => DeviceInfo::default(),
-        Some(v) => {
-            let d = Fields::new(
-                v,
-                "device.".into(),
-                &["gpu_name", "total_memory_bytes", "driver", "cuda", "torch"],
-            )?;
-            DeviceInfo {
-                gpu_name: d.string("gpu_name")?,
-                total_memory_bytes: d.whole("total_memory_bytes", u64::MAX)?,
-                driver: d.string("driver")?,
-                cuda: d.string("cuda")?,
-                torch: d.string("torch")?,
-            }
-        }
-    };
-    let step_times_s = r
-        .list("step_times_s")?
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            v.as_f64()
-                .ok_or_else(|| r.error(&format!("step_times_s[{i}]"), v, "a number"))
-        })
-        .collect::<Result<_, _>>()?;
-    let sweep = r
-        .list("sweep")?
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let p = Fields::new(
-                v,
-                format!("sweep[{i}]."),
-                &["batch", "fits", "peak_allocated_bytes"],
-            )?;
-            Ok(SweepPoint {
-                batch: p.whole_u32("batch")?.unwrap_or(0),
-                fits: p.bool("fits")?.unwrap_or(false),
-                peak_allocated_bytes: p.number("peak_allocated_bytes")?,
-            })
-        })
-        .collect::<Result<_, FieldError>>()?;
-    let mut m = Measurement {
-        device,
-        step_times_s,
-        sweep,
-        precision: r.one_of("precision", &Precision::ALL, |p| p.id())?,
-        optimizer: r.one_of("optimizer", &Optimizer::ALL, |o| o.id())?,
-        checkpointing: r.bool("checkpointing")?,
-        ..Measurement::default()
-    };
-    // One call per type keeps the (download-size-sensitive) reader short; a missing
-    // field keeps the default.
-    r.set_each(
-        [("synthetic", &mut m.synthetic), ("dry_run", &mut m.dry_run)],
-        Fields::bool,
-    )?;
-    r.set_each(
-        [("note", &mut m.note), ("model", &mut m.model)],
-        Fields::string,
-    )?;
-    r.counts([
-        ("batch", &mut m.batch),
-        ("warmup_steps", &mut m.warmup_steps),
-    ])?;
-    let counts = [
-        ("bands", &mut m.bands),
-        ("patch", &mut m.patch),
-        ("classes", &mut m.classes),
-        ("max_batch", &mut m.max_batch),
-    ];
-    for (key, slot) in counts {
-        *slot = r.whole_u32(key)?;
-    }
-    let figures = [
-        ("step_time_s", &mut m.step_time_s),
-        ("peak_allocated_bytes", &mut m.peak_allocated_bytes),
-        ("peak_reserved_bytes", &mut m.peak_reserved_bytes),
-        ("device_used_before_bytes", &mut m.device_used_before_bytes),
-        ("device_used_after_bytes", &mut m.device_used_after_bytes),
-        ("context_bytes", &mut m.context_bytes),
-    ];
-    for (key, slot) in figures {
-        *slot = r.number(key)?;
-    }
-    Ok(m)
 }
 
 /// One figure, predicted and measured.

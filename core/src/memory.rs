@@ -26,19 +26,6 @@ use crate::problems::FieldError;
 use crate::report::MemoryBreakdown;
 use crate::scenario::{Scenario, MAX_BATCH};
 
-/// CUDA context plus PyTorch, cuDNN and cuBLAS kernels and handles, resident outside
-/// `torch.cuda.max_memory_allocated`. About 300 MB with CUDA lazy module loading
-/// (CUDA >= 11.7, pytorch PR 86509) plus cuDNN/cuBLAS handles on first use; other tools
-/// use 650 MB-1000 MiB. Calibrate it with a measurement (`tools/`).
-pub const DEFAULT_CUDA_CONTEXT_BYTES: u64 = 500 << 20;
-/// Caching-allocator rounding and fragmentation as a fraction of activations + transient.
-/// Rough default; `torch.cuda.max_memory_reserved / max_memory_allocated` on a real run
-/// is typically a few to ~15 % above 1.
-pub const DEFAULT_FRAGMENTATION: f64 = 0.05;
-/// Memory the driver keeps on the card (ECC reserve, display). 0 by default: the catalog
-/// gives physical memory; set it from `nvidia-smi` (total - usable) for your box.
-pub const DEFAULT_DRIVER_RESERVED_BYTES: u64 = 0;
-
 /// Kept activations with sqrt(L) segment checkpointing (`checkpoint_sequential` with
 /// ceil(sqrt(L)) segments) at `batch`: each segment's input is kept, and during backward
 /// one segment at a time is recomputed and keeps its own tensors. The loss keeps its

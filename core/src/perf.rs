@@ -25,71 +25,16 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::assumptions::PerfAssumptions;
+
+use crate::choices::{Optimizer, ParallelMode, Precision};
 use crate::cost::{CostReport, Usage};
 use crate::dataset::dataset_by_id;
 use crate::gpu::GpuSpec;
-use crate::problems::Problems;
 use crate::report::LayerReport;
-use crate::scaling::{BackwardSlice, ScalingAssumptions, ScalingReport, StepCompute};
-use crate::scenario::{Optimizer, ParallelMode, Precision, Scenario};
+use crate::scaling::{BackwardSlice, ScalingReport, StepCompute};
+use crate::scenario::Scenario;
 use crate::warning::Warning;
-
-/// Efficiency factors that cannot be derived. Every field is user-editable.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PerfAssumptions {
-    /// Fraction of peak a large conv/GEMM reaches. cuBLAS/cuDNN reach roughly 60-80 % of
-    /// the datasheet peak on large problems (NVIDIA "Matrix Multiplication Background"
-    /// guide; boost clocks are rarely sustained). Rough.
-    pub compute_efficiency: f64,
-    /// Work, in seconds at peak, at which a kernel reaches half of `compute_efficiency`.
-    /// It is also the least time a kernel with any work takes (ramp / efficiency, one
-    /// "wave" of thread blocks). 2 us puts a 1024^3 GEMM (2.1 GFLOP) on an A100's tensor
-    /// cores at about 54 % of peak and a 4096^3 one at 70 %, the shape of published cuBLAS
-    /// size sweeps. Rough calibration.
-    pub efficiency_ramp_s: f64,
-    /// Fraction of datasheet bandwidth streaming kernels reach (STREAM-like copies reach
-    /// 80-90 % on HBM and GDDR6/6X cards). Rough.
-    pub memory_efficiency: f64,
-    /// Least time one CUDA kernel costs, seconds: launch latency plus PyTorch's eager
-    /// dispatch per op (several microseconds each). Dominates tiny HSI patches at small
-    /// batch. Rough.
-    pub kernel_launch_s: f64,
-    /// Kernels one optimizer update launches; None = the default for the optimizer
-    /// (`default_optimizer_kernels`).
-    pub optimizer_kernels: Option<u32>,
-    pub scaling: ScalingAssumptions,
-}
-
-impl Default for PerfAssumptions {
-    fn default() -> Self {
-        PerfAssumptions {
-            compute_efficiency: 0.70,
-            efficiency_ramp_s: 2e-6,
-            memory_efficiency: 0.80,
-            kernel_launch_s: 5e-6,
-            optimizer_kernels: None,
-            scaling: ScalingAssumptions::default(),
-        }
-    }
-}
-
-impl PerfAssumptions {
-    pub fn validate(&self, p: &mut Problems) {
-        p.range_f64(
-            "perf.compute_efficiency",
-            self.compute_efficiency,
-            0.01,
-            1.0,
-        );
-        p.range_f64("perf.efficiency_ramp_s", self.efficiency_ramp_s, 0.0, 1e-2);
-        p.range_f64("perf.memory_efficiency", self.memory_efficiency, 0.01, 1.0);
-        p.range_f64("perf.kernel_launch_s", self.kernel_launch_s, 0.0, 1e-2);
-        if let Some(k) = self.optimizer_kernels {
-            p.range_u64("perf.optimizer_kernels", k.into(), 0, 100_000);
-        }
-        self.scaling.validate(p);
-    }
-}
 
 /// Kernels of one optimizer update with PyTorch's default `foreach` implementation, one
 /// launch per `_foreach_*` op (enough for models with fewer than ~100 parameter tensors).

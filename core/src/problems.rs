@@ -13,13 +13,13 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    /// The same error inside `prefix` (e.g. `layers[3].`); a whole-document error such as
-    /// `(layer)` becomes the prefix itself.
-    pub(crate) fn within(self, prefix: &str) -> FieldError {
-        let field = if self.field.starts_with('(') {
-            prefix.trim_end_matches('.').into()
-        } else {
-            format!("{prefix}{}", self.field)
+    /// The same error one level down, under `key` (a field name, or `[i]` for a list
+    /// element): `kernel` under `layers[3]` is `layers[3].kernel`.
+    pub fn at(self, key: &str) -> FieldError {
+        let field = match self.field.as_str() {
+            "" => key.into(),
+            f if f.starts_with('[') => format!("{key}{f}"),
+            f => format!("{key}.{f}"),
         };
         FieldError { field, ..self }
     }

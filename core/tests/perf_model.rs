@@ -3,6 +3,7 @@
 
 use hsi_gpu_core::dataset::{dataset_by_id, DATASETS};
 use hsi_gpu_core::gpu::{gpu_by_id, GpuSpec, NvLink, GPUS};
+use hsi_gpu_core::json::Check;
 use hsi_gpu_core::perf::{performance, PerfReport};
 use hsi_gpu_core::report::{LayerReport, Warning};
 use hsi_gpu_core::scaling::{pcie_x16_bytes_per_s, ring_allreduce_s};
@@ -459,13 +460,13 @@ fn assumptions_accept_partial_json_and_name_bad_fields() {
         kernel_launch_s: f64::NAN,
         ..PerfAssumptions::default()
     }
-    .validate(&mut problems);
+    .check("perf", &mut problems);
     CostAssumptions {
         card_price_usd: Some(-1.0),
         utilization: 1.5,
         ..CostAssumptions::default()
     }
-    .validate(&mut problems);
+    .check("cost", &mut problems);
     let fields: Vec<_> = problems.0.iter().map(|e| e.field.as_str()).collect();
     assert_eq!(
         fields,

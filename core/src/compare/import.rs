@@ -6,14 +6,14 @@
 //! serde_json stops nesting at 128 levels, and numbers out of a field's range fail to
 //! parse or fail validation.
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Comparison;
-use crate::graph::{read_model_spec, ModelSpec};
+use crate::graph::ModelSpec;
+use crate::json::{self, FromJson};
 use crate::problems::FieldError;
-use crate::scenario::{scenario_from_value, ModelChoice, Precision, Scenario, MAX_JSON_BYTES};
+use crate::scenario::{ModelChoice, Precision, Scenario, MAX_JSON_BYTES};
 
 /// One problem with imported text. `line` and `column` count from 1.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,95 +49,6 @@ fn position(e: &serde_json::Error) -> (Option<usize>, Option<usize>) {
     }
 }
 
-/// Largest document in which the field of a type error is searched for: each try of the
-/// search re-reads the document, so its cost grows with size x fields.
-const MAX_SEARCHED_BYTES: usize = 256 << 10;
-/// Most re-reads one search makes.
-const MAX_SEARCH_TRIES: usize = 2048;
-
-/// A step of a path into a JSON value, owned.
-#[derive(Clone, Debug, PartialEq)]
-enum OwnedStep {
-    Key(String),
-    Index(usize),
-}
-
-fn child<'v>(value: &'v Value, step: &OwnedStep) -> Option<&'v Value> {
-    match step {
-        OwnedStep::Key(k) => value.get(k),
-        OwnedStep::Index(i) => value.get(i),
-    }
-}
-
-fn child_mut<'v>(value: &'v mut Value, step: &OwnedStep) -> Option<&'v mut Value> {
-    match step {
-        OwnedStep::Key(k) => value.get_mut(k),
-        OwnedStep::Index(i) => value.get_mut(i),
-    }
-}
-
-/// `root` without the element `last` of the node at `path`.
-fn without(root: &Value, path: &[OwnedStep], last: &OwnedStep) -> Value {
-    let mut doc = root.clone();
-    let mut node = Some(&mut doc);
-    for step in path {
-        node = node.and_then(|n| child_mut(n, step));
-    }
-    match (node, last) {
-        (Some(Value::Object(m)), OwnedStep::Key(k)) => {
-            m.remove(k);
-        }
-        (Some(Value::Array(a)), OwnedStep::Index(i)) if *i < a.len() => {
-            a.remove(*i);
-        }
-        _ => {}
-    }
-    doc
-}
-
-/// Where in `root` a `T` fails to read: the deepest element whose removal makes the
-/// document read (every Scenario field has a default, so removing one is harmless).
-/// Stops where no single removal helps (a missing required field, two errors) and
-/// within `MAX_SEARCH_TRIES` re-reads.
-fn failing_path<T: DeserializeOwned>(root: &Value) -> Vec<OwnedStep> {
-    let mut path = Vec::new();
-    let mut tries = 0;
-    loop {
-        let Some(node) = path.iter().try_fold(root, |n, step| child(n, step)) else {
-            return path;
-        };
-        let children: Vec<OwnedStep> = match node {
-            Value::Object(m) => m.keys().cloned().map(OwnedStep::Key).collect(),
-            Value::Array(a) => (0..a.len()).map(OwnedStep::Index).collect(),
-            _ => return path,
-        };
-        let culprit = children.into_iter().find(|c| {
-            tries += 1;
-            tries <= MAX_SEARCH_TRIES
-                && serde_json::from_value::<T>(without(root, &path, c)).is_ok()
-        });
-        match culprit {
-            Some(c) => path.push(c),
-            None => return path,
-        }
-    }
-}
-
-fn path_text(path: &[OwnedStep]) -> String {
-    let mut out = String::new();
-    for step in path {
-        match step {
-            OwnedStep::Key(k) if out.is_empty() => out.push_str(k),
-            OwnedStep::Key(k) => {
-                out.push('.');
-                out.push_str(k);
-            }
-            OwnedStep::Index(i) => out.push_str(&format!("[{i}]")),
-        }
-    }
-    out
-}
-
 /// One JSON object as a `Value`; a syntax error has serde_json's position.
 fn parse_value(text: &str, what: &str) -> Result<Value, ImportError> {
     let unlocated = |error| ImportError {
@@ -165,40 +76,10 @@ fn parse_value(text: &str, what: &str) -> Result<Value, ImportError> {
     })
 }
 
-/// Reads a document with a hand-written reader, whose errors name their field: the
-/// error is placed on its line.
-fn read<T>(
-    text: &str,
-    what: &str,
-    reader: impl Fn(&Value) -> Result<T, FieldError>,
-) -> Result<T, ImportError> {
-    reader(&parse_value(text, what)?).map_err(|e| located(text, e, &[]))
-}
-
-/// Reads a document with serde's derived reader (a Comparison). Its errors do not say
-/// where they are, so a type error's field is found by `failing_path`.
-fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, ImportError> {
+/// Reads a document as a `T`; a field's error is placed on its line.
+fn read<T: FromJson>(text: &str, what: &str) -> Result<T, ImportError> {
     let value = parse_value(text, what)?;
-    serde_json::from_value(value.clone()).map_err(|e| {
-        let path = if text.len() <= MAX_SEARCHED_BYTES {
-            failing_path::<T>(&value)
-        } else {
-            Vec::new()
-        };
-        if path.is_empty() {
-            return ImportError {
-                error: document_error(e.to_string(), what),
-                line: None,
-                column: None,
-            };
-        }
-        let error = FieldError {
-            field: path_text(&path),
-            value: e.to_string(),
-            allowed: format!("a value of the documented type ({what}, see README)"),
-        };
-        located(text, error, &[])
-    })
+    json::read_document(&value, "(document)").map_err(|e| located(text, e, &[]))
 }
 
 /// One step of a field path: `layers[3].kernel` is Key(layers), Index(3), Key(kernel).
@@ -373,7 +254,7 @@ fn scenario_problems(s: &Scenario) -> Vec<FieldError> {
 /// A Scenario from JSON, checked as `estimate` checks it. Parsed like
 /// `scenario::scenario_from_json` (missing fields take their defaults), with positions.
 pub fn import_scenario(text: &str) -> Result<Scenario, Vec<ImportError>> {
-    let s = read(text, "a Scenario", scenario_from_value).map_err(|e| vec![e])?;
+    let s = read::<Scenario>(text, "a Scenario").map_err(|e| vec![e])?;
     let problems = scenario_problems(&s);
     if problems.is_empty() {
         Ok(s)
@@ -388,7 +269,7 @@ pub fn import_scenario(text: &str) -> Result<Scenario, Vec<ImportError>> {
 /// A Comparison (options and decision inputs) from JSON; every option's scenario is
 /// checked.
 pub fn import_comparison(text: &str) -> Result<Comparison, Vec<ImportError>> {
-    let c: Comparison = parse(text, "a Comparison").map_err(|e| vec![e])?;
+    let c: Comparison = read(text, "a Comparison").map_err(|e| vec![e])?;
     let mut errors: Vec<ImportError> = c
         .validate()
         .into_iter()
@@ -415,7 +296,7 @@ pub fn import_comparison(text: &str) -> Result<Comparison, Vec<ImportError>> {
 
 /// A custom model layer list (`ModelSpec` JSON), checked by analysing one sample.
 pub fn import_model_spec(text: &str) -> Result<ModelSpec, Vec<ImportError>> {
-    let spec = read(text, "a model layer list", read_model_spec).map_err(|e| vec![e])?;
+    let spec = read::<ModelSpec>(text, "a model layer list").map_err(|e| vec![e])?;
     match crate::analysis::analyze(&spec, 1, Precision::Fp32) {
         Ok(_) => Ok(spec),
         Err(mut e) => {
