@@ -25,10 +25,10 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use crate::choices::Precision;
 use crate::graph::{Activation, ModelSpec, Op};
 use crate::problems::FieldError;
-use crate::report::LayerReport;
-use crate::scenario::Precision;
+use serde::{Deserialize, Serialize};
 
 /// Largest per-sample element count of any tensor; keeps every product exact in u64/f64.
 pub const MAX_ELEMENTS_PER_SAMPLE: u64 = 1 << 40;
@@ -39,6 +39,35 @@ pub const MAX_PARAMS_PER_LAYER: u64 = 10_000_000_000_000;
 const FP32: u64 = 4;
 const INT64: u64 = 8;
 const MASK: u64 = 1;
+
+/// One layer, for the whole per-GPU batch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LayerReport {
+    pub name: String,
+    pub kind: String,
+    /// Per-sample output shape (no batch dimension).
+    pub output_shape: Vec<u64>,
+    pub params: u64,
+    /// Conv/linear/matmul FLOPs (multiply-add = 2) as torch.utils.flop_counter counts them.
+    pub fwd_flops: f64,
+    pub bwd_flops: f64,
+    /// Element-wise, normalisation and pooling FLOPs (forward; rough, for the roofline).
+    pub other_flops: f64,
+    /// Bytes the forward pass reads as inputs (compute dtype).
+    pub input_bytes: f64,
+    /// Bytes the forward pass writes.
+    pub output_bytes: f64,
+    /// Parameter bytes as the kernel reads them (compute dtype).
+    pub weight_bytes: f64,
+    /// Bytes autograd keeps for backward that this layer adds (tensors shared with an
+    /// earlier layer are counted there).
+    pub saved_bytes: f64,
+    /// Runs on tensor cores when the precision allows it (conv, linear, matmul).
+    pub tensor_core: bool,
+    /// CUDA kernels launched, forward and backward.
+    pub kernels_fwd: u32,
+    pub kernels_bwd: u32,
+}
 
 /// Everything `analyze` finds for one batch size.
 #[derive(Clone, Debug, PartialEq)]

@@ -27,11 +27,11 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::assumptions::PerfAssumptions;
 
+use crate::analysis::LayerReport;
 use crate::choices::{Optimizer, ParallelMode, Precision};
 use crate::cost::{CostReport, Usage};
 use crate::dataset::dataset_by_id;
-use crate::gpu::GpuSpec;
-use crate::report::LayerReport;
+use crate::gpu::{GpuSpec, PrecisionPeak};
 use crate::scaling::{BackwardSlice, ScalingReport, StepCompute};
 use crate::scenario::Scenario;
 use crate::warning::Warning;
@@ -187,7 +187,6 @@ pub struct PerfReport {
     pub epoch: EpochTime,
     pub scaling: ScalingReport,
     pub cost: CostReport,
-    pub warnings: Vec<Warning>,
 }
 
 /// Shortest micro-step the model reports, seconds: keeps rates finite for degenerate
@@ -335,25 +334,38 @@ fn micro_step(
     (time, backward)
 }
 
-/// The performance, scaling and cost model for a scenario on a card. `layers` are the
-/// analysis's per-layer figures for the whole per-GPU batch; `params` is the trainable
-/// parameter count. Every figure is finite and non-negative for a valid scenario.
-pub fn performance(
+/// One optimizer step on one card, before any communication: the first step of the
+/// performance walk (see `crate::performance`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OneCard {
+    /// The precision's compute roof and, when the card lacks its unit, why it falls back.
+    pub peak: PrecisionPeak,
+    pub layers: Vec<LayerPerf>,
+    /// Micro-step and optimizer times; the step itself comes with the scaling
+    /// (`step_time`).
+    pub time: StepTime,
+    pub step: StepCompute,
+    /// The whole optimizer step (all micro-steps and the update).
+    pub step_roofline: Roofline,
+    /// The step's FLOPs over its modelled time, FLOP/s.
+    pub step_achieved_flops: f64,
+}
+
+/// The step on one card: each layer's roofline and time, the micro-step, the optimizer
+/// update. `layers` are the analysis's per-layer figures for the whole per-GPU batch;
+/// `params` is the trainable parameter count.
+pub fn one_card(
     layers: &[LayerReport],
     params: u64,
     scenario: &Scenario,
     gpu: &GpuSpec,
-) -> PerfReport {
+) -> OneCard {
     let a = &scenario.perf;
-    let mut warnings = Vec::new();
     let peak = gpu.peak_flops(scenario.precision);
-    warnings.extend(peak.warning);
-    let peak_flops = peak.flops;
     let bandwidth = gpu.bandwidth_bytes_per_s;
-
     let layer_perfs: Vec<LayerPerf> = layers
         .iter()
-        .map(|l| layer_perf(l, peak_flops, gpu, a))
+        .map(|l| layer_perf(l, peak.flops, gpu, a))
         .collect();
 
     let (mut time, backward) = micro_step(layers, &layer_perfs, scenario);
@@ -364,7 +376,6 @@ pub fn performance(
         .unwrap_or_else(|| default_optimizer_kernels(scenario.optimizer));
     time.optimizer_s = (optimizer_bytes / (bandwidth * a.memory_efficiency))
         .max(f64::from(optimizer_kernels) * a.kernel_launch_s);
-
     let step = StepCompute {
         micro_step_s: time.micro_step_s,
         optimizer_s: time.optimizer_s,
@@ -372,30 +383,6 @@ pub fn performance(
         batch_per_gpu: scenario.batch_per_gpu.max(1),
         backward,
     };
-
-    let scaling = crate::scaling::scaling(&step, gpu, scenario.interconnect, &a.scaling);
-
-    let cards = scenario.cards.max(1);
-    let ddp = scenario.workload.mode == ParallelMode::Ddp;
-    let run_cards = if ddp { cards } else { 1 };
-    let one_card_step_s = step.compute_s();
-    match scaling.chosen_point(run_cards) {
-        Some(point) if ddp => {
-            time.allreduce_s = point.allreduce_s;
-            time.allreduce_exposed_s = point.allreduce_exposed_s;
-            time.step_s = point.step_s;
-        }
-        _ => time.step_s = one_card_step_s,
-    }
-    time.allreduce_share = time.allreduce_exposed_s / time.step_s;
-    time.samples_per_s_per_run = f64::from(run_cards) * step.samples_per_step() / time.step_s;
-    time.samples_per_s = if ddp {
-        time.samples_per_s_per_run
-    } else {
-        f64::from(cards) * time.samples_per_s_per_run
-    };
-
-    let epoch = epoch_time(scenario, run_cards, &time, &mut warnings);
 
     let recomputed_forwards = if scenario.checkpointing { 2.0 } else { 1.0 };
     let micro_step_total = |of: fn(&Roofline) -> f64| -> f64 {
@@ -408,50 +395,98 @@ pub fn performance(
     let step_roofline = Roofline::new(
         accum * micro_step_total(|r| r.flops),
         accum * micro_step_total(|r| r.bytes) + optimizer_bytes,
-        peak_flops,
+        peak.flops,
         bandwidth,
     );
-    let step_achieved_flops = step_roofline.flops / one_card_step_s;
-
-    let usage = Usage {
-        cards,
-        samples_per_s: time.samples_per_s,
-        run_s: epoch.total_s,
-        cards_per_run: run_cards,
-        concurrent_runs: if ddp { 1 } else { cards },
-        sweep_runs: scenario.workload.sweep_runs,
-    };
-    let cost = crate::cost::cost(&scenario.cost, gpu, &usage);
-    if !cost.card_price_known {
-        warnings.push(Warning::PriceUnknown {
-            gpu: gpu.name.into(),
-        });
-    }
-
-    PerfReport {
-        peak_flops,
-        fp32_flops: gpu.fp32_flops,
-        bandwidth_bytes_per_s: bandwidth,
-        ridge: peak_flops / bandwidth,
+    let step_achieved_flops = step_roofline.flops / step.compute_s();
+    OneCard {
+        peak,
         layers: layer_perfs,
+        time,
+        step,
         step_roofline,
         step_achieved_flops,
-        time,
-        epoch,
-        scaling,
-        cost,
-        warnings,
     }
 }
 
-/// One run's epoch on `run_cards` cards: a DistributedSampler gives each card
+/// Cards one run uses: all of them with DDP, one with parallel experiments.
+fn run_cards(scenario: &Scenario) -> u32 {
+    match scenario.workload.mode {
+        ParallelMode::Ddp => scenario.cards.max(1),
+        ParallelMode::ParallelExperiments => 1,
+    }
+}
+
+/// The scenario's step on its cards: the one-card step plus the exposed all-reduce of
+/// the chosen topology (DDP), and the throughput.
+pub fn step_time(one: &OneCard, scaling: &ScalingReport, scenario: &Scenario) -> StepTime {
+    let mut time = one.time.clone();
+    let cards = scenario.cards.max(1);
+    let ddp = scenario.workload.mode == ParallelMode::Ddp;
+    let run_cards = run_cards(scenario);
+    match scaling.chosen_point(run_cards) {
+        Some(point) if ddp => {
+            time.allreduce_s = point.allreduce_s;
+            time.allreduce_exposed_s = point.allreduce_exposed_s;
+            time.step_s = point.step_s;
+        }
+        _ => time.step_s = one.step.compute_s(),
+    }
+    time.allreduce_share = time.allreduce_exposed_s / time.step_s;
+    time.samples_per_s_per_run = f64::from(run_cards) * one.step.samples_per_step() / time.step_s;
+    time.samples_per_s = if ddp {
+        time.samples_per_s_per_run
+    } else {
+        f64::from(cards) * time.samples_per_s_per_run
+    };
+    time
+}
+
+/// What the cost model needs from the step and the epoch.
+pub fn usage(scenario: &Scenario, time: &StepTime, epoch: &EpochTime) -> Usage {
+    let cards = scenario.cards.max(1);
+    let ddp = scenario.workload.mode == ParallelMode::Ddp;
+    Usage {
+        cards,
+        samples_per_s: time.samples_per_s,
+        run_s: epoch.total_s,
+        cards_per_run: run_cards(scenario),
+        concurrent_runs: if ddp { 1 } else { cards },
+        sweep_runs: scenario.workload.sweep_runs,
+    }
+}
+
+impl PerfReport {
+    /// The performance figures of the walk's steps, in one report.
+    pub fn new(
+        one: OneCard,
+        gpu: &GpuSpec,
+        time: StepTime,
+        epoch: EpochTime,
+        scaling: ScalingReport,
+        cost: CostReport,
+    ) -> Self {
+        let bandwidth = gpu.bandwidth_bytes_per_s;
+        PerfReport {
+            peak_flops: one.peak.flops,
+            fp32_flops: gpu.fp32_flops,
+            bandwidth_bytes_per_s: bandwidth,
+            ridge: one.peak.flops / bandwidth,
+            layers: one.layers,
+            step_roofline: one.step_roofline,
+            step_achieved_flops: one.step_achieved_flops,
+            time,
+            epoch,
+            scaling,
+            cost,
+        }
+    }
+}
+
+/// One run's epoch on its cards: a DistributedSampler gives each card
 /// ceil(samples / cards) samples, batched without dropping the last partial batch.
-fn epoch_time(
-    scenario: &Scenario,
-    run_cards: u32,
-    time: &StepTime,
-    warnings: &mut Vec<Warning>,
-) -> EpochTime {
+pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warning>) -> EpochTime {
+    let run_cards = run_cards(scenario);
     let w = &scenario.workload;
     let Some(dataset) = dataset_by_id(&scenario.dataset) else {
         warnings.push(Warning::UnknownDataset {

@@ -4,7 +4,7 @@
 use hsi_gpu_core::dataset::{dataset_by_id, DATASETS};
 use hsi_gpu_core::gpu::{gpu_by_id, GpuSpec, NvLink, GPUS};
 use hsi_gpu_core::json::Check;
-use hsi_gpu_core::perf::{performance, PerfReport};
+use hsi_gpu_core::perf::PerfReport;
 use hsi_gpu_core::report::{LayerReport, Warning};
 use hsi_gpu_core::scaling::{pcie_x16_bytes_per_s, ring_allreduce_s};
 use hsi_gpu_core::scenario::{Interconnect, Optimizer, ParallelMode, Precision, Scenario};
@@ -83,7 +83,7 @@ fn params(layers: &[LayerReport]) -> u64 {
 }
 
 fn run(layers: &[LayerReport], s: &Scenario, gpu: &GpuSpec) -> PerfReport {
-    performance(layers, params(layers), s, gpu)
+    hsi_gpu_core::performance(layers, params(layers), s, gpu).0
 }
 
 /// Every f64 in the serialised report is finite and non-negative.

@@ -20,7 +20,6 @@ use serde_json::Value;
 
 use crate::json::{self, json_struct, Check, FromJson};
 
-use crate::gpu::GpuSpec;
 use crate::problems::{FieldError, Problems};
 use crate::scenario::{Interconnect, ParallelMode, Scenario};
 use decision::{Decision, DecisionInputs};
@@ -268,13 +267,6 @@ pub struct ComparisonReport {
     pub decision: Decision,
 }
 
-/// Usable card memory x (1 - headroom): the budget `memory::max_batch` searches within.
-pub fn memory_budget(s: &Scenario, gpu: &GpuSpec) -> f64 {
-    gpu.memory_bytes
-        .saturating_sub(s.memory.driver_reserved_bytes) as f64
-        * (1.0 - s.memory.headroom)
-}
-
 /// Administration hours per month the cost model charges for `cards` cards.
 fn ops_hours_per_month(s: &Scenario, cards: u32) -> f64 {
     s.cost.ops_hours_per_month
@@ -287,7 +279,7 @@ pub fn evaluate(s: &Scenario) -> Result<OptionResult, Vec<FieldError>> {
     let gpu = crate::gpu::gpu_by_id(&s.gpu).expect("estimate checked the GPU id");
     let perf = &report.perf;
     let cost = &perf.cost;
-    let budget = memory_budget(s, gpu);
+    let budget = report.memory.budget;
     let ddp = s.workload.mode == ParallelMode::Ddp;
     let price_known = cost.card_price_known;
     Ok(OptionResult {

@@ -15,9 +15,9 @@ mod transformer;
 pub mod unet;
 pub mod vit;
 
+use crate::choices::VitSize;
 use crate::graph::ModelSpec;
 use crate::problems::FieldError;
-use crate::scenario::VitSize;
 
 /// What a preset is built from.
 #[derive(Clone, Copy, Debug, PartialEq)]
