@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use hsi_gpu_core::measurement::{self, CalibrationReport, Comparison, Measurement, Term};
+use hsi_gpu_core::measurement::{self, CalibrationReport, Measurement, PredictedVsMeasured, Term};
 use hsi_gpu_core::{format, FieldError, Scenario};
 use yew::prelude::*;
 
@@ -115,7 +115,7 @@ fn term_row(t: &Term, lang: Lang) -> Html {
     }
 }
 
-fn comparison_view(source: &str, m: &Measurement, c: &Comparison, lang: Lang) -> Html {
+fn comparison_view(source: &str, m: &Measurement, c: &PredictedVsMeasured, lang: Lang) -> Html {
     let device = m.device.gpu_name.as_deref().unwrap_or("?");
     html! {
         <div class="measured-case" data-testid="measured-case">
