@@ -12,6 +12,7 @@
 pub mod decision;
 pub mod export;
 pub mod import;
+mod locate;
 pub mod presets;
 pub mod sensitivity;
 
