@@ -94,6 +94,43 @@ pub fn read_document<T: FromJson>(v: &Value, whole: &str) -> Result<T, FieldErro
     })
 }
 
+/// Largest JSON document accepted (a custom model of thousands of layers fits easily).
+pub const MAX_JSON_BYTES: usize = 4 << 20;
+
+/// What a JSON document is, for the errors `json_object_value` gives.
+pub struct JsonDocument {
+    /// Field name for errors about the document as a whole, e.g. "(document)".
+    pub field: &'static str,
+    /// What the document must be, e.g. "one JSON object: a Scenario".
+    pub expected: &'static str,
+}
+
+impl JsonDocument {
+    fn error(&self, value: String, allowed: String) -> FieldError {
+        FieldError {
+            field: self.field.into(),
+            value,
+            allowed,
+        }
+    }
+}
+
+/// One JSON object as a `serde_json::Value`, for documents read field by field (their
+/// errors name the field path). A syntax error has serde_json's line and column;
+/// documents over `MAX_JSON_BYTES` and other JSON values are refused.
+pub fn json_object_value(text: &str, doc: &JsonDocument) -> Result<Value, FieldError> {
+    if text.len() > MAX_JSON_BYTES {
+        return Err(doc.error(
+            format!("{} bytes", text.len()),
+            format!("at most {MAX_JSON_BYTES} bytes of JSON"),
+        ));
+    }
+    if !text.trim_start().starts_with('{') {
+        return Err(doc.error("not a JSON object".into(), doc.expected.into()));
+    }
+    serde_json::from_str(text).map_err(|e| doc.error(e.to_string(), doc.expected.into()))
+}
+
 /// A field's value: the one read, else its default, else (no default) an error.
 macro_rules! or_default {
     ($got:expr, $key:expr) => {

@@ -10,6 +10,7 @@ pub use crate::assumptions::{MemoryAssumptions, Workload};
 pub use crate::choices::{Interconnect, Optimizer, ParallelMode, Precision, VitSize};
 use crate::graph::ModelSpec;
 use crate::json::{self, json_struct, Check, FromJson};
+pub use crate::json::{json_object_value, JsonDocument, MAX_JSON_BYTES};
 pub use crate::problems::{FieldError, Problems};
 
 /// Which model: a zoo preset with its options, or a custom layer list, told apart by
@@ -140,43 +141,6 @@ impl Scenario {
         }
         p.0
     }
-}
-
-/// Largest Scenario JSON accepted (a custom model of thousands of layers fits easily).
-pub const MAX_JSON_BYTES: usize = 4 << 20;
-
-/// What a JSON document is, for the errors `json_object_value` gives.
-pub struct JsonDocument {
-    /// Field name for errors about the document as a whole, e.g. "(document)".
-    pub field: &'static str,
-    /// What the document must be, e.g. "one JSON object: a Scenario".
-    pub expected: &'static str,
-}
-
-impl JsonDocument {
-    fn error(&self, value: String, allowed: String) -> FieldError {
-        FieldError {
-            field: self.field.into(),
-            value,
-            allowed,
-        }
-    }
-}
-
-/// One JSON object as a `serde_json::Value`, for documents read field by field (their
-/// errors name the field path). A syntax error has serde_json's line and column;
-/// documents over `MAX_JSON_BYTES` and other JSON values are refused.
-pub fn json_object_value(text: &str, doc: &JsonDocument) -> Result<Value, FieldError> {
-    if text.len() > MAX_JSON_BYTES {
-        return Err(doc.error(
-            format!("{} bytes", text.len()),
-            format!("at most {MAX_JSON_BYTES} bytes of JSON"),
-        ));
-    }
-    if !text.trim_start().starts_with('{') {
-        return Err(doc.error("not a JSON object".into(), doc.expected.into()));
-    }
-    serde_json::from_str(text).map_err(|e| doc.error(e.to_string(), doc.expected.into()))
 }
 
 /// Parses Scenario JSON; a missing field takes its default.

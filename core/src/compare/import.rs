@@ -11,9 +11,10 @@ use serde_json::Value;
 
 use super::Comparison;
 use crate::graph::ModelSpec;
+use crate::json::MAX_JSON_BYTES;
 use crate::json::{self, FromJson};
 use crate::problems::FieldError;
-use crate::scenario::{ModelChoice, Precision, Scenario, MAX_JSON_BYTES};
+use crate::scenario::{ModelChoice, Precision, Scenario};
 
 use super::locate::{line_column, locate, path_steps, top_level_keys, Step};
 

@@ -24,11 +24,9 @@ pub use calibrate::{calibrate, CalibrationReport, Fitted, NotFitted};
 pub use compare::{compare, mean_abs_errors, Note, PredictedVsMeasured, Term};
 
 use crate::choices::{Optimizer, Precision};
-use crate::json::{self, json_struct, Check};
+use crate::json::{self, json_object_value, json_struct, Check, JsonDocument};
 use crate::problems::{FieldError, Problems};
-use crate::scenario::{
-    json_object_value, JsonDocument, MAX_BANDS, MAX_BATCH, MAX_CLASSES, MAX_PATCH,
-};
+use crate::scenario::{MAX_BANDS, MAX_BATCH, MAX_CLASSES, MAX_PATCH};
 
 json_struct! {
     /// The card and software a measurement ran on, as PyTorch reports them.
