@@ -28,8 +28,8 @@ use yew::TargetCast;
 
 use chart::CompareBars;
 
-use crate::components::io;
 use crate::i18n::{interconnect_name, Lang};
+use crate::platform::files;
 use text::{condition_phrase, flip_sentence, metric_name, mode_name, priority_name, C};
 
 /// Prints the comparison alone, on one page.
@@ -610,7 +610,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
         let import_text = import_text.clone();
         Callback::from(move |e: InputEvent| {
             let target: Option<JsValue> = e.target().map(Into::into);
-            import_text.set(target.map(|t| io::value_of(&t)).unwrap_or_default());
+            import_text.set(target.map(|t| files::value_of(&t)).unwrap_or_default());
         })
     };
     let run_import = {
@@ -640,7 +640,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
         Callback::from(move |e: Event| {
             let (run_import, import_text) = (run_import.clone(), import_text.clone());
             if let Some(target) = e.target() {
-                io::read_chosen_files(target.into(), move |_, text| {
+                files::read_chosen_files(target.into(), move |_, text| {
                     import_text.set(text.clone());
                     run_import(text);
                 });
@@ -654,7 +654,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
             let json =
                 serde_json::to_value(&*comparison).and_then(|v| serde_json::to_string_pretty(&v));
             if let Ok(json) = json {
-                io::download_text("hsi-gpu-comparison.json", "application/json", &json);
+                files::download_text("hsi-gpu-comparison.json", "application/json", &json);
             }
         })
     };
@@ -662,11 +662,11 @@ pub fn CompareView(props: &CompareProps) -> Html {
         let report = report.clone();
         Callback::from(move |_: MouseEvent| {
             if let Ok(r) = &*report {
-                io::download_text("hsi-gpu-comparison.csv", "text/csv", &results_csv(r));
+                files::download_text("hsi-gpu-comparison.csv", "text/csv", &results_csv(r));
             }
         })
     };
-    let on_print = Callback::from(|_: MouseEvent| io::print_page());
+    let on_print = Callback::from(|_: MouseEvent| files::print_page());
 
     let body = match &*report {
         Ok(r) => {
