@@ -3,6 +3,29 @@
 //! One file per kind: `strings` (the UI's fixed texts), `names` (the Scenario's values and
 //! fields), `sentences` (texts with figures), `remarks` (the core's notes and warnings).
 
+/// Declares a string enum whose keys each carry both texts, e.g.
+/// `texts! { enum T; Title => "HSI GPU Planner", "高光谱 GPU 规划器"; }`, read with
+/// `T::Title.get(lang)`; `T::ALL` lists the keys for the tests.
+macro_rules! texts {
+    ($(#[$meta:meta])* enum $name:ident; $($key:ident => $en:literal, $zh:literal;)*) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name { $($key),* }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$key),*];
+
+            pub fn get(self, lang: $crate::i18n::Lang) -> &'static str {
+                use $crate::i18n::Lang;
+                match (self, lang) {
+                    $(($name::$key, Lang::En) => $en, ($name::$key, Lang::Zh) => $zh,)*
+                }
+            }
+        }
+    };
+}
+pub(crate) use texts;
+
 mod names;
 mod remarks;
 mod sentences;

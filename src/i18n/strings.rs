@@ -1,26 +1,8 @@
 //! The UI's fixed texts, each key with both languages.
 
-use super::Lang;
-
-macro_rules! texts {
-    ($($key:ident => $en:literal, $zh:literal;)*) => {
-        /// A UI string.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum T { $($key),* }
-
-        impl T {
-            pub const ALL: &'static [T] = &[$(T::$key),*];
-
-            pub fn get(self, lang: Lang) -> &'static str {
-                match (self, lang) {
-                    $((T::$key, Lang::En) => $en, (T::$key, Lang::Zh) => $zh,)*
-                }
-            }
-        }
-    };
-}
-
 texts! {
+    /// A UI string.
+    enum T;
     Title => "HSI GPU Planner", "高光谱 GPU 规划器";
     Tagline => "Will this hyperspectral model fit on this GPU, how fast does it train, how does it scale and what does it cost?",
         "这个高光谱模型能否放进这块 GPU？训练多快？多卡如何扩展？成本多少？";
@@ -164,6 +146,7 @@ texts! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::i18n::Lang;
 
     #[test]
     fn every_string_exists_in_both_languages() {
