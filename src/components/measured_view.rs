@@ -10,8 +10,8 @@ use hsi_gpu_core::measurement::{self, CalibrationReport, Measurement, PredictedV
 use hsi_gpu_core::{format, FieldError, Scenario};
 use yew::prelude::*;
 
-use crate::components::io;
 use crate::i18n::{self, Lang, T};
+use crate::platform::files;
 use crate::state::Action;
 use crate::Store;
 
@@ -228,7 +228,7 @@ pub fn MeasuredView() -> Html {
         Callback::from(move |e: Event| {
             let load = load.clone();
             if let Some(target) = e.target() {
-                io::read_chosen_files(target.into(), move |source, text| {
+                files::read_chosen_files(target.into(), move |source, text| {
                     load.dispatch(Load::Text { source, text })
                 });
             }
@@ -237,7 +237,7 @@ pub fn MeasuredView() -> Html {
     let on_paste = {
         let pasted = pasted.clone();
         Callback::from(move |e: InputEvent| {
-            pasted.set(e.target().map(|t| io::value_of(&t)).unwrap_or_default())
+            pasted.set(e.target().map(|t| files::value_of(&t)).unwrap_or_default())
         })
     };
     let on_load_pasted = {
