@@ -121,6 +121,24 @@ impl GpuSpec {
         }
     }
 
+    /// Last-level (L2) cache, bytes, from the architecture whitepapers (GA102: 6 MB;
+    /// GA104 and TU104: 4 MB; GV100: 6 MB; GA100: 40 MB; GH100: 50 MB; AD102 as cut for the
+    /// 4090: 72 MB, for the RTX 6000 Ada / L40S: 96 MB; AD103: 64 MB; AD104: 48 MB;
+    /// GB202 as cut for the 5090: 96 MB).
+    pub fn l2_bytes(&self) -> f64 {
+        let mb = match self.id {
+            "rtx_4090" => 72.0,
+            "rtx_4080" => 64.0,
+            "rtx_5090" | "rtx_6000_ada" | "l40s" => 96.0,
+            "l4" => 48.0,
+            "rtx_a4000" | "t4" => 4.0,
+            id if id.starts_with("a100") => 40.0,
+            id if id.starts_with("h100") => 50.0,
+            _ => 6.0,
+        };
+        mb * (1u64 << 20) as f64
+    }
+
     /// Ridge point (FLOP per byte) of the roofline for a precision.
     pub fn ridge(&self, precision: Precision) -> f64 {
         self.peak_flops(precision).flops / self.bandwidth_bytes_per_s

@@ -1,0 +1,240 @@
+//! The host side of a training step: what the CPU spends per step in PyTorch's eager
+//! mode while the GPU runs asynchronously.
+//!
+//! Per step: every layer's forward is a Python module call plus one dispatch and launch
+//! per kernel (`op_forward_s`; a view still costs one dispatch); every backward kernel
+//! is one autograd node plus its launch (`op_backward_s`); the loss adds its own ops;
+//! the optimizer costs per parameter tensor (a `for` loop of single-tensor ops, or
+//! `_foreach_*` ops over lists); each step also zeroes the gradients, syncs on
+//! `loss.item()` and runs the Python loop (`step_fixed_s`). Autocast adds a cast of
+//! every weight a tensor-core layer reads and GradScaler its unscale/check/update ops.
+//!
+//! All figures are for one reference desktop core (the `workstation` class) and scale
+//! with the CPU class's `single_thread` factor. Sources: PyTorch eager overhead is a few
+//! microseconds per op in the dispatcher plus Python and `cudaLaunchKernel`
+//! (horace.io/brrr_intro.html "overhead"; dev-discuss.pytorch.org/t/110: 64 small
+//! `nn.Linear` layers run ~2x slower eager than raw cuBLAS); optimizer loops: PyTorch
+//! 2.0 made `foreach=True` the CUDA default because the per-tensor loop was
+//! launch-bound (torch.optim docs, "Algorithms": foreach and fused implementations).
+//! Rough; editable.
+
+use serde::{Deserialize, Serialize};
+
+/// Named classes of host CPU. Editable through `HostAssumptions`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CpuClass {
+    /// A laptop CPU: lower sustained single-thread speed, 8 cores.
+    Laptop,
+    /// A current desktop / workstation CPU (the reference), 16 cores.
+    #[default]
+    Workstation,
+    /// A dual-socket server: lower clock per core than a desktop, 64 cores.
+    Server,
+}
+
+impl CpuClass {
+    pub const ALL: [CpuClass; 3] = [CpuClass::Laptop, CpuClass::Workstation, CpuClass::Server];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            CpuClass::Laptop => "laptop",
+            CpuClass::Workstation => "workstation",
+            CpuClass::Server => "server",
+        }
+    }
+
+    /// Seconds per unit of reference single-thread work (1 = the workstation), and the
+    /// cores available to data loading. Laptop chips sustain ~25 % lower clocks than
+    /// desktop ones under load; server cores run at 2-3.5 GHz against 5 GHz desktop
+    /// boost (vendor spec sheets). Rough.
+    pub fn profile(self) -> CpuProfile {
+        match self {
+            CpuClass::Laptop => CpuProfile {
+                single_thread: 1.3,
+                cores: 8,
+            },
+            CpuClass::Workstation => CpuProfile {
+                single_thread: 1.0,
+                cores: 16,
+            },
+            CpuClass::Server => CpuProfile {
+                single_thread: 1.25,
+                cores: 64,
+            },
+        }
+    }
+}
+
+/// What a CPU class means for the step.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CpuProfile {
+    /// Time factor on host work relative to the reference core (higher = slower).
+    pub single_thread: f64,
+    pub cores: u32,
+}
+
+/// Host costs on the reference core, seconds. Every field is user-editable.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HostAssumptions {
+    /// Per forward kernel (and per layer that launches none): module call, dispatch,
+    /// launch.
+    pub op_forward_s: f64,
+    /// Per backward kernel: autograd node and launch.
+    pub op_backward_s: f64,
+    /// Optimizer, per parameter tensor and per single-tensor op of the `for` loop.
+    pub optimizer_op_s: f64,
+    /// Optimizer, per parameter tensor and per `_foreach_*` op (list handling and the
+    /// multi-tensor launches amortised).
+    pub foreach_tensor_s: f64,
+    /// Optimizer uses `foreach` (PyTorch >= 2.0 default on CUDA).
+    pub foreach: bool,
+    /// `zero_grad()` drops the gradients (`set_to_none=True`, PyTorch >= 2.0 default)
+    /// instead of zeroing each one with a kernel.
+    pub zero_grad_to_none: bool,
+    /// Per step: zero_grad, `loss.item()` round trip, the Python loop and logging.
+    pub step_fixed_s: f64,
+    /// Once per run: CUDA context and library initialisation on the first CUDA call
+    /// with lazy module loading (CUDA >= 11.7, the default since PyTorch 2.0; pytorch
+    /// PR 86509). Counted in a run's time, not in a step's. Rough.
+    pub startup_s: f64,
+}
+
+impl Default for HostAssumptions {
+    fn default() -> Self {
+        HostAssumptions {
+            op_forward_s: 14e-6,
+            op_backward_s: 10e-6,
+            optimizer_op_s: 7e-6,
+            foreach_tensor_s: 0.4e-6,
+            foreach: true,
+            zero_grad_to_none: true,
+            step_fixed_s: 150e-6,
+            startup_s: 0.5,
+        }
+    }
+}
+
+/// First-CUDA-call startup without lazy module loading (CUDA < 11.7: every kernel of
+/// the PyTorch and cuDNN/cuBLAS binaries is loaded up front), seconds. Rough: seconds on
+/// desktop GPUs (pytorch PR 86509 and issue 107667 discuss the load).
+pub const EAGER_LOADING_STARTUP_S: f64 = 2.5;
+
+/// Single-tensor ops per parameter tensor in one optimizer step (`for` loop), counted
+/// from torch/optim/sgd.py and adam.py `_single_tensor_*` (Adam: step count, two
+/// moment updates, bias corrections, sqrt, div, add, addcdiv, ...).
+pub fn optimizer_ops_per_tensor(states: u64, decoupled_decay: bool) -> f64 {
+    match states {
+        0 => 1.0,
+        1 => 3.0,
+        _ => 10.0 + if decoupled_decay { 1.0 } else { 0.0 },
+    }
+}
+
+/// What the host must issue for one optimizer step on one card.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HostWork {
+    /// Forward host ops over all layers and the loss (see the module doc).
+    pub forward_ops: f64,
+    pub backward_ops: f64,
+    pub param_tensors: f64,
+    /// Single-tensor ops per parameter tensor of the optimizer (`optimizer_ops_per_tensor`)
+    /// and `_foreach_*` ops of one step.
+    pub optimizer_ops_per_tensor: f64,
+    pub foreach_ops: f64,
+    /// Extra ops per step that autocast / GradScaler add (weight casts, unscale, check).
+    pub amp_ops: f64,
+    pub accum_steps: u32,
+}
+
+/// Host seconds of one optimizer step (dispatch only; input pipeline apart). `fixed_s`
+/// holds zero_grad and the per-step Python work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostTime {
+    pub forward_s: f64,
+    pub backward_s: f64,
+    pub optimizer_s: f64,
+    pub fixed_s: f64,
+    pub total_s: f64,
+}
+
+pub fn host_time(w: &HostWork, a: &HostAssumptions, cpu: CpuProfile) -> HostTime {
+    let k = cpu.single_thread;
+    let accum = f64::from(w.accum_steps.max(1));
+    let forward_s = k * accum * (w.forward_ops + w.amp_ops) * a.op_forward_s;
+    let backward_s = k * accum * w.backward_ops * a.op_backward_s;
+    let optimizer_s = k
+        * w.param_tensors
+        * if a.foreach {
+            w.foreach_ops * a.foreach_tensor_s
+        } else {
+            w.optimizer_ops_per_tensor * a.optimizer_op_s
+        }
+        + k * w.foreach_ops * a.op_forward_s;
+    let zeroing = if a.zero_grad_to_none {
+        0.0
+    } else {
+        w.param_tensors * a.optimizer_op_s
+    };
+    let fixed_s = k * (a.step_fixed_s + zeroing);
+    HostTime {
+        forward_s,
+        backward_s,
+        optimizer_s,
+        fixed_s,
+        total_s: forward_s + backward_s + optimizer_s + fixed_s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn work() -> HostWork {
+        HostWork {
+            forward_ops: 100.0,
+            backward_ops: 150.0,
+            param_tensors: 40.0,
+            optimizer_ops_per_tensor: 10.0,
+            foreach_ops: 8.0,
+            amp_ops: 0.0,
+            accum_steps: 1,
+        }
+    }
+
+    #[test]
+    fn slower_cpu_classes_take_longer() {
+        let a = HostAssumptions::default();
+        let t = |c: CpuClass| host_time(&work(), &a, c.profile()).total_s;
+        assert!(t(CpuClass::Laptop) > t(CpuClass::Workstation));
+        assert!(t(CpuClass::Server) > t(CpuClass::Workstation));
+    }
+
+    #[test]
+    fn the_for_loop_optimizer_costs_more_than_foreach() {
+        let mut a = HostAssumptions::default();
+        let cpu = CpuClass::Workstation.profile();
+        let foreach = host_time(&work(), &a, cpu).optimizer_s;
+        a.foreach = false;
+        let looped = host_time(&work(), &a, cpu).optimizer_s;
+        assert!(looped > 5.0 * foreach, "{looped} vs {foreach}");
+    }
+
+    #[test]
+    fn accumulation_repeats_forward_and_backward_not_the_optimizer() {
+        let a = HostAssumptions::default();
+        let cpu = CpuClass::Workstation.profile();
+        let one = host_time(&work(), &a, cpu);
+        let four = host_time(
+            &HostWork {
+                accum_steps: 4,
+                ..work()
+            },
+            &a,
+            cpu,
+        );
+        assert!((four.forward_s / one.forward_s - 4.0).abs() < 1e-12);
+        assert!((four.backward_s / one.backward_s - 4.0).abs() < 1e-12);
+        assert_eq!(four.optimizer_s, one.optimizer_s);
+    }
+}
