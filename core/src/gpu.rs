@@ -10,9 +10,12 @@
 //! - NVLink bandwidth is the datasheet's total: both directions added (a 3090 bridge's
 //!   "112.5 GB/s" is 56.25 GB/s each way). The ring all-reduce model uses one direction.
 //! - `pcie_p2p`: whether the driver allows peer-to-peer DMA between two such cards over
-//!   PCIe. NVIDIA disabled it on GeForce 40-series and the RTX 5090, so NCCL stages
-//!   every transfer through host memory there (facts.md; NCCL issue reports of
-//!   `NCCL_P2P_DISABLE` behaviour on 4090 boxes).
+//!   PCIe. GeForce cards do not get it: `p2pBandwidthLatencyTest` on an 8x RTX 3090
+//!   PCIe server reports "CANNOT Access Peer" for every pair (NVIDIA/nccl issue 1127;
+//!   efeslab/Nanoflow issue 22: "3090 does not support peer access"), and NVIDIA
+//!   disabled it on the 40-series and the RTX 5090 (facts.md; NCCL issue reports of
+//!   `NCCL_P2P_DISABLE` behaviour on 4090 boxes). NCCL then stages every transfer through
+//!   host memory. A 3090 pair on an NVLink bridge talks over the bridge.
 
 use serde::Serialize;
 
@@ -217,8 +220,8 @@ const fn card(
 
 #[rustfmt::skip]
 pub static GPUS: &[GpuSpec] = &[
-    card("rtx_3090", "RTX 3090", 24, "GDDR6X", 936.0, 35.6, Some(35.6), 71.0, true, GA102_BRIDGE, 4, true, 350.0, false, Some(1499.0), SRC_GEFORCE, &[]),
-    card("rtx_3090_ti", "RTX 3090 Ti", 24, "GDDR6X", 1008.0, 40.0, Some(40.0), 80.0, true, NvLink::None, 4, true, 450.0, false, Some(1999.0), SRC_GEFORCE, &["nvlink", "launch_price_usd"]),
+    card("rtx_3090", "RTX 3090", 24, "GDDR6X", 936.0, 35.6, Some(35.6), 71.0, true, GA102_BRIDGE, 4, false, 350.0, false, Some(1499.0), SRC_GEFORCE, &[]),
+    card("rtx_3090_ti", "RTX 3090 Ti", 24, "GDDR6X", 1008.0, 40.0, Some(40.0), 80.0, true, NvLink::None, 4, false, 450.0, false, Some(1999.0), SRC_GEFORCE, &["nvlink", "launch_price_usd"]),
     card("rtx_4080", "RTX 4080", 16, "GDDR6X", 716.8, 48.7, Some(48.7), 97.5, true, NvLink::None, 4, false, 320.0, false, Some(1199.0), SRC_GEFORCE, &[]),
     card("rtx_4090", "RTX 4090", 24, "GDDR6X", 1008.0, 82.6, Some(82.6), 165.2, true, NvLink::None, 4, false, 450.0, false, Some(1599.0), SRC_GEFORCE, &[]),
     card("rtx_5090", "RTX 5090", 32, "GDDR7", 1792.0, 104.8, Some(104.8), 209.5, true, NvLink::None, 5, false, 575.0, false, Some(1999.0), SRC_GEFORCE, &["tf32_flops", "fp16_tensor_flops", "pcie_p2p"]),

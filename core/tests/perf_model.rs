@@ -261,12 +261,22 @@ fn precision_peaks_fall_back_with_a_warning() {
     assert_eq!(a5500.peak_flops(Precision::Bf16).flops, 136.4e12);
 }
 
+/// GeForce cards have no peer-to-peer over PCIe (NVIDIA/nccl issue 1127 for the 3090);
+/// the professional cards of the same chips do.
 #[test]
-fn geforce_40_and_5090_have_no_pcie_p2p() {
-    for id in ["rtx_4080", "rtx_4090", "rtx_5090"] {
+fn geforce_cards_have_no_pcie_p2p() {
+    for id in [
+        "rtx_3090",
+        "rtx_3090_ti",
+        "rtx_4080",
+        "rtx_4090",
+        "rtx_5090",
+    ] {
         assert!(!gpu_by_id(id).unwrap().pcie_p2p, "{id}");
     }
-    assert!(gpu_by_id("rtx_3090").unwrap().pcie_p2p);
+    for id in ["rtx_a5500", "rtx_a6000", "rtx_6000_ada"] {
+        assert!(gpu_by_id(id).unwrap().pcie_p2p, "{id}");
+    }
 }
 
 #[test]
