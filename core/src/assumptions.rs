@@ -111,6 +111,15 @@ json_struct! {
         /// backward, e.g. TF1 tf_cnn_benchmarks). Exposed time =
         /// bucket-exposed + (1 - overlap) x (total - bucket-exposed).
         pub overlap: f64 [0.0, 1.0] = 1.0,
+        /// DDP's own cost per bucket and step beyond the all-reduce, seconds: the copies
+        /// into and out of the flat bucket, the NCCL launch, the reducer's hooks. Rough:
+        /// tens of microseconds.
+        pub bucket_overhead_s: f64 [0.0, 1e-2] = 60e-6,
+        /// Waiting for the slowest rank, as a fraction of the step per doubling of the
+        /// cards (clock, thermal and input jitter between ranks). Fitted on the
+        /// multi-card points of core/tests/fixtures/published_steps.json, where 1-card and
+        /// 2-8-card steps of the same run are 1-6 % apart with the all-reduce hidden.
+        pub straggler_fraction: f64 [0.0, 0.5] = 0.02,
     }
 }
 

@@ -171,6 +171,17 @@ pub fn allreduce(
     }
 }
 
+/// DDP's per-step cost beyond the all-reduce on `cards` cards: bucket handling and the
+/// wait for the slowest rank (`ScalingAssumptions::bucket_overhead_s`,
+/// `straggler_fraction`). Zero on one card.
+pub fn ddp_overhead_s(step: &StepCompute, cards: u32, a: &ScalingAssumptions) -> f64 {
+    if cards < 2 {
+        return 0.0;
+    }
+    buckets(&step.backward, a).len() as f64 * a.bucket_overhead_s
+        + a.straggler_fraction * f64::from(cards).log2() * step.compute_s()
+}
+
 /// One card count on one topology.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScalingPoint {

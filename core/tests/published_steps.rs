@@ -18,7 +18,8 @@ use hsi_gpu_core::host::{CpuClass, EAGER_LOADING_STARTUP_S};
 use hsi_gpu_core::perf::default_optimizer_kernels;
 use hsi_gpu_core::pipeline::PipelineConfig;
 use hsi_gpu_core::scaling::{
-    allreduce, ring_bus_bytes_per_s, BackwardSlice, ScalingAssumptions, StepCompute,
+    allreduce, ddp_overhead_s, ring_bus_bytes_per_s, BackwardSlice, DdpOverhead,
+    ScalingAssumptions, StepCompute,
 };
 use hsi_gpu_core::scenario::{Interconnect, ModelChoice, Optimizer, Precision, Scenario};
 use hsi_gpu_core::steptime::{step_time, StepBound, StepSetup, TimeAssumptions};
@@ -253,7 +254,8 @@ fn estimate(c: &Case, a: &TimeAssumptions) -> (f64, StepBound) {
             .collect(),
     };
     let comm = allreduce(&compute, p.cards, bus, &scaling);
-    (step.step_s + comm.exposed_s, step.bound)
+    let overhead = ddp_overhead_s(&compute, p.cards, &scaling);
+    (step.step_s + comm.exposed_s + overhead, step.bound)
 }
 
 struct Row {
