@@ -44,23 +44,28 @@ impl CpuClass {
         }
     }
 
-    /// Seconds per unit of reference single-thread work (1 = the workstation), and the
-    /// cores available to data loading. Laptop chips sustain ~25 % lower clocks than
-    /// desktop ones under load; server cores run at 2-3.5 GHz against 5 GHz desktop
-    /// boost (vendor spec sheets). Rough.
+    /// Seconds per unit of reference single-thread work (1 = the workstation), the
+    /// cores available to data loading, and how much slower a core gets when all are
+    /// busy. Laptop chips sustain ~25 % lower clocks than desktop ones under load;
+    /// server cores run at 2-3.5 GHz against 5 GHz desktop boost; all-core clocks sit
+    /// ~15 % under single-core boost on desktop parts, ~5 % on server parts (vendor spec
+    /// sheets: max boost vs all-core boost). Rough.
     pub fn profile(self) -> CpuProfile {
         match self {
             CpuClass::Laptop => CpuProfile {
                 single_thread: 1.3,
                 cores: 8,
+                all_core_slowdown: 0.25,
             },
             CpuClass::Workstation => CpuProfile {
                 single_thread: 1.0,
                 cores: 16,
+                all_core_slowdown: 0.15,
             },
             CpuClass::Server => CpuProfile {
                 single_thread: 1.25,
                 cores: 64,
+                all_core_slowdown: 0.05,
             },
         }
     }
@@ -72,6 +77,20 @@ pub struct CpuProfile {
     /// Time factor on host work relative to the reference core (higher = slower).
     pub single_thread: f64,
     pub cores: u32,
+    /// Extra time factor when every core is busy (all-core vs single-core clocks).
+    pub all_core_slowdown: f64,
+}
+
+impl CpuProfile {
+    /// The profile with `busy_threads` threads running: clocks drop towards the all-core
+    /// figure as the cores fill.
+    pub fn loaded(self, busy_threads: f64) -> CpuProfile {
+        let share = (busy_threads / f64::from(self.cores.max(1))).min(1.0);
+        CpuProfile {
+            single_thread: self.single_thread * (1.0 + self.all_core_slowdown * share),
+            ..self
+        }
+    }
 }
 
 /// Host costs on the reference core, seconds. Every field is user-editable.
@@ -208,6 +227,14 @@ mod tests {
         let t = |c: CpuClass| host_time(&work(), &a, c.profile()).total_s;
         assert!(t(CpuClass::Laptop) > t(CpuClass::Workstation));
         assert!(t(CpuClass::Server) > t(CpuClass::Workstation));
+    }
+
+    #[test]
+    fn busier_hosts_run_each_thread_slower() {
+        let cpu = CpuClass::Workstation.profile();
+        assert!(cpu.loaded(16.0).single_thread > cpu.loaded(2.0).single_thread);
+        assert_eq!(cpu.loaded(64.0), cpu.loaded(16.0));
+        assert!(cpu.loaded(1.0).single_thread > cpu.single_thread);
     }
 
     #[test]

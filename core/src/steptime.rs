@@ -173,16 +173,19 @@ pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &TimeAssumptions) -> StepBreak
         amp_ops: cast_layers + if s.grad_scaler { GRAD_SCALER_OPS } else { 0.0 },
         accum_steps: s.accum_steps,
     };
-    let host = host_time(&work, &a.host, s.cpu);
-
+    // Parallel runs share the host: fewer cores each, lower clocks with more busy.
     let runs = s.runs_per_host.max(1);
     let cores_per_run = s.cpu.cores / runs;
+    let workers = s.pipeline.num_workers.min(cores_per_run.saturating_sub(1));
+    let cpu = s.cpu.loaded(f64::from(runs * (1 + workers)));
+    let host = host_time(&work, &a.host, cpu);
+
     let input = input_time(
         &InputWork {
             batch: s.batch,
             sample_bytes: s.sample_bytes,
-            op_s: s.cpu.single_thread * a.host.op_forward_s,
-            single_thread: s.cpu.single_thread,
+            op_s: cpu.single_thread * a.host.op_forward_s,
+            single_thread: cpu.single_thread,
             spare_cores: cores_per_run.saturating_sub(1),
             pcie_bytes_per_s: pcie_x16_bytes_per_s(gpu.pcie_gen),
         },
