@@ -26,9 +26,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::LayerReport;
 use crate::gpu::GpuSpec;
 use crate::graph::Op;
-use crate::report::LayerReport;
 
 /// Channels per group at or below which a grouped convolution runs on CUDA cores
 /// (depthwise: 1).

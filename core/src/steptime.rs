@@ -11,12 +11,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::LayerReport;
 use crate::device::{device_layer, DeviceAssumptions, DeviceLayer, Maths, OpClass};
 use crate::gpu::GpuSpec;
 use crate::graph::Op;
 use crate::host::{host_time, CpuProfile, HostAssumptions, HostTime, HostWork};
 use crate::pipeline::{input_time, InputTime, InputWork, PipelineAssumptions, PipelineConfig};
-use crate::report::LayerReport;
 use crate::scaling::pcie_x16_bytes_per_s;
 
 /// What bounds a step.

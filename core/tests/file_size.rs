@@ -8,7 +8,8 @@ const MAX_LINES: usize = 600;
 /// Sources being split on other branches (issue 10); remove an entry once it is.
 const SPLIT_PENDING: [&str; 1] = ["tools/export_model.py"];
 
-/// Folders that hold no source of ours, or only tests and fixtures.
+/// Folders that hold no source of ours, or only tests and fixtures (hidden folders, such
+/// as a `tools/.venv`, are skipped too).
 const SKIPPED_DIRS: [&str; 8] = [
     "target",
     "node_modules",
@@ -25,7 +26,10 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if path.is_dir() {
-            if !SKIPPED_DIRS.contains(&name.as_str()) && !path.is_symlink() {
+            if !SKIPPED_DIRS.contains(&name.as_str())
+                && !name.starts_with('.')
+                && !path.is_symlink()
+            {
                 sources(&path, out);
             }
         } else if name.ends_with(".rs") || name.ends_with(".py") {

@@ -18,8 +18,7 @@ use hsi_gpu_core::host::{CpuClass, EAGER_LOADING_STARTUP_S};
 use hsi_gpu_core::perf::default_optimizer_kernels;
 use hsi_gpu_core::pipeline::PipelineConfig;
 use hsi_gpu_core::scaling::{
-    allreduce, ddp_overhead_s, ring_bus_bytes_per_s, BackwardSlice, DdpOverhead,
-    ScalingAssumptions, StepCompute,
+    allreduce, ddp_overhead_s, ring_bus_bytes_per_s, BackwardSlice, ScalingAssumptions, StepCompute,
 };
 use hsi_gpu_core::scenario::{Interconnect, ModelChoice, Optimizer, Precision, Scenario};
 use hsi_gpu_core::steptime::{step_time, StepBound, StepSetup, TimeAssumptions};

@@ -114,6 +114,13 @@ pub fn field_label(path: &str, lang: Lang) -> String {
             "All-reduce overlap with backward (0-1)",
             "All-reduce 与反向重叠程度（0-1）",
         )),
+        "perf.scaling.bucket_overhead_s" => {
+            Some(("DDP cost per bucket and step (s)", "DDP 每桶每步开销（秒）"))
+        }
+        "perf.scaling.straggler_fraction" => Some((
+            "Wait for the slowest card, per doubling (fraction of step)",
+            "等待最慢显卡的开销，每翻倍（占步长比例）",
+        )),
         "cost.card_price_usd" => Some((
             "Card price (USD; empty = catalog price)",
             "显卡单价（美元；留空用目录价）",
