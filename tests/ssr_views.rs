@@ -4,7 +4,7 @@
 mod ssr_support;
 
 use hsi_gpu_core::format;
-use hsi_gpu_core::scenario::{Interconnect, Precision};
+use hsi_gpu_core::scenario::{Interconnect, Precision, Scenario};
 use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
 use hsi_gpu_planner::components::layer_table::{LayerTable, LayerTableProps};
 use hsi_gpu_planner::components::memory_view::{MemoryView, MemoryViewProps};
@@ -118,7 +118,11 @@ async fn verdict_uses_the_core_figures_and_compares_topologies() {
 
 #[tokio::test]
 async fn roofline_plots_every_layer_with_work_and_the_step() {
-    let s = scenario();
+    // FP32 explicitly: the default is now PyTorch's (TF32 convolutions, a second roof).
+    let s = Scenario {
+        precision: Precision::Fp32,
+        ..scenario()
+    };
     let r = report(&s);
     let with_work = r
         .perf

@@ -18,21 +18,21 @@
 //!   and its weight gradient back in backward;
 //! - every kernel takes at least `kernel_min_s` on the GPU.
 //!
-//! Time per pass = max(compute, memory, kernels x kernel_min_s) with
+//! Time per pass = max(compute, memory, kernels x kernel_launch_s) with
 //! compute = (work + roof x ramp) / (roof x efficiency) and
 //! memory = bytes x passes / (bandwidth x memory_efficiency).
-//! The efficiencies are fitted on published training throughput
-//! (core/tests/published_steps.rs; the README has the fit and the held-out error).
+//! The efficiencies (`PerfAssumptions` and its `device` section) are fitted on published
+//! training throughput (core/tests/published_steps.rs; the README has the fit and the
+//! held-out error).
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::LayerReport;
-use crate::gpu::GpuSpec;
-use crate::graph::Op;
+pub use crate::analysis::{OpClass, GROUPED_CHANNELS};
 
-/// Channels per group at or below which a grouped convolution runs on CUDA cores
-/// (depthwise: 1).
-pub const GROUPED_CHANNELS: u64 = 8;
+use crate::analysis::LayerReport;
+use crate::assumptions::PerfAssumptions;
+use crate::choices::Precision;
+use crate::gpu::GpuSpec;
 
 /// The math unit conv and matmul run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,6 +91,18 @@ impl Maths {
         }
     }
 
+    /// How a scenario's precision runs on a card.
+    pub fn of(precision: Precision, gpu: &GpuSpec) -> Maths {
+        match precision {
+            Precision::TorchDefault => Maths::torch_default(gpu),
+            Precision::Fp32 => Maths::fp32(),
+            Precision::Tf32 => Maths::tf32(gpu),
+            Precision::AmpFp16 => Maths::half(true, true),
+            Precision::AmpBf16 => Maths::half(gpu.bf16, true),
+            Precision::Bf16 => Maths::half(gpu.bf16, false),
+        }
+    }
+
     /// 16-bit tensor cores (FP32 where the card lacks the format).
     pub fn half(has_format: bool, autocast: bool) -> Maths {
         let mode = if has_format {
@@ -106,124 +118,14 @@ impl Maths {
     }
 }
 
-/// The op classes the device model tells apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OpClass {
-    /// Linear, matmul, attention.
-    Gemm,
-    /// Dense 1-D/2-D convolution.
-    Conv,
-    Conv3d,
-    /// Depthwise or narrow grouped convolution.
-    Grouped,
-    Norm,
-    /// Activations, dropout, add, mul, concat, pools, upsampling, tokens.
-    Elementwise,
-    /// Views and copies of a view.
-    View,
-}
-
-pub fn op_class(op: &Op) -> OpClass {
-    match op {
-        Op::Conv {
-            out_channels,
-            groups,
-            ..
-        } if *groups > 1 && out_channels / groups <= GROUPED_CHANNELS => OpClass::Grouped,
-        Op::Conv { dims: 3, .. } => OpClass::Conv3d,
-        Op::Conv { .. } => OpClass::Conv,
-        Op::Linear { .. } | Op::Matmul | Op::Attention { .. } => OpClass::Gemm,
-        Op::BatchNorm | Op::LayerNorm | Op::GroupNorm { .. } => OpClass::Norm,
-        Op::Flatten | Op::Reshape { .. } | Op::Permute { .. } | Op::TakeToken { .. } => {
-            OpClass::View
-        }
-        Op::Act { .. }
-        | Op::Dropout { .. }
-        | Op::MaxPool { .. }
-        | Op::AvgPool { .. }
-        | Op::AdaptiveAvgPool { .. }
-        | Op::Upsample { .. }
-        | Op::Add
-        | Op::Mul
-        | Op::Concat { .. }
-        | Op::ClassToken
-        | Op::PositionEmbedding => OpClass::Elementwise,
-    }
-}
-
-/// Efficiencies and passes that cannot be derived. Every field is user-editable.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DeviceAssumptions {
-    /// Fraction of the tensor-core or FP32 peak large GEMMs reach (cuBLAS reaches
-    /// 60-80 % of datasheet peak on large problems: NVIDIA "Matrix Multiplication
-    /// Background" guide).
-    pub gemm_efficiency: f64,
-    /// Fraction of the tensor-core peak cuDNN's 1-D/2-D convolutions reach.
-    pub conv_efficiency: f64,
-    /// Fraction of the FP32 CUDA-core peak convolutions reach in FP32, counted in
-    /// direct-convolution FLOPs (cuDNN's Winograd and FFT kernels do fewer multiplies
-    /// for 3x3 kernels, so this may exceed what a GEMM reaches).
-    pub fp32_conv_efficiency: f64,
-    /// 3-D convolutions on tensor cores reach this fraction of what 2-D ones reach
-    /// (cuDNN's 3-D tensor-core kernels are far less tuned).
-    pub conv3d_tensor_factor: f64,
-    /// The same on FP32 CUDA cores.
-    pub conv3d_fp32_factor: f64,
-    /// Device-memory traffic of a convolution over its input + output + weights
-    /// (tiles re-read from memory, the weight-gradient pass reading both again).
-    pub conv_traffic: f64,
-    /// Passes over input and output of the NCHW <-> NHWC transposes around a
-    /// half-precision convolution (0 with `channels_last`).
-    pub transpose_passes: f64,
-    /// Passes over the N x heads x T x T scores of attention: forward (write, softmax
-    /// read and write, read by the second matmul, dropout) and backward.
-    pub attention_score_passes: f64,
-    /// Fraction of the FP32 peak depthwise / narrow grouped convolutions reach.
-    pub grouped_efficiency: f64,
-    /// Work, seconds at peak, at which a kernel reaches half its efficiency.
-    pub efficiency_ramp_s: f64,
-    /// Fraction of datasheet bandwidth streaming kernels reach.
-    pub memory_efficiency: f64,
-    /// Traffic factor of normalisation over input + output (forward) and its backward.
-    pub norm_passes: f64,
-    /// Tensors are channels_last (NHWC): no transposes around half-precision convs.
-    pub channels_last: bool,
-    /// Least GPU time of one kernel, seconds (launch gap and a wave of tiny blocks).
-    pub kernel_min_s: f64,
-    /// L2 bandwidth over device-memory bandwidth: the share of a layer's traffic that
-    /// its L2 can hold (L2 size / the layer's input + output + weights, at most 1) moves
-    /// this much faster.
-    pub l2_speedup: f64,
-}
-
-impl Default for DeviceAssumptions {
-    fn default() -> Self {
-        DeviceAssumptions {
-            gemm_efficiency: 0.58,
-            conv_efficiency: 0.81,
-            fp32_conv_efficiency: 0.95,
-            conv3d_tensor_factor: 0.14,
-            conv3d_fp32_factor: 0.53,
-            conv_traffic: 1.66,
-            transpose_passes: 1.76,
-            attention_score_passes: 24.0,
-            grouped_efficiency: 0.025,
-            efficiency_ramp_s: 2e-6,
-            memory_efficiency: 0.68,
-            norm_passes: 1.76,
-            channels_last: false,
-            kernel_min_s: 2.5e-6,
-            l2_speedup: 2.72,
-        }
-    }
-}
-
 /// One pass of one layer on the device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DevicePass {
     pub flops: f64,
+    /// Bytes the pass moves in the model (class passes, transposes, casts included).
     pub bytes: f64,
+    /// The textbook minimum: each tensor read or written once (the roofline's bytes).
+    pub min_bytes: f64,
     pub kernels: u32,
     /// Roof of the unit the class runs on, FLOP/s.
     pub roof_flops: f64,
@@ -260,11 +162,11 @@ struct Unit {
 
 fn pass(
     flops: f64,
-    bytes: f64,
+    (min_bytes, bytes): (f64, f64),
     kernels: u32,
     u: &Unit,
     gpu: &GpuSpec,
-    a: &DeviceAssumptions,
+    a: &PerfAssumptions,
 ) -> DevicePass {
     let Unit {
         roof_flops,
@@ -273,7 +175,7 @@ fn pass(
     } = *u;
     // A pass that launches nothing (a view) does no work.
     let runs = if kernels > 0 { 1.0 } else { 0.0 };
-    let (flops, bytes) = (runs * flops, runs * bytes);
+    let (flops, bytes, min_bytes) = (runs * flops, runs * bytes, runs * min_bytes);
     let ramp = roof_flops * a.efficiency_ramp_s;
     let (efficiency, compute_s) = if flops > 0.0 {
         (
@@ -283,12 +185,13 @@ fn pass(
     } else {
         (efficiency, 0.0)
     };
-    let memory_s = bytes * (1.0 - l2_share + l2_share / a.l2_speedup)
+    let memory_s = bytes * (1.0 - l2_share + l2_share / a.device.l2_speedup)
         / (gpu.bandwidth_bytes_per_s * a.memory_efficiency);
-    let floor_s = f64::from(kernels) * a.kernel_min_s;
+    let floor_s = f64::from(kernels) * a.kernel_launch_s;
     DevicePass {
         flops,
         bytes,
+        min_bytes,
         kernels,
         roof_flops,
         efficiency,
@@ -302,24 +205,23 @@ fn pass(
 /// Device time of one layer's forward and backward for the whole per-GPU batch.
 pub fn device_layer(
     l: &LayerReport,
-    op: &Op,
-    batch: f64,
     maths: Maths,
     gpu: &GpuSpec,
-    a: &DeviceAssumptions,
+    a: &PerfAssumptions,
 ) -> DeviceLayer {
-    let class = op_class(op);
+    let d = &a.device;
+    let class = l.class;
     let (roof_flops, efficiency) = match class {
         OpClass::Gemm => {
             let mode = maths.matmul;
-            (roof(gpu, mode), a.gemm_efficiency)
+            (roof(gpu, mode), a.compute_efficiency)
         }
         OpClass::Conv | OpClass::Conv3d => {
             let rate = |mode: MathMode| {
                 let (base, factor_3d) = if mode == MathMode::Fp32 {
-                    (a.fp32_conv_efficiency, a.conv3d_fp32_factor)
+                    (d.fp32_conv_efficiency, d.conv3d_fp32_factor)
                 } else {
-                    (a.conv_efficiency, a.conv3d_tensor_factor)
+                    (d.conv_efficiency, d.conv3d_tensor_factor)
                 };
                 let factor = if class == OpClass::Conv3d {
                     factor_3d
@@ -339,36 +241,36 @@ pub fn device_layer(
                 chosen
             }
         }
-        OpClass::Grouped => (gpu.fp32_flops, a.grouped_efficiency),
-        OpClass::Norm | OpClass::Elementwise | OpClass::View => (gpu.fp32_flops, a.gemm_efficiency),
+        OpClass::Grouped => (gpu.fp32_flops, d.grouped_efficiency),
+        OpClass::Norm | OpClass::Elementwise | OpClass::View => {
+            (gpu.fp32_flops, a.compute_efficiency)
+        }
     };
-    let mut fwd_bytes = l.input_bytes + l.weight_bytes + l.output_bytes;
-    let mut bwd_bytes = l.output_bytes + 2.0 * l.input_bytes + 2.0 * l.weight_bytes;
+    let fwd_min = l.input_bytes + l.weight_bytes + l.output_bytes;
+    let bwd_min = l.output_bytes + 2.0 * l.input_bytes + 2.0 * l.weight_bytes;
+    let (mut fwd_bytes, mut bwd_bytes) = (fwd_min, bwd_min);
     let (mut fwd_kernels, mut bwd_kernels) = (l.kernels_fwd, l.kernels_bwd);
     let conv = matches!(class, OpClass::Conv | OpClass::Conv3d);
     match class {
         OpClass::Norm => {
-            fwd_bytes *= a.norm_passes;
-            bwd_bytes *= a.norm_passes;
+            fwd_bytes *= d.norm_passes;
+            bwd_bytes *= d.norm_passes;
         }
         OpClass::Conv | OpClass::Conv3d => {
-            fwd_bytes *= a.conv_traffic;
-            bwd_bytes *= a.conv_traffic;
+            fwd_bytes *= d.conv_traffic;
+            bwd_bytes *= d.conv_traffic;
         }
         _ => {}
     }
-    if let (Op::Attention { heads, .. }, &[tokens, dim]) = (op, &l.output_shape[..]) {
-        // The scores never leave the layer, so its input/output bytes miss them.
-        let element = l.output_bytes / (batch * (tokens * dim) as f64);
-        let scores = batch * (*heads * tokens * tokens) as f64 * element;
-        fwd_bytes += a.attention_score_passes / 2.0 * scores;
-        bwd_bytes += a.attention_score_passes / 2.0 * scores;
-    }
-    if conv && maths.conv == MathMode::Half && !a.channels_last {
+    // Attention's scores never leave the layer: its input and output bytes miss them.
+    // `scratch_bytes` holds the scores twice (16-bit and fp32, or fp32 twice).
+    fwd_bytes += d.attention_score_passes / 4.0 * l.scratch_bytes;
+    bwd_bytes += d.attention_score_passes / 4.0 * l.scratch_bytes;
+    if conv && maths.conv == MathMode::Half && !d.channels_last {
         // Input and output transposed around the kernel; in backward the output gradient
         // in and the input gradient out.
-        fwd_bytes += a.transpose_passes * (l.input_bytes + l.output_bytes);
-        bwd_bytes += a.transpose_passes * (l.input_bytes + l.output_bytes);
+        fwd_bytes += d.transpose_passes * (l.input_bytes + l.output_bytes);
+        bwd_bytes += d.transpose_passes * (l.input_bytes + l.output_bytes);
         fwd_kernels += 2;
         bwd_kernels += 2;
     }
@@ -395,7 +297,21 @@ pub fn device_layer(
     let other = l.other_flops;
     DeviceLayer {
         class,
-        forward: pass(l.fwd_flops + other, fwd_bytes, fwd_kernels, &unit, gpu, a),
-        backward: pass(l.bwd_flops + other, bwd_bytes, bwd_kernels, &unit, gpu, a),
+        forward: pass(
+            l.fwd_flops + other,
+            (fwd_min, fwd_bytes),
+            fwd_kernels,
+            &unit,
+            gpu,
+            a,
+        ),
+        backward: pass(
+            l.bwd_flops + other,
+            (bwd_min, bwd_bytes),
+            bwd_kernels,
+            &unit,
+            gpu,
+            a,
+        ),
     }
 }

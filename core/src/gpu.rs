@@ -94,7 +94,9 @@ pub struct PrecisionPeak {
 
 impl GpuSpec {
     /// Peak conv/linear/matmul FLOP/s for a training precision: fp32 -> FP32 cores;
-    /// tf32 -> TF32 tensor cores (FP32 if none); amp_fp16 -> FP16 tensor cores;
+    /// tf32 -> TF32 tensor cores (FP32 if none); torch_default -> the convolutions'
+    /// TF32 rate where the card has it, silently FP32 otherwise (matmuls stay FP32, see
+    /// `device::Maths`); amp_fp16 -> FP16 tensor cores;
     /// amp_bf16 / bf16 -> the same tensor rate if the card has BF16, else FP32 (PyTorch
     /// emulates bf16 on pre-Ampere cards at roughly FP32 speed or worse).
     pub fn peak_flops(&self, precision: Precision) -> PrecisionPeak {
@@ -104,6 +106,7 @@ impl GpuSpec {
         };
         match precision {
             Precision::Fp32 => exact(self.fp32_flops),
+            Precision::TorchDefault => exact(self.tf32_flops.unwrap_or(self.fp32_flops)),
             Precision::Tf32 => match self.tf32_flops {
                 Some(f) => exact(f),
                 None => PrecisionPeak {

@@ -20,54 +20,30 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Named classes of host CPU. Editable through `HostAssumptions`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CpuClass {
-    /// A laptop CPU: lower sustained single-thread speed, 8 cores.
-    Laptop,
-    /// A current desktop / workstation CPU (the reference), 16 cores.
-    #[default]
-    Workstation,
-    /// A dual-socket server: lower clock per core than a desktop, 64 cores.
-    Server,
-}
+pub use crate::assumptions::HostAssumptions;
+pub use crate::choices::CpuClass;
 
-impl CpuClass {
-    pub const ALL: [CpuClass; 3] = [CpuClass::Laptop, CpuClass::Workstation, CpuClass::Server];
-
-    pub fn id(self) -> &'static str {
-        match self {
-            CpuClass::Laptop => "laptop",
-            CpuClass::Workstation => "workstation",
-            CpuClass::Server => "server",
-        }
-    }
-
-    /// Seconds per unit of reference single-thread work (1 = the workstation), the
-    /// cores available to data loading, and how much slower a core gets when all are
-    /// busy. Laptop chips sustain ~25 % lower clocks than desktop ones under load;
-    /// server cores run at 2-3.5 GHz against 5 GHz desktop boost; all-core clocks sit
-    /// ~15 % under single-core boost on desktop parts, ~5 % on server parts (vendor spec
-    /// sheets: max boost vs all-core boost). Rough.
-    pub fn profile(self) -> CpuProfile {
-        match self {
-            CpuClass::Laptop => CpuProfile {
-                single_thread: 1.3,
-                cores: 8,
-                all_core_slowdown: 0.25,
-            },
-            CpuClass::Workstation => CpuProfile {
-                single_thread: 1.0,
-                cores: 16,
-                all_core_slowdown: 0.15,
-            },
-            CpuClass::Server => CpuProfile {
-                single_thread: 1.25,
-                cores: 64,
-                all_core_slowdown: 0.05,
-            },
-        }
+/// What a CPU class means. Laptop chips sustain ~25 % lower clocks than desktop ones
+/// under load; server cores run at 2-3.5 GHz against 5 GHz desktop boost; all-core clocks
+/// sit ~15 % under single-core boost on desktop parts, ~5 % on server parts (vendor spec
+/// sheets: max boost vs all-core boost). Rough.
+pub fn cpu_profile(class: CpuClass) -> CpuProfile {
+    match class {
+        CpuClass::Laptop => CpuProfile {
+            single_thread: 1.3,
+            cores: 8,
+            all_core_slowdown: 0.25,
+        },
+        CpuClass::Workstation => CpuProfile {
+            single_thread: 1.0,
+            cores: 16,
+            all_core_slowdown: 0.15,
+        },
+        CpuClass::Server => CpuProfile {
+            single_thread: 1.25,
+            cores: 64,
+            all_core_slowdown: 0.05,
+        },
     }
 }
 
@@ -89,47 +65,6 @@ impl CpuProfile {
         CpuProfile {
             single_thread: self.single_thread * (1.0 + self.all_core_slowdown * share),
             ..self
-        }
-    }
-}
-
-/// Host costs on the reference core, seconds. Every field is user-editable.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct HostAssumptions {
-    /// Per forward kernel (and per layer that launches none): module call, dispatch,
-    /// launch.
-    pub op_forward_s: f64,
-    /// Per backward kernel: autograd node and launch.
-    pub op_backward_s: f64,
-    /// Optimizer, per parameter tensor and per single-tensor op of the `for` loop.
-    pub optimizer_op_s: f64,
-    /// Optimizer, per parameter tensor and per `_foreach_*` op (list handling and the
-    /// multi-tensor launches amortised).
-    pub foreach_tensor_s: f64,
-    /// Optimizer uses `foreach` (PyTorch >= 2.0 default on CUDA).
-    pub foreach: bool,
-    /// `zero_grad()` drops the gradients (`set_to_none=True`, PyTorch >= 2.0 default)
-    /// instead of zeroing each one with a kernel.
-    pub zero_grad_to_none: bool,
-    /// Per step: zero_grad, `loss.item()` round trip, the Python loop and logging.
-    pub step_fixed_s: f64,
-    /// Once per run: CUDA context and library initialisation on the first CUDA call
-    /// with lazy module loading (CUDA >= 11.7, the default since PyTorch 2.0; pytorch
-    /// PR 86509). Counted in a run's time, not in a step's. Rough.
-    pub startup_s: f64,
-}
-
-impl Default for HostAssumptions {
-    fn default() -> Self {
-        HostAssumptions {
-            op_forward_s: 14e-6,
-            op_backward_s: 10e-6,
-            optimizer_op_s: 7e-6,
-            foreach_tensor_s: 0.4e-6,
-            foreach: true,
-            zero_grad_to_none: true,
-            step_fixed_s: 150e-6,
-            startup_s: 0.5,
         }
     }
 }
@@ -224,14 +159,14 @@ mod tests {
     #[test]
     fn slower_cpu_classes_take_longer() {
         let a = HostAssumptions::default();
-        let t = |c: CpuClass| host_time(&work(), &a, c.profile()).total_s;
+        let t = |c: CpuClass| host_time(&work(), &a, cpu_profile(c)).total_s;
         assert!(t(CpuClass::Laptop) > t(CpuClass::Workstation));
         assert!(t(CpuClass::Server) > t(CpuClass::Workstation));
     }
 
     #[test]
     fn busier_hosts_run_each_thread_slower() {
-        let cpu = CpuClass::Workstation.profile();
+        let cpu = cpu_profile(CpuClass::Workstation);
         assert!(cpu.loaded(16.0).single_thread > cpu.loaded(2.0).single_thread);
         assert_eq!(cpu.loaded(64.0), cpu.loaded(16.0));
         assert!(cpu.loaded(1.0).single_thread > cpu.single_thread);
@@ -240,7 +175,7 @@ mod tests {
     #[test]
     fn the_for_loop_optimizer_costs_more_than_foreach() {
         let mut a = HostAssumptions::default();
-        let cpu = CpuClass::Workstation.profile();
+        let cpu = cpu_profile(CpuClass::Workstation);
         let foreach = host_time(&work(), &a, cpu).optimizer_s;
         a.foreach = false;
         let looped = host_time(&work(), &a, cpu).optimizer_s;
@@ -250,7 +185,7 @@ mod tests {
     #[test]
     fn accumulation_repeats_forward_and_backward_not_the_optimizer() {
         let a = HostAssumptions::default();
-        let cpu = CpuClass::Workstation.profile();
+        let cpu = cpu_profile(CpuClass::Workstation);
         let one = host_time(&work(), &a, cpu);
         let four = host_time(
             &HostWork {

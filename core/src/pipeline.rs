@@ -23,72 +23,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// How a run feeds its model. Every field is user-editable.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PipelineConfig {
-    /// DataLoader worker processes (0 = the main process loads).
-    pub num_workers: u32,
-    /// Random flips / rotations per patch.
-    pub augmentation: bool,
-    /// The whole cube lives on the GPU and patches are gathered there.
-    pub cube_on_gpu: bool,
-    /// Patches are cut once before training (an index per sample) rather than per sample.
-    pub precut: bool,
-    /// `pin_memory=True` (page-locked batches copy at the full PCIe rate).
-    pub pin_memory: bool,
-}
-
-impl Default for PipelineConfig {
-    fn default() -> Self {
-        PipelineConfig {
-            num_workers: 0,
-            augmentation: false,
-            cube_on_gpu: false,
-            precut: true,
-            pin_memory: false,
-        }
-    }
-}
-
-/// Costs on the reference core (see `host`), seconds. Every field is user-editable.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PipelineAssumptions {
-    /// `__getitem__` of a pre-cut tensor: index, label, collate share.
-    pub precut_sample_s: f64,
-    /// `__getitem__` cutting a patch from the cube: Python, slicing, wrappers.
-    pub cut_sample_s: f64,
-    /// Per byte of a patch: slice copy, transpose, collate.
-    pub byte_s: f64,
-    /// Per byte of a patch when augmented (an extra flipped/rotated copy).
-    pub augment_byte_s: f64,
-    /// Per batch: the collate call, and for workers the hand-over to the main process.
-    pub batch_s: f64,
-    /// Per byte of a batch the main process receives from a worker (shared-memory
-    /// hand-over and unpickling).
-    pub worker_byte_s: f64,
-    /// Fraction of the PCIe rate a pageable (not pinned) copy reaches.
-    pub pageable_factor: f64,
-    /// Fraction of the PCIe x16 rate a pinned copy reaches.
-    pub pcie_efficiency: f64,
-    /// Device-side gather of a batch from a resident cube: host ops per step.
-    pub gpu_gather_ops: f64,
-}
-
-impl Default for PipelineAssumptions {
-    fn default() -> Self {
-        PipelineAssumptions {
-            precut_sample_s: 8e-6,
-            cut_sample_s: 18e-6,
-            byte_s: 0.5e-9,
-            augment_byte_s: 1.0e-9,
-            batch_s: 60e-6,
-            worker_byte_s: 1.0e-9,
-            pageable_factor: 0.5,
-            pcie_efficiency: 0.8,
-            gpu_gather_ops: 4.0,
-        }
-    }
-}
+pub use crate::assumptions::{Pipeline, PipelineAssumptions};
 
 /// The input side of one step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -122,9 +57,16 @@ pub struct InputWork {
     pub pcie_bytes_per_s: f64,
 }
 
-pub fn input_time(w: &InputWork, c: &PipelineConfig, a: &PipelineAssumptions) -> InputTime {
+pub fn input_time(w: &InputWork, c: &Pipeline, a: &PipelineAssumptions) -> InputTime {
     let batch = f64::from(w.batch.max(1));
     let batch_bytes = batch * w.sample_bytes;
+    if c.synthetic {
+        return InputTime {
+            samples_per_s: f64::INFINITY,
+            batch_bytes,
+            ..InputTime::default()
+        };
+    }
     if c.cube_on_gpu {
         let main_s = a.gpu_gather_ops * w.op_s;
         return InputTime {
@@ -190,10 +132,10 @@ mod tests {
         let with = |precut, num_workers| {
             input_time(
                 &work(),
-                &PipelineConfig {
+                &Pipeline {
                     precut,
                     num_workers,
-                    ..PipelineConfig::default()
+                    ..Pipeline::default()
                 },
                 &a,
             )
@@ -209,10 +151,10 @@ mod tests {
     #[test]
     fn workers_beyond_the_spare_cores_do_not_help() {
         let a = PipelineAssumptions::default();
-        let cut = PipelineConfig {
+        let cut = Pipeline {
             precut: false,
             num_workers: 8,
-            ..PipelineConfig::default()
+            ..Pipeline::default()
         };
         let cores = |spare_cores| {
             input_time(
@@ -232,13 +174,13 @@ mod tests {
     #[test]
     fn cutting_augmenting_and_bigger_patches_cost_more() {
         let a = PipelineAssumptions::default();
-        let base = PipelineConfig::default();
-        let t = |c: &PipelineConfig, w: &InputWork| input_time(w, c, &a).main_s;
-        let cut = PipelineConfig {
+        let base = Pipeline::default();
+        let t = |c: &Pipeline, w: &InputWork| input_time(w, c, &a).main_s;
+        let cut = Pipeline {
             precut: false,
             ..base.clone()
         };
-        let augmented = PipelineConfig {
+        let augmented = Pipeline {
             augmentation: true,
             ..cut.clone()
         };
@@ -254,25 +196,25 @@ mod tests {
     #[test]
     fn a_resident_cube_costs_only_the_gather_ops() {
         let a = PipelineAssumptions::default();
-        let gpu = PipelineConfig {
+        let gpu = Pipeline {
             cube_on_gpu: true,
-            ..PipelineConfig::default()
+            ..Pipeline::default()
         };
         let t = input_time(&work(), &gpu, &a);
         assert_eq!(t.main_s, a.gpu_gather_ops * work().op_s);
-        assert!(t.main_s < input_time(&work(), &PipelineConfig::default(), &a).main_s);
+        assert!(t.main_s < input_time(&work(), &Pipeline::default(), &a).main_s);
     }
 
     #[test]
     fn pinned_copies_are_faster() {
         let a = PipelineAssumptions::default();
-        let pinned = PipelineConfig {
+        let pinned = Pipeline {
             pin_memory: true,
-            ..PipelineConfig::default()
+            ..Pipeline::default()
         };
         assert!(
             input_time(&work(), &pinned, &a).main_s
-                < input_time(&work(), &PipelineConfig::default(), &a).main_s
+                < input_time(&work(), &Pipeline::default(), &a).main_s
         );
     }
 }

@@ -12,11 +12,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::LayerReport;
-use crate::device::{device_layer, DeviceAssumptions, DeviceLayer, Maths, OpClass};
+use crate::assumptions::{PerfAssumptions, Pipeline};
+use crate::device::{device_layer, DeviceLayer, Maths, OpClass};
 use crate::gpu::GpuSpec;
-use crate::graph::Op;
-use crate::host::{host_time, CpuProfile, HostAssumptions, HostTime, HostWork};
-use crate::pipeline::{input_time, InputTime, InputWork, PipelineAssumptions, PipelineConfig};
+use crate::host::{host_time, CpuProfile, HostTime, HostWork};
+use crate::pipeline::{input_time, InputTime, InputWork};
 use crate::scaling::pcie_x16_bytes_per_s;
 
 /// What bounds a step.
@@ -39,14 +39,6 @@ impl StepBound {
     }
 }
 
-/// Constants of the step model (host, device, pipeline). Every field is user-editable.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct TimeAssumptions {
-    pub host: HostAssumptions,
-    pub device: DeviceAssumptions,
-    pub pipeline: PipelineAssumptions,
-}
-
 /// Host-to-device latency of a sync (`loss.item()`): the GPU drains, the host wakes, the
 /// next kernel launches. Tens of microseconds (CUDA event round trip plus launch).
 pub const SYNC_LATENCY_S: f64 = 30e-6;
@@ -58,7 +50,6 @@ const FOREACH_TENSORS_PER_LAUNCH: f64 = 110.0;
 /// The run as the step model needs it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepSetup<'a> {
-    pub ops: Vec<&'a Op>,
     pub layers: &'a [LayerReport],
     pub params: u64,
     pub maths: Maths,
@@ -78,8 +69,9 @@ pub struct StepSetup<'a> {
     pub cpu: CpuProfile,
     /// Runs sharing this host's cores (parallel experiments), at least 1.
     pub runs_per_host: u32,
-    pub pipeline: PipelineConfig,
-    pub sync_every_step: bool,
+    pub pipeline: Pipeline,
+    /// Gradient checkpointing: every forward runs again during backward.
+    pub recompute: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -97,17 +89,9 @@ pub struct StepBreakdown {
     pub input_s: f64,
     pub step_s: f64,
     pub bound: StepBound,
-}
-
-/// Parameter tensors of a layer (weight, bias, norm scale and shift, tokens).
-pub fn param_tensors(op: &Op) -> f64 {
-    match op {
-        Op::Conv { bias, .. } | Op::Linear { bias, .. } => 1.0 + f64::from(u8::from(*bias)),
-        Op::BatchNorm | Op::LayerNorm | Op::GroupNorm { .. } => 2.0,
-        Op::Attention { qkv_bias, .. } => 3.0 + f64::from(u8::from(*qkv_bias)),
-        Op::ClassToken | Op::PositionEmbedding => 1.0,
-        _ => 0.0,
-    }
+    /// What the host issues per step (for `with_runs`).
+    #[serde(skip)]
+    pub work: HostWork,
 }
 
 /// Host ops of the cross-entropy loss (log_softmax, nll_loss), each way.
@@ -116,18 +100,19 @@ const LOSS_OPS: f64 = 2.0;
 const GRAD_SCALER_OPS: f64 = 4.0;
 
 /// Host work, device time and input time of one optimizer step on one card.
-pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &TimeAssumptions) -> StepBreakdown {
+pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &PerfAssumptions) -> StepBreakdown {
     let layers: Vec<DeviceLayer> = s
         .layers
         .iter()
-        .zip(&s.ops)
-        .map(|(l, op)| device_layer(l, op, f64::from(s.batch.max(1)), s.maths, gpu, &a.device))
+        .map(|l| device_layer(l, s.maths, gpu, a))
         .collect();
     let accum = f64::from(s.accum_steps.max(1));
-    let forward_device_s = accum * layers.iter().map(|l| l.forward.time_s).sum::<f64>();
+    // Checkpointing runs every forward once more during backward.
+    let forwards = if s.recompute { 2.0 } else { 1.0 };
+    let forward_device_s = accum * forwards * layers.iter().map(|l| l.forward.time_s).sum::<f64>();
     let backward_device_s = accum * layers.iter().map(|l| l.backward.time_s).sum::<f64>();
 
-    let tensors: f64 = s.ops.iter().map(|op| param_tensors(op)).sum();
+    let tensors: f64 = s.layers.iter().map(|l| f64::from(l.param_tensors)).sum();
     let ops_per_tensor =
         crate::host::optimizer_ops_per_tensor(s.optimizer_states, s.decoupled_decay);
     let optimizer_kernels = if a.host.foreach {
@@ -136,8 +121,8 @@ pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &TimeAssumptions) -> StepBreak
         ops_per_tensor * tensors
     } + if s.grad_scaler { GRAD_SCALER_OPS } else { 0.0 };
     let optimizer_device_s = (s.params as f64 * s.optimizer_bytes_per_param
-        / (gpu.bandwidth_bytes_per_s * a.device.memory_efficiency))
-        .max(optimizer_kernels * a.device.kernel_min_s);
+        / (gpu.bandwidth_bytes_per_s * a.memory_efficiency))
+        .max(optimizer_kernels * a.kernel_launch_s);
     let device_s = forward_device_s + backward_device_s + optimizer_device_s;
 
     let cast_layers = if s.maths.autocast {
@@ -152,12 +137,12 @@ pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &TimeAssumptions) -> StepBreak
         0.0
     };
     let work = HostWork {
-        forward_ops: s
-            .layers
-            .iter()
-            .map(|l| f64::from(l.kernels_fwd.max(1)))
-            .sum::<f64>()
-            + LOSS_OPS,
+        forward_ops: forwards
+            * (s.layers
+                .iter()
+                .map(|l| f64::from(l.kernels_fwd.max(1)))
+                .sum::<f64>()
+                + LOSS_OPS),
         // Autograd's AccumulateGrad node per parameter tensor adds to the backward.
         backward_ops: s
             .layers
@@ -173,12 +158,59 @@ pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &TimeAssumptions) -> StepBreak
         amp_ops: cast_layers + if s.grad_scaler { GRAD_SCALER_OPS } else { 0.0 },
         accum_steps: s.accum_steps,
     };
-    // Parallel runs share the host: fewer cores each, lower clocks with more busy.
-    let runs = s.runs_per_host.max(1);
+    let shared = on_shared_host(s, &work, device_s, gpu, a, s.runs_per_host);
+    StepBreakdown {
+        layers,
+        forward_device_s,
+        backward_device_s,
+        optimizer_device_s,
+        device_s,
+        host_s: shared.host.total_s,
+        host: shared.host,
+        input: shared.input,
+        input_s: shared.input_s,
+        step_s: shared.step_s,
+        bound: shared.bound,
+        work,
+    }
+}
+
+/// The host and input side of a step when `runs` runs share the host, and the step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SharedHost {
+    pub host: HostTime,
+    pub input: InputTime,
+    pub input_s: f64,
+    pub step_s: f64,
+    pub bound: StepBound,
+}
+
+/// The one-card step of `b` when `runs` runs share the host (parallel experiments):
+/// fewer cores each and lower clocks with more of them busy; the device side is the same.
+pub fn with_runs(
+    s: &StepSetup,
+    b: &StepBreakdown,
+    gpu: &GpuSpec,
+    a: &PerfAssumptions,
+    runs: u32,
+) -> SharedHost {
+    on_shared_host(s, &b.work, b.device_s, gpu, a, runs)
+}
+
+fn on_shared_host(
+    s: &StepSetup,
+    work: &HostWork,
+    device_s: f64,
+    gpu: &GpuSpec,
+    a: &PerfAssumptions,
+    runs: u32,
+) -> SharedHost {
+    let accum = f64::from(s.accum_steps.max(1));
+    let runs = runs.max(1);
     let cores_per_run = s.cpu.cores / runs;
     let workers = s.pipeline.num_workers.min(cores_per_run.saturating_sub(1));
     let cpu = s.cpu.loaded(f64::from(runs * (1 + workers)));
-    let host = host_time(&work, &a.host, cpu);
+    let host = host_time(work, &a.host, cpu);
 
     let input = input_time(
         &InputWork {
@@ -195,7 +227,7 @@ pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &TimeAssumptions) -> StepBreak
     let input_main_s = accum * input.main_s;
     let input_workers_s = accum * input.workers_s;
     let input_s = input_main_s.max(input_workers_s);
-    let step_s = if s.sync_every_step {
+    let step_s = if s.pipeline.sync_every_step {
         (input_main_s + host.total_s.max(device_s) + SYNC_LATENCY_S).max(input_workers_s)
     } else {
         (host.total_s + input_main_s)
@@ -216,13 +248,7 @@ pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &TimeAssumptions) -> StepBreak
         }
     })
     .1;
-    StepBreakdown {
-        layers,
-        forward_device_s,
-        backward_device_s,
-        optimizer_device_s,
-        device_s,
-        host_s: host.total_s,
+    SharedHost {
         host,
         input,
         input_s,

@@ -3,7 +3,7 @@
 //! fails here), a top-level typo is refused, and what is left out keeps its default.
 
 use hsi_gpu_core::scenario::{
-    scenario_from_json, Interconnect, Optimizer, ParallelMode, Precision, Scenario,
+    scenario_from_json, CpuClass, Interconnect, Optimizer, ParallelMode, Precision, Scenario,
 };
 use serde_json::{json, Value};
 
@@ -38,6 +38,7 @@ fn alternatives(current: &Value) -> Vec<Value> {
             .chain(Optimizer::ALL.iter().map(|o| o.id()))
             .chain(Interconnect::ALL.iter().map(|i| i.id()))
             .chain(ParallelMode::ALL.iter().map(|m| m.id()))
+            .chain(CpuClass::ALL.iter().map(|c| c.id()))
             .chain(["pavia_university", "rtx_4090"])
             .filter(|id| current.as_str() != Some(id))
             .map(|id| json!(id))

@@ -2,14 +2,14 @@
 //! and the device move it (bounds and monotonicity, no copied numbers).
 
 use hsi_gpu_core::analysis::{analyze, Analysis};
+use hsi_gpu_core::assumptions::{PerfAssumptions, Pipeline};
 use hsi_gpu_core::build_model;
 use hsi_gpu_core::device::Maths;
 use hsi_gpu_core::gpu::gpu_by_id;
 use hsi_gpu_core::graph::ModelSpec;
-use hsi_gpu_core::host::CpuClass;
-use hsi_gpu_core::pipeline::PipelineConfig;
+use hsi_gpu_core::host::{cpu_profile, CpuClass};
 use hsi_gpu_core::scenario::{ModelChoice, Precision, Scenario};
-use hsi_gpu_core::steptime::{step_time, StepBound, StepBreakdown, StepSetup, TimeAssumptions};
+use hsi_gpu_core::steptime::{step_time, StepBound, StepBreakdown, StepSetup};
 
 fn model(id: &str, bands: u32, patch: u32, batch: u32) -> (ModelSpec, Analysis) {
     let s = Scenario {
@@ -28,10 +28,9 @@ fn model(id: &str, bands: u32, patch: u32, batch: u32) -> (ModelSpec, Analysis) 
     (spec, analysis)
 }
 
-fn setup<'a>(spec: &'a ModelSpec, a: &'a Analysis, batch: u32) -> StepSetup<'a> {
+fn setup<'a>(spec: &ModelSpec, a: &'a Analysis, batch: u32) -> StepSetup<'a> {
     let gpu = gpu_by_id("rtx_3090").unwrap();
     StepSetup {
-        ops: spec.layers.iter().map(|l| &l.op).collect(),
         layers: &a.layers,
         params: a.params,
         maths: Maths::torch_default(gpu),
@@ -43,10 +42,10 @@ fn setup<'a>(spec: &'a ModelSpec, a: &'a Analysis, batch: u32) -> StepSetup<'a> 
         batch,
         accum_steps: 1,
         sample_bytes: spec.input.iter().product::<u64>() as f64 * 4.0,
-        cpu: CpuClass::Workstation.profile(),
+        cpu: cpu_profile(CpuClass::Workstation),
         runs_per_host: 1,
-        pipeline: PipelineConfig::default(),
-        sync_every_step: true,
+        pipeline: Pipeline::default(),
+        recompute: false,
     }
 }
 
@@ -54,7 +53,7 @@ fn time(s: &StepSetup) -> StepBreakdown {
     step_time(
         s,
         gpu_by_id("rtx_3090").unwrap(),
-        &TimeAssumptions::default(),
+        &PerfAssumptions::default(),
     )
 }
 
@@ -79,10 +78,10 @@ fn a_small_hsi_model_is_host_bound_and_a_big_batch_device_bound() {
 fn a_slow_pipeline_bounds_the_step() {
     let (spec, a) = model("ssftt", 200, 25, 64);
     let mut s = setup(&spec, &a, 64);
-    s.pipeline = PipelineConfig {
+    s.pipeline = Pipeline {
         precut: false,
         augmentation: true,
-        ..PipelineConfig::default()
+        ..Pipeline::default()
     };
     let slow = time(&s);
     assert_eq!(slow.bound, StepBound::Input);
@@ -115,15 +114,15 @@ fn a_slower_cpu_or_the_optimizer_loop_lengthens_a_host_bound_step() {
     let (spec, a) = model("ssftt", 30, 13, 64);
     let mut s = setup(&spec, &a, 64);
     let base = time(&s).step_s;
-    s.cpu = CpuClass::Laptop.profile();
+    s.cpu = cpu_profile(CpuClass::Laptop);
     assert!(time(&s).step_s > base);
-    s.cpu = CpuClass::Workstation.profile();
-    let mut loop_optimizer = TimeAssumptions::default();
+    s.cpu = cpu_profile(CpuClass::Workstation);
+    let mut loop_optimizer = PerfAssumptions::default();
     loop_optimizer.host.foreach = false;
     let gpu = gpu_by_id("rtx_3090").unwrap();
     assert!(step_time(&s, gpu, &loop_optimizer).step_s > base);
     // Without a per-step sync the host and device overlap: never slower.
-    s.sync_every_step = false;
+    s.pipeline.sync_every_step = false;
     assert!(time(&s).step_s <= base);
 }
 

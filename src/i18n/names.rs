@@ -7,6 +7,8 @@ use super::Lang;
 pub fn precision_name(p: hsi_gpu_core::scenario::Precision, lang: Lang) -> &'static str {
     use hsi_gpu_core::scenario::Precision::*;
     match (p, lang) {
+        (TorchDefault, Lang::En) => "PyTorch default (TF32 conv)",
+        (TorchDefault, Lang::Zh) => "PyTorch 默认（卷积 TF32）",
         (Fp32, _) => "FP32",
         (Tf32, _) => "TF32",
         (AmpFp16, Lang::En) => "AMP FP16",
@@ -77,8 +79,8 @@ pub fn field_label(path: &str, lang: Lang) -> String {
         "workload.sweep_runs" => Some(("Runs in a sweep", "超参搜索次数")),
         "workload.grad_accum_steps" => Some(("Gradient-accumulation steps", "梯度累积步数")),
         "perf.compute_efficiency" => Some((
-            "Compute efficiency of large kernels (fraction of peak)",
-            "大内核算力效率（峰值比例）",
+            "GEMM efficiency of large kernels (fraction of peak)",
+            "大矩阵乘内核效率（峰值比例）",
         )),
         "perf.efficiency_ramp_s" => Some((
             "Work for half efficiency (seconds at peak)",
@@ -88,7 +90,10 @@ pub fn field_label(path: &str, lang: Lang) -> String {
             "Memory-bandwidth efficiency (fraction)",
             "显存带宽效率（比例）",
         )),
-        "perf.kernel_launch_s" => Some(("Least time per kernel (s)", "单个内核最短时间（秒）")),
+        "perf.kernel_launch_s" => Some((
+            "Least GPU time per kernel (s)",
+            "单个内核最短 GPU 时间（秒）",
+        )),
         "perf.optimizer_kernels" => Some((
             "Kernels per optimizer update (empty = default)",
             "每次优化器更新的内核数（留空为默认）",
@@ -162,7 +167,10 @@ pub fn field_label(path: &str, lang: Lang) -> String {
         "cost.cloud_usd_per_gpu_hour" => {
             Some(("Cloud rental (USD per GPU-hour)", "云租用（美元/GPU 小时）"))
         }
-        _ => None,
+        _ => super::step_labels::STEP_LABELS
+            .iter()
+            .find(|(p, _, _)| *p == path)
+            .map(|(_, en, zh)| (*en, *zh)),
     };
     match (known, lang) {
         (Some((en, _)), Lang::En) => en.into(),

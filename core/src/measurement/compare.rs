@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::Measurement;
 use crate::gpu::{gpu_by_id, GpuSpec};
 use crate::problems::FieldError;
-use crate::scenario::{ModelChoice, Scenario};
+use crate::scenario::{ModelChoice, Pipeline, Scenario};
 use crate::{build_model, estimate, memory};
 
 /// One figure, predicted and measured.
@@ -131,6 +131,14 @@ pub(super) fn measured_scenario(s: &Scenario, m: &Measurement) -> (Scenario, Vec
         measured.cards = 1;
     }
     measured.batch_per_gpu = m.batch;
+    // tools/measure.py times one process on a synthetic batch already on the card, with a
+    // sync after every step.
+    measured.pipeline = Pipeline {
+        synthetic: true,
+        sync_every_step: true,
+        num_workers: 0,
+        ..s.pipeline.clone()
+    };
     if !m.model.is_empty() && m.model != model_name(s) {
         notes.push(Note::OtherModel {
             measured: m.model.clone(),
