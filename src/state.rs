@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use hsi_gpu_core::graph::ModelSpec;
 use hsi_gpu_core::scenario::{
-    Interconnect, ModelChoice, Optimizer, ParallelMode, Precision, VitSize,
+    CpuClass, Interconnect, ModelChoice, Optimizer, ParallelMode, Precision, VitSize,
 };
 use hsi_gpu_core::{dataset, zoo, Scenario};
 use yew::Reducible;
@@ -117,6 +117,9 @@ pub enum Action {
     Interconnect(Interconnect),
     Mode(ParallelMode),
     Checkpointing(bool),
+    Cpu(CpuClass),
+    Workers(u32),
+    CubeOnGpu(bool),
     Gpu(String),
     /// Picks a dataset and takes its band and class counts.
     Dataset(String),
@@ -156,6 +159,9 @@ impl Reducible for AppState {
             Action::Interconnect(v) => s.interconnect = v,
             Action::Mode(v) => s.workload.mode = v,
             Action::Checkpointing(v) => s.checkpointing = v,
+            Action::Cpu(v) => s.cpu = v,
+            Action::Workers(v) => s.pipeline.num_workers = v,
+            Action::CubeOnGpu(v) => s.pipeline.cube_on_gpu = v,
             Action::Gpu(id) => s.gpu = id,
             Action::Dataset(id) => {
                 if let Some(d) = dataset::dataset_by_id(&id) {

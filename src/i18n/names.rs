@@ -20,6 +20,18 @@ pub fn precision_name(p: hsi_gpu_core::scenario::Precision, lang: Lang) -> &'sta
     }
 }
 
+pub fn cpu_name(c: hsi_gpu_core::scenario::CpuClass, lang: Lang) -> &'static str {
+    use hsi_gpu_core::scenario::CpuClass::*;
+    match (c, lang) {
+        (Laptop, Lang::En) => "Laptop (8 cores)",
+        (Laptop, Lang::Zh) => "笔记本（8 核）",
+        (Workstation, Lang::En) => "Workstation (16 cores)",
+        (Workstation, Lang::Zh) => "工作站（16 核）",
+        (Server, Lang::En) => "Server (64 cores)",
+        (Server, Lang::Zh) => "服务器（64 核）",
+    }
+}
+
 pub fn optimizer_name(o: hsi_gpu_core::scenario::Optimizer, lang: Lang) -> &'static str {
     use hsi_gpu_core::scenario::Optimizer::*;
     match (o, lang) {
