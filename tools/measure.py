@@ -32,7 +32,11 @@ right after CUDA starts and after the timed steps, and the context = in use afte
 torch.cuda.memory_reserved(), i.e. everything outside PyTorch's allocator (run on an
 otherwise idle card: other processes' memory counts as context). `--sweep` then tries
 larger batches (doubling, then bisecting) until CUDA runs out of memory and records the
-largest batch that ran a full step.
+largest batch that ran a full step. The host's own time to issue a step is recorded too
+(`host_step_s`, tools/measure_host.py; `--no-host` skips it), and `--num-workers N` times
+a DataLoader loop over a synthetic cube (`loader_wait_s`, `loader_step_s`), so
+`hsi-gpu compare` puts the host time beside the estimate's and `calibrate` scales the
+host's costs with the device's.
 
 `--dry-run` runs the same path on the CPU (fewer steps by default): the structure and
 the timing loop are exercised, every CUDA figure is null and the step time is the CPU's
@@ -381,9 +385,9 @@ def main():
     parser.add_argument("--sweep", action="store_true", help="also find the largest batch before OOM")
     parser.add_argument("--sweep-limit", type=int, default=1 << 16, help="largest batch tried (default %(default)s)")
     parser.add_argument("--note", default="", help="free text stored with the measurement")
-    parser.add_argument("--host", action="store_true",
-                        help="also record the host time per step (host_step_s) and, with --num-workers, a DataLoader loop")
-    parser.add_argument("--num-workers", type=int, help="DataLoader workers of the --host loop over a synthetic cube")
+    parser.add_argument("--no-host", action="store_true", help="skip the host time per step (host_step_s)")
+    parser.add_argument("--num-workers", type=int,
+                        help="also time a DataLoader loop over a synthetic cube with this many workers (loader_wait_s, loader_step_s)")
     parser.add_argument("--self-test", action="store_true", help="check this script on the CPU and exit")
     args = parser.parse_args()
     torch.set_num_threads(min(2, os.cpu_count() or 1))
@@ -402,7 +406,7 @@ def main():
         with open(args.scenario) as f:
             scenario = json.load(f)
         m = measure(scenario, args.dry_run, warmup, steps, args.sweep, args.sweep_limit, args.note,
-                    host=args.host, num_workers=args.num_workers)
+                    host=not args.no_host, num_workers=args.num_workers)
     except (OSError, json.JSONDecodeError, ScenarioError) as e:
         print(f"measure: {args.scenario}: {e}", file=sys.stderr)
         return 2

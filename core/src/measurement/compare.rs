@@ -13,7 +13,7 @@ use crate::{build_model, estimate, memory};
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Term {
     /// `peak_allocated_bytes`, `peak_reserved_bytes`, `context_bytes`,
-    /// `device_total_bytes`, `step_time_s` or `max_batch`.
+    /// `device_total_bytes`, `step_time_s`, `host_step_s` or `max_batch`.
     pub name: String,
     pub predicted: f64,
     pub measured: f64,
@@ -258,6 +258,7 @@ pub fn compare(s: &Scenario, m: &Measurement) -> Result<PredictedVsMeasured, Vec
     );
     if !m.dry_run {
         add("step_time_s", report.perf.time.step_s, m.step_time_s);
+        add("host_step_s", report.perf.time.host_s, m.host_step_s);
     }
     if let Some(measured_max) = m.max_batch {
         let spec = build_model(&scenario).map_err(|e| vec![e])?;
