@@ -62,9 +62,9 @@ json_struct! {
     pub struct PerfAssumptions {
         /// Fraction of the tensor-core or FP32 peak large GEMMs (linear, matmul,
         /// attention) reach. cuBLAS reaches 60-80 % of datasheet peak on large problems
-        /// (NVIDIA "Matrix Multiplication Background" guide); fitted 0.58 on whole
+        /// (NVIDIA "Matrix Multiplication Background" guide); fitted 0.64 on whole
         /// training steps, where boost clocks are rarely sustained.
-        pub compute_efficiency: f64 [0.01, 1.0] = 0.58,
+        pub compute_efficiency: f64 [0.01, 1.0] = 0.64,
         /// Work, in seconds at peak, at which a kernel reaches half of its efficiency.
         /// 2 us puts a 1024^3 GEMM (2.1 GFLOP) on an A100's tensor cores at about 54 % of
         /// its efficiency and a 4096^3 one near all of it, the shape of published cuBLAS
@@ -98,12 +98,12 @@ json_struct! {
         /// Fraction of the FP32 CUDA-core peak convolutions reach in FP32, counted in
         /// direct-convolution FLOPs (Winograd and FFT kernels do fewer multiplies for 3x3
         /// kernels, so this may exceed what a GEMM reaches).
-        pub fp32_conv_efficiency: f64 [0.01, 1.5] = 0.95,
+        pub fp32_conv_efficiency: f64 [0.01, 1.5] = 1.10,
         /// 3-D convolutions on tensor cores reach this fraction of what 2-D ones reach
         /// (cuDNN's 3-D tensor-core kernels are far less tuned).
         pub conv3d_tensor_factor: f64 [0.01, 1.0] = 0.14,
         /// The same on FP32 CUDA cores.
-        pub conv3d_fp32_factor: f64 [0.01, 1.0] = 0.53,
+        pub conv3d_fp32_factor: f64 [0.01, 1.0] = 0.45,
         /// Fraction of the FP32 peak depthwise / narrow grouped convolutions reach.
         pub grouped_efficiency: f64 [0.01, 1.0] = 0.025,
         /// Device-memory traffic of a convolution over its input + output + weights

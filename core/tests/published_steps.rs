@@ -19,11 +19,14 @@ use hsi_gpu_core::steptime::StepBound;
 use hsi_gpu_core::{build_model, performance};
 use serde::Deserialize;
 
-/// Held-out bounds the README states: median |error| of the step time, worst factor,
-/// and the Spearman rank correlation of the GPUs on the single-card ResNet-50 points.
-const HELDOUT_MEDIAN: f64 = 0.20;
-const HELDOUT_WORST: f64 = 1.5;
+/// Held-out bounds the README states for the throughput benchmarks: median |error| of the
+/// step time, worst factor, and the Spearman rank correlation of the GPUs on the
+/// single-card ResNet-50 points (issue 12's targets: 20 %, 1.5x, 0.95).
+const HELDOUT_MEDIAN: f64 = 0.12;
+const HELDOUT_WORST: f64 = 1.45;
 const GPU_SPEARMAN: f64 = 0.95;
+/// The SSFTT run on Indian Pines within this factor of its 15.5 s (issue 12: 2x).
+const SSFTT_FACTOR: f64 = 2.0;
 
 #[derive(Deserialize)]
 struct Fixture {
@@ -405,7 +408,7 @@ fn the_ssftt_run_is_host_bound_and_within_2x() {
         run(r.estimated_s),
         r.bound.id()
     );
-    assert!(r.factor() <= 2.0, "factor {:.2}", r.factor());
+    assert!(r.factor() <= SSFTT_FACTOR, "factor {:.2}", r.factor());
     assert_eq!(r.bound, StepBound::Host);
 }
 
