@@ -94,16 +94,16 @@ json_struct! {
     #[derive(Clone, Debug, PartialEq)]
     pub struct DeviceAssumptions {
         /// Fraction of the tensor-core peak cuDNN's 1-D/2-D convolutions reach.
-        pub conv_efficiency: f64 [0.01, 1.5] = 0.81,
+        pub conv_efficiency: f64 [0.01, 1.0] = 0.81,
         /// Fraction of the FP32 CUDA-core peak convolutions reach in FP32, counted in
         /// direct-convolution FLOPs (Winograd and FFT kernels do fewer multiplies for 3x3
-        /// kernels, so this may exceed what a GEMM reaches).
-        pub fp32_conv_efficiency: f64 [0.01, 1.5] = 1.10,
+        /// kernels, so this reaches more than a GEMM does; the fit runs into the bound 1).
+        pub fp32_conv_efficiency: f64 [0.01, 1.0] = 1.0,
         /// 3-D convolutions on tensor cores reach this fraction of what 2-D ones reach
         /// (cuDNN's 3-D tensor-core kernels are far less tuned).
         pub conv3d_tensor_factor: f64 [0.01, 1.0] = 0.14,
         /// The same on FP32 CUDA cores.
-        pub conv3d_fp32_factor: f64 [0.01, 1.0] = 0.45,
+        pub conv3d_fp32_factor: f64 [0.01, 1.0] = 0.50,
         /// Fraction of the FP32 peak depthwise / narrow grouped convolutions reach.
         pub grouped_efficiency: f64 [0.01, 1.0] = 0.025,
         /// Device-memory traffic of a convolution over its input + output + weights

@@ -39,6 +39,15 @@ impl StepBound {
     }
 }
 
+/// The longest of some times and what it is (`tie` when all are zero; the first of
+/// equal ones otherwise).
+pub fn largest<T: Copy, const N: usize>(times: [(f64, T); N], tie: T) -> (f64, T) {
+    times.into_iter().fold(
+        (0.0, tie),
+        |best, (t, l)| if t > best.0 { (t, l) } else { best },
+    )
+}
+
 /// Host-to-device latency of a sync (`loss.item()`): the GPU drains, the host wakes, the
 /// next kernel launches. Tens of microseconds (CUDA event round trip plus launch).
 pub const SYNC_LATENCY_S: f64 = 30e-6;
@@ -234,19 +243,14 @@ fn on_shared_host(
             .max(device_s)
             .max(input_workers_s)
     };
-    let bound = [
-        (host.total_s, StepBound::Host),
-        (input_s, StepBound::Input),
-        (device_s, StepBound::Device),
-    ]
-    .into_iter()
-    .fold((0.0, StepBound::Device), |best, (t, b)| {
-        if t > best.0 {
-            (t, b)
-        } else {
-            best
-        }
-    })
+    let bound = largest(
+        [
+            (host.total_s, StepBound::Host),
+            (input_s, StepBound::Input),
+            (device_s, StepBound::Device),
+        ],
+        StepBound::Device,
+    )
     .1;
     SharedHost {
         host,

@@ -427,13 +427,13 @@ const FITTED: [Field; 12] = [
         "conv_efficiency",
         |a| &mut a.device.conv_efficiency,
         0.1,
-        1.2,
+        1.0,
     ),
     (
         "fp32_conv_efficiency",
         |a| &mut a.device.fp32_conv_efficiency,
         0.2,
-        1.2,
+        1.0,
     ),
     (
         "conv3d_tensor_factor",

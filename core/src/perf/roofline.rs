@@ -93,15 +93,7 @@ pub struct LayerPerf {
 
 /// The longest of three times and what it is (memory on ties and when all are zero).
 pub(super) fn largest(times: [(f64, Limiter); 3]) -> (f64, Limiter) {
-    times
-        .into_iter()
-        .fold((0.0, Limiter::Memory), |best, (t, l)| {
-            if t > best.0 {
-                (t, l)
-            } else {
-                best
-            }
-        })
+    crate::steptime::largest(times, Limiter::Memory)
 }
 
 /// The device model's pass as the report shows it: its textbook roofline point (each
