@@ -1,6 +1,6 @@
 // The release page loads from a sub-path (as on a lab wiki), becomes ready, shows the
-// default scenario's total memory as the CLI computes it, logs no error and asks nothing
-// of any other origin.
+// default scenario's total memory and what bounds its step as the CLI computes them, logs
+// no error and asks nothing of any other origin.
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -42,6 +42,20 @@ test("total memory shown equals the CLI's estimate for the default scenario", as
     Math.abs(shown.bytes - expected) <= shown.resolution * (1 + 1e-9),
     `page shows ${JSON.stringify(shownText)}, CLI says ${expected} bytes`,
   );
+});
+
+test("the speed panel names what bounds the default step, as the CLI does", async () => {
+  const bound = estimateWithCli("{}").perf.time.bound;
+  // The page's words for host / input / device, in either language.
+  const names = {
+    host: ["host CPU", "主机 CPU"],
+    input: ["input pipeline", "输入管线"],
+    device: ["GPU", "显卡"],
+  };
+  assert.ok(names[bound], `CLI bound ${bound}`);
+  const shown = await app.text("step-bound");
+  assert.ok(names[bound].includes(shown), `page shows ${JSON.stringify(shown)}, CLI says ${bound}`);
+  assert.match(await app.text("input-rate"), /\/s$/);
 });
 
 test("no console errors", () => {
