@@ -193,7 +193,9 @@ pub struct CostReport {
 
 pub fn cost(a: &CostAssumptions, gpu: &GpuSpec, usage: &Usage) -> CostReport {
     let cards = f64::from(usage.cards);
-    let price = a.card_price_usd.or(gpu.launch_price_usd);
+    let price = a
+        .card_price_usd
+        .or_else(|| crate::market::default_card_price_usd(gpu, crate::market::DEFAULT_CNY_PER_USD));
     let card_price_usd = price.unwrap_or(0.0);
     let cards_usd = cards * card_price_usd;
     let multi_gpu = if usage.cards > 2 {

@@ -53,7 +53,7 @@ impl NvLink {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct GpuSpec {
     pub id: &'static str,
     pub name: &'static str,
@@ -135,14 +135,14 @@ pub fn gpu_ids() -> Vec<&'static str> {
     GPUS.iter().map(|g| g.id).collect()
 }
 
-const SRC_GEFORCE: &str = "NVIDIA GeForce product pages and Ada/Ampere/Blackwell architecture whitepapers (via TechPowerUp GPU database)";
+pub(crate) const SRC_GEFORCE: &str = "NVIDIA GeForce product pages and Ada/Ampere/Blackwell architecture whitepapers (via TechPowerUp GPU database)";
 const SRC_WORKSTATION: &str =
     "NVIDIA RTX workstation datasheets (via TechPowerUp GPU database, servethehome)";
 const SRC_DATACENTER: &str =
     "NVIDIA datacenter datasheets (V100, T4, A10, L4, L40S, A100, H100; glennklockwood.com mirror)";
 
 /// Bridge as sold for GA102 cards (3090, A4500-A6000): 112.5 GB/s both directions.
-const GA102_BRIDGE: NvLink = NvLink::Bridge {
+pub(crate) const GA102_BRIDGE: NvLink = NvLink::Bridge {
     total_gb_s: 112.5,
     cards_per_link: 2,
 };
@@ -154,7 +154,7 @@ const DATACENTER_BRIDGE: NvLink = NvLink::Bridge {
 
 /// Shorthand so each catalog row reads like the facts table.
 #[allow(clippy::too_many_arguments)]
-const fn card(
+pub(crate) const fn card(
     id: &'static str,
     name: &'static str,
     gib: u64,
@@ -198,7 +198,7 @@ const fn card(
 }
 
 #[rustfmt::skip]
-pub static GPUS: &[GpuSpec] = &[
+const CARDS_TO_2024: [GpuSpec; 25] = [
     card("rtx_3090", "RTX 3090", 24, "GDDR6X", 936.0, 35.6, Some(35.6), 71.0, true, GA102_BRIDGE, 4, true, 350.0, false, Some(1499.0), SRC_GEFORCE, &[]),
     card("rtx_3090_ti", "RTX 3090 Ti", 24, "GDDR6X", 1008.0, 40.0, Some(40.0), 80.0, true, NvLink::None, 4, true, 450.0, false, Some(1999.0), SRC_GEFORCE, &["nvlink", "launch_price_usd"]),
     card("rtx_4080", "RTX 4080", 16, "GDDR6X", 716.8, 48.7, Some(48.7), 97.5, true, NvLink::None, 4, false, 320.0, false, Some(1199.0), SRC_GEFORCE, &[]),
@@ -225,3 +225,24 @@ pub static GPUS: &[GpuSpec] = &[
     card("h100_pcie", "H100 PCIe", 80, "HBM2e", 2000.0, 51.0, Some(378.0), 756.0, true, DATACENTER_BRIDGE, 5, true, 350.0, true, None, SRC_DATACENTER, &["nvlink"]),
     card("h100_sxm", "H100 SXM", 80, "HBM3", 3350.0, 66.9, Some(494.7), 989.4, true, NvLink::Sxm { total_gb_s: 900.0 }, 5, true, 700.0, true, None, SRC_DATACENTER, &[]),
 ];
+
+/// Every card: the catalog above and the cards added for a 2026 lab (`gpu_2026`).
+pub static GPUS: &[GpuSpec] = &ALL_CARDS;
+
+static ALL_CARDS: [GpuSpec; 25 + crate::gpu_2026::CARDS_2026.len()] =
+    concat(&CARDS_TO_2024, &crate::gpu_2026::CARDS_2026);
+
+/// `a` followed by `b`, in a const context (`N` must be their total length).
+const fn concat<const A: usize, const B: usize, const N: usize>(
+    a: &[GpuSpec; A],
+    b: &[GpuSpec; B],
+) -> [GpuSpec; N] {
+    assert!(A + B == N);
+    let mut out = [a[0]; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < A { a[i] } else { b[i - A] };
+        i += 1;
+    }
+    out
+}
