@@ -11,6 +11,7 @@ pub mod gpu;
 mod gpu_2026;
 pub mod graph;
 mod json_fields;
+pub mod levers;
 pub mod market;
 pub mod measurement;
 pub mod memory;
@@ -67,10 +68,25 @@ pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     let (Some(spec), Some(gpu), true) = (spec, gpu, errors.is_empty()) else {
         return Err(errors);
     };
+    estimate_with(s, &spec, gpu)
+}
+
+/// The scenario's model on any card, for what-ifs on a modified card (`levers`): the
+/// scenario is assumed valid for the catalog card it names.
+pub fn estimate_on(s: &Scenario, gpu: &gpu::GpuSpec) -> Result<Report, Vec<FieldError>> {
+    let spec = build_model(s).map_err(|e| vec![e])?;
+    estimate_with(s, &spec, gpu)
+}
+
+fn estimate_with(
+    s: &Scenario,
+    spec: &ModelSpec,
+    gpu: &gpu::GpuSpec,
+) -> Result<Report, Vec<FieldError>> {
     let analysis =
-        analysis::analyze(&spec, s.batch_per_gpu.into(), s.precision).map_err(|e| vec![e])?;
+        analysis::analyze(spec, s.batch_per_gpu.into(), s.precision).map_err(|e| vec![e])?;
     let memory = memory::breakdown(&analysis, s, gpu);
-    let max_batch = memory::max_batch(&spec, s, gpu).map_err(|e| vec![e])?;
+    let max_batch = memory::max_batch(spec, s, gpu).map_err(|e| vec![e])?;
     let mut perf = perf::performance(&analysis.layers, analysis.params, s, gpu);
     let warnings = std::mem::take(&mut perf.warnings);
     Ok(Report {
@@ -84,4 +100,44 @@ pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
         warnings,
         layers: analysis.layers,
     })
+}
+
+/// The lever table's figures for a scenario on a card (see `levers`).
+pub fn lever_point(s: &Scenario, gpu: &gpu::GpuSpec) -> Option<levers::LeverPoint> {
+    let r = estimate_on(s, gpu).ok()?;
+    let t = &r.perf.time;
+    let fits = r.max_batch >= s.batch_per_gpu;
+    let accum = f64::from(t.accum_steps);
+    Some(levers::LeverPoint {
+        fits,
+        time_to_result_s: fits.then_some(r.perf.epoch.total_s),
+        largest_batch: r.max_batch,
+        largest_patch: compare::sensitivity::largest_patch(s, gpu).value(),
+        limit: levers::limit_of(
+            fits,
+            accum * t.memory_limited_s,
+            accum * t.compute_limited_s,
+            accum * t.launch_limited_s,
+            t.allreduce_exposed_s,
+        ),
+    })
+}
+
+/// The scenario's own point, every lever's outcome and the best lever.
+pub fn lever_table(
+    s: &Scenario,
+) -> Result<
+    (
+        levers::LeverPoint,
+        Vec<levers::LeverOutcome>,
+        Option<levers::BestLever>,
+    ),
+    Vec<FieldError>,
+> {
+    estimate(s)?;
+    let gpu = gpu::gpu_by_id(&s.gpu).expect("estimate checked the GPU id");
+    let base = lever_point(s, gpu).expect("the scenario estimates");
+    let outcomes = levers::outcomes(&base, &levers::trials(s, gpu), lever_point);
+    let best = levers::best_lever(&base, &outcomes);
+    Ok((base, outcomes, best))
 }
