@@ -10,6 +10,7 @@ pub mod format;
 pub mod gpu;
 mod gpu_2026;
 pub mod graph;
+pub mod inference;
 mod json_fields;
 pub mod levers;
 pub mod market;
