@@ -14,6 +14,8 @@
 //!   every transfer through host memory there (facts.md; NCCL issue reports of
 //!   `NCCL_P2P_DISABLE` behaviour on 4090 boxes).
 
+mod cards_2026;
+
 use serde::Serialize;
 
 use crate::report::Warning;
@@ -135,14 +137,14 @@ pub fn gpu_ids() -> Vec<&'static str> {
     GPUS.iter().map(|g| g.id).collect()
 }
 
-pub(crate) const SRC_GEFORCE: &str = "NVIDIA GeForce product pages and Ada/Ampere/Blackwell architecture whitepapers (via TechPowerUp GPU database)";
+const SRC_GEFORCE: &str = "NVIDIA GeForce product pages and Ada/Ampere/Blackwell architecture whitepapers (via TechPowerUp GPU database)";
 const SRC_WORKSTATION: &str =
     "NVIDIA RTX workstation datasheets (via TechPowerUp GPU database, servethehome)";
 const SRC_DATACENTER: &str =
     "NVIDIA datacenter datasheets (V100, T4, A10, L4, L40S, A100, H100; glennklockwood.com mirror)";
 
 /// Bridge as sold for GA102 cards (3090, A4500-A6000): 112.5 GB/s both directions.
-pub(crate) const GA102_BRIDGE: NvLink = NvLink::Bridge {
+const GA102_BRIDGE: NvLink = NvLink::Bridge {
     total_gb_s: 112.5,
     cards_per_link: 2,
 };
@@ -154,7 +156,7 @@ const DATACENTER_BRIDGE: NvLink = NvLink::Bridge {
 
 /// Shorthand so each catalog row reads like the facts table.
 #[allow(clippy::too_many_arguments)]
-pub(crate) const fn card(
+const fn card(
     id: &'static str,
     name: &'static str,
     gib: u64,
@@ -226,11 +228,11 @@ const CARDS_TO_2024: [GpuSpec; 25] = [
     card("h100_sxm", "H100 SXM", 80, "HBM3", 3350.0, 66.9, Some(494.7), 989.4, true, NvLink::Sxm { total_gb_s: 900.0 }, 5, true, 700.0, true, None, SRC_DATACENTER, &[]),
 ];
 
-/// Every card: the catalog above and the cards added for a 2026 lab (`gpu_2026`).
+/// Every card: the catalog above and the cards added for a 2026 lab (`cards_2026`).
 pub static GPUS: &[GpuSpec] = &ALL_CARDS;
 
-static ALL_CARDS: [GpuSpec; 25 + crate::gpu_2026::CARDS_2026.len()] =
-    concat(&CARDS_TO_2024, &crate::gpu_2026::CARDS_2026);
+static ALL_CARDS: [GpuSpec; 25 + cards_2026::CARDS_2026.len()] =
+    concat(&CARDS_TO_2024, &cards_2026::CARDS_2026);
 
 /// `a` followed by `b`, in a const context (`N` must be their total length).
 const fn concat<const A: usize, const B: usize, const N: usize>(

@@ -2,13 +2,13 @@
 //! `estimate(&Scenario)` turns a scenario into a `Report`.
 
 pub mod analysis;
+pub mod article;
 pub mod chart;
 pub mod compare;
 pub mod cost;
 pub mod dataset;
 pub mod format;
 pub mod gpu;
-mod gpu_2026;
 pub mod graph;
 pub mod inference;
 mod json_fields;

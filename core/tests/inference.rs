@@ -61,7 +61,10 @@ fn a_smaller_card_predicts_the_scene_more_slowly() {
     let own = inf.scene_prediction_s.unwrap();
     let t4 = inf.deployment.iter().find(|d| d.gpu == "T4").unwrap();
     assert!(t4.scene_prediction_s.unwrap() > own, "{t4:?} vs {own}");
-    assert!(t4.max_batch_no_grad <= inf.max_batch_no_grad, "16 GB against 24 GB");
+    assert!(
+        t4.max_batch_no_grad <= inf.max_batch_no_grad,
+        "16 GB against 24 GB"
+    );
 }
 
 #[test]

@@ -11,7 +11,7 @@
 //! precision down to FP16, / 2 for FP32 accumulate on GeForce) the field is listed as
 //! unverified.
 
-use crate::gpu::{card, GpuSpec, NvLink, GA102_BRIDGE, SRC_GEFORCE};
+use super::{card, GpuSpec, NvLink, GA102_BRIDGE, SRC_GEFORCE};
 
 const SRC_H200: &str =
     "NVIDIA H200 Tensor Core GPU datasheet (SXM and NVL columns; sparse rates halved)";
@@ -47,7 +47,7 @@ const H200_NVL_BRIDGE: NvLink = NvLink::Bridge {
 const DERIVED_TENSOR: &[&str] = &["tf32_flops", "fp16_tensor_flops"];
 
 #[rustfmt::skip]
-pub(crate) const CARDS_2026: [GpuSpec; 16] = [
+pub(super) const CARDS_2026: [GpuSpec; 16] = [
     card("h200_sxm", "H200 SXM", 141, "HBM3e", 4800.0, 67.0, Some(494.5), 989.5, true, NvLink::Sxm { total_gb_s: 900.0 }, 5, true, 700.0, true, None, SRC_H200, &[]),
     card("h200_nvl", "H200 NVL (PCIe)", 141, "HBM3e", 4800.0, 60.0, Some(417.5), 835.5, true, H200_NVL_BRIDGE, 5, true, 600.0, true, None, SRC_H200, &[]),
     card("b200", "B200 (HGX)", 180, "HBM3e", 8000.0, 75.0, Some(1125.0), 2250.0, true, NvLink::Sxm { total_gb_s: 1800.0 }, 5, true, 1000.0, true, None, SRC_B200, &[]),
