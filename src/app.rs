@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use hsi_gpu_core::{dataset, estimate, gpu};
+use hsi_gpu_core::{dataset, estimate_all, gpu};
 use yew::prelude::*;
 
 use crate::components::assumptions::AssumptionsPanel;
@@ -18,6 +18,9 @@ use crate::components::messages::{Errors, Notices};
 use crate::components::roofline::RooflineView;
 use crate::components::scaling_view::ScalingView;
 use crate::components::scenario_panel::ScenarioPanel;
+use crate::components::thesis::article_panel::ArticlePanel;
+use crate::components::thesis::inference_view::InferenceView;
+use crate::components::thesis::levers_view::LeversView;
 use crate::components::verdict::Verdict;
 use crate::i18n::T;
 use crate::platform;
@@ -35,7 +38,7 @@ pub fn App(props: &AppProps) -> Html {
         let initial = props.initial.clone();
         use_reducer_eq(move || initial)
     };
-    let result = use_memo(store.scenario.clone(), |s| estimate(s).map(Rc::new));
+    let result = use_memo(store.scenario.clone(), |s| estimate_all(s).map(Rc::new));
     let current_scenario = {
         let cell = use_mut_ref(|| store.scenario.clone());
         *cell.borrow_mut() = store.scenario.clone();
@@ -93,7 +96,9 @@ pub fn App(props: &AppProps) -> Html {
                 <ScalingView report={report.clone()} lang={lang} cards={s.cards} compact={embed} />
                 // Embedded, the page keeps to memory and speed; the full page has the rest.
                 if !embed {
+                    <LeversView report={report.clone()} lang={lang} />
                     <RooflineView report={report.clone()} lang={lang} />
+                    <InferenceView report={report.clone()} lang={lang} />
                     <CostView report={report.clone()} lang={lang} />
                     <LayerTable report={report.clone()} lang={lang} />
                 }
@@ -128,6 +133,7 @@ pub fn App(props: &AppProps) -> Html {
                         // Outside the estimate's match: an invalid scenario keeps the loaded files.
                         if !embed {
                             <MeasuredView />
+                            <ArticlePanel lang={lang} />
                         }
                     </main>
                 </div>

@@ -98,22 +98,55 @@ fn estimate_with(
         memory,
         max_batch,
         perf,
+        lever_baseline: None,
+        levers: Vec::new(),
+        best_lever: None,
+        inference: None,
         warnings,
         layers: analysis.layers,
     })
 }
 
-/// The lever table's figures for a scenario on a card (see `levers`).
-pub fn lever_point(s: &Scenario, gpu: &gpu::GpuSpec) -> Option<levers::LeverPoint> {
-    let r = estimate_on(s, gpu).ok()?;
+/// The estimate with its what-ifs: what each lever would change (`levers`) and the
+/// evaluation and scene prediction after training (`inference`). What the CLI's `estimate`
+/// and the page show; `estimate` alone is what comparisons and searches repeat.
+pub fn estimate_all(s: &Scenario) -> Result<Report, Vec<FieldError>> {
+    let mut report = estimate(s)?;
+    let gpu = gpu::gpu_by_id(&s.gpu).expect("estimate checked the GPU id");
+    let spec = build_model(s).map_err(|e| vec![e])?;
+    let base = lever_point(s, gpu, &report, None);
+    let outcomes = levers::outcomes(&base, &levers::trials(s, gpu), |t, g| {
+        let r = estimate_on(t, g).ok()?;
+        // Only more capacity moves the largest patch: reuse the scenario's otherwise.
+        let patch = (g.memory_bytes == gpu.memory_bytes).then_some(base.largest_patch);
+        Some(lever_point(t, g, &r, patch))
+    });
+    report.best_lever = levers::best_lever(&base, &outcomes);
+    report.levers = outcomes;
+    report.lever_baseline = Some(base);
+    let analysis =
+        analysis::analyze(&spec, s.batch_per_gpu.into(), s.precision).map_err(|e| vec![e])?;
+    report.inference = inference::inference(&spec, &analysis, s, gpu, report.perf.epoch.total_s)
+        .map_err(|e| vec![e])?;
+    Ok(report)
+}
+
+/// The lever table's figures for an estimate of `s` on `gpu`; `largest_patch` when known.
+fn lever_point(
+    s: &Scenario,
+    gpu: &gpu::GpuSpec,
+    r: &Report,
+    largest_patch: Option<Option<u32>>,
+) -> levers::LeverPoint {
     let t = &r.perf.time;
     let fits = r.max_batch >= s.batch_per_gpu;
     let accum = f64::from(t.accum_steps);
-    Some(levers::LeverPoint {
+    levers::LeverPoint {
         fits,
         time_to_result_s: fits.then_some(r.perf.epoch.total_s),
         largest_batch: r.max_batch,
-        largest_patch: compare::sensitivity::largest_patch(s, gpu).value(),
+        largest_patch: largest_patch
+            .unwrap_or_else(|| compare::sensitivity::largest_patch(s, gpu).value()),
         limit: levers::limit_of(
             fits,
             accum * t.memory_limited_s,
@@ -121,24 +154,5 @@ pub fn lever_point(s: &Scenario, gpu: &gpu::GpuSpec) -> Option<levers::LeverPoin
             accum * t.launch_limited_s,
             t.allreduce_exposed_s,
         ),
-    })
-}
-
-/// The scenario's own point, every lever's outcome and the best lever.
-pub fn lever_table(
-    s: &Scenario,
-) -> Result<
-    (
-        levers::LeverPoint,
-        Vec<levers::LeverOutcome>,
-        Option<levers::BestLever>,
-    ),
-    Vec<FieldError>,
-> {
-    estimate(s)?;
-    let gpu = gpu::gpu_by_id(&s.gpu).expect("estimate checked the GPU id");
-    let base = lever_point(s, gpu).expect("the scenario estimates");
-    let outcomes = levers::outcomes(&base, &levers::trials(s, gpu), lever_point);
-    let best = levers::best_lever(&base, &outcomes);
-    Ok((base, outcomes, best))
+    }
 }

@@ -1,12 +1,17 @@
 //! The lever table: improving a resource that does not bind changes nothing, improving
 //! the binding one helps, and a scenario that does not fit is helped by capacity only.
 
+use hsi_gpu_core::levers::{BestLever, LeverPoint};
 use hsi_gpu_core::levers::{Lever, LeverOutcome, Limit, MIN_SPEEDUP};
-use hsi_gpu_core::{lever_table, scenario::scenario_from_json};
+use hsi_gpu_core::{estimate_all, scenario::scenario_from_json, Scenario};
 
-fn table(json: &str) -> (hsi_gpu_core::levers::LeverPoint, Vec<LeverOutcome>) {
-    let s = scenario_from_json(json).unwrap();
-    let (base, outcomes, _) = lever_table(&s).unwrap();
+fn lever_table(s: &Scenario) -> (LeverPoint, Vec<LeverOutcome>, Option<BestLever>) {
+    let r = estimate_all(s).unwrap();
+    (r.lever_baseline.unwrap(), r.levers, r.best_lever)
+}
+
+fn table(json: &str) -> (LeverPoint, Vec<LeverOutcome>) {
+    let (base, outcomes, _) = lever_table(&scenario_from_json(json).unwrap());
     (base, outcomes)
 }
 
@@ -97,7 +102,7 @@ fn a_bridged_pair_gains_from_nvlink_and_a_card_without_one_has_no_link_lever() {
 #[test]
 fn a_scenario_that_does_not_fit_is_helped_by_capacity_alone() {
     let s = scenario_from_json(r#"{"batch_per_gpu": 8192}"#).unwrap();
-    let (base, outcomes, best) = lever_table(&s).unwrap();
+    let (base, outcomes, best) = lever_table(&s);
     assert!(!base.fits && base.time_to_result_s.is_none());
     assert_eq!(base.limit, Limit::Capacity);
     for o in &outcomes {
