@@ -53,6 +53,9 @@ thesis_texts! {
     ArticleHelp => "Where the article's own figures are off. Each corrected figure is computed by this planner's core, beside the article's.",
         "原文中有几处数字有误。下面每个更正值都由本工具的核心代码计算，与原文数字并列。";
     ArticleSays => "The article says", "原文";
+    EnterPrice => "enter a price", "请输入价格";
+    PriceUnknown => "No price is known for this card, so the figures that need one are left out. Enter one under Assumptions (cost.card_price_usd).",
+        "这张卡没有已知价格，需要价格的数字暂不显示。请在“假设”中输入（cost.card_price_usd）。";
     Computed => "Computed", "计算结果";
 }
 
