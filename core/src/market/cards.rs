@@ -6,10 +6,10 @@
 //!   $2,300-2,800 street, RTX 4090 $1,800-2,000 new, RTX 3090 / 3090 Ti $700-1,000 used.
 //! - NEWGEARHUB: newgearhub.com "Nvidia GTC 2026" (April 2026): RTX PRO 6000 Blackwell
 //!   retailing at $8,000-9,200.
-//! - MERCATUS: mercatus-ai.com "Cloud GPU pricing" (May 2026), on-demand per GPU-hour at
-//!   specialty clouds: A100 80 GB $1.10-1.50, H100 SXM $2.50-3.50, H200 SXM $3.50-4.50.
-//! - AIMULTIPLE: aimultiple.com "Cloud GPU rental price index" (May 2026): H100 median
-//!   about $2.95 per GPU-hour across 37 providers.
+//! - RUNPOD: RunPod's on-demand rates per GPU-hour, March 2026, as tabulated by
+//!   deploybase.ai "RunPod GPU pricing: 2026 comprehensive pricing guide" (one provider for
+//!   every card it lists, so the rates compare; specialty-cloud medians are lower, e.g.
+//!   H100 SXM about $2.95 in aimultiple.com's May 2026 index).
 //! - V100_GUIDE: a user-written V100 sourcing guide (claude.ai public artifact, early
 //!   2026): V100 32 GB modules $200-450 on eBay/Taobao; not a primary source.
 //! - 4090 D: NVIDIA China's launch price, CNY 12,999 (December 2023), as widely reported.
@@ -20,8 +20,7 @@ use super::{CardMarket, Cooler, Currency, Ecc, FormFactor, Price};
 
 const RUNLOCALAI: &str = "runlocalai.co, Best GPU for local AI in 2026";
 const NEWGEARHUB: &str = "newgearhub.com, Nvidia GTC 2026: Blackwell for pro workstations";
-const MERCATUS: &str = "mercatus-ai.com, Cloud GPU pricing (specialty clouds, on demand)";
-const AIMULTIPLE: &str = "aimultiple.com, Cloud GPU rental price index (median)";
+const RUNPOD: &str = "RunPod on-demand, via deploybase.ai RunPod GPU pricing 2026";
 const V100_GUIDE: &str = "V100 SXM2 sourcing guide (user-written), eBay/Taobao used prices";
 const NO_SOURCE: &str =
     "no dated listing found: placeholder between comparable cards; enter your quote";
@@ -90,19 +89,19 @@ use Ecc::{Free, Inline};
 
 #[rustfmt::skip]
 pub static MARKET: &[CardMarket] = &[
-    row("rtx_3090", Ecc::None, form(3, Cooler::OpenAir, "12-pin (FE); 2-3 x 8-pin PCIe on partner cards"), usd(850.0, "2026-05", RUNLOCALAI), None, &["ecc"]),
+    row("rtx_3090", Ecc::None, form(3, Cooler::OpenAir, "12-pin (FE); 2-3 x 8-pin PCIe on partner cards"), usd(850.0, "2026-05", RUNLOCALAI), usd(0.39, "2026-03", RUNPOD), &["ecc"]),
     row("rtx_3090_ti", Inline, THREE_OPEN_16, usd(850.0, "2026-05", RUNLOCALAI), None, &[]),
     row("rtx_4080", Ecc::None, THREE_OPEN_16, None, None, &["ecc"]),
-    row("rtx_4090", Inline, THREE_OPEN_16, usd(1900.0, "2026-05", RUNLOCALAI), None, &[]),
-    row("rtx_5090", Ecc::None, form(2, Cooler::OpenAir, HPWR_16), usd(2550.0, "2026-05", RUNLOCALAI), None, &[]),
+    row("rtx_4090", Inline, THREE_OPEN_16, usd(1900.0, "2026-05", RUNLOCALAI), usd(0.60, "2026-03", RUNPOD), &[]),
+    row("rtx_5090", Ecc::None, form(2, Cooler::OpenAir, HPWR_16), usd(2550.0, "2026-05", RUNLOCALAI), usd(1.22, "2026-03", RUNPOD), &[]),
     row("rtx_a4000", Inline, form(1, Cooler::Blower, "6-pin PCIe"), None, None, &[]),
     row("rtx_a4500", Inline, TWO_BLOWER_8, None, None, &[]),
     row("rtx_a5000", Inline, TWO_BLOWER_8, None, None, &[]),
     row("rtx_a5500", Inline, TWO_BLOWER_8, guess_usd(2500.0, "2026-11"), None, &["street"]),
     row("rtx_a6000", Inline, form(2, Cooler::Blower, CPU_8), None, None, &[]),
     row("rtx_6000_ada", Inline, form(2, Cooler::Blower, HPWR_16), None, None, &[]),
-    row("l40s", Inline, TWO_PASSIVE_16, None, None, &[]),
-    row("l4", Inline, form(1, Cooler::Passive, SLOT_ONLY), None, None, &["ecc"]),
+    row("l40s", Inline, TWO_PASSIVE_16, None, usd(1.40, "2026-03", RUNPOD), &[]),
+    row("l4", Inline, form(1, Cooler::Passive, SLOT_ONLY), None, usd(0.78, "2026-03", RUNPOD), &["ecc"]),
     row("a10", Inline, form(1, Cooler::Passive, CPU_8), None, None, &[]),
     row("t4", Inline, form(1, Cooler::Passive, SLOT_ONLY), None, None, &[]),
     row("v100_pcie_16", Free, TWO_PASSIVE_EPS, None, None, &[]),
@@ -111,18 +110,18 @@ pub static MARKET: &[CardMarket] = &[
     row("v100_sxm2_32", Free, SXM, usd(325.0, "2026-02", V100_GUIDE), None, &["street"]),
     row("v100s_pcie", Free, TWO_PASSIVE_EPS, guess_usd(1000.0, "2026-11"), None, &["street"]),
     row("a100_40_pcie", Free, TWO_PASSIVE_EPS, None, None, &[]),
-    row("a100_80_pcie", Free, TWO_PASSIVE_EPS, None, usd(1.30, "2026-05", MERCATUS), &[]),
-    row("a100_80_sxm", Free, SXM, None, usd(1.30, "2026-05", MERCATUS), &[]),
-    row("h100_pcie", Free, TWO_PASSIVE_16, None, None, &[]),
-    row("h100_sxm", Free, SXM, None, usd(2.95, "2026-05", AIMULTIPLE), &[]),
-    row("h200_sxm", Free, SXM, None, usd(4.00, "2026-05", MERCATUS), &[]),
+    row("a100_80_pcie", Free, TWO_PASSIVE_EPS, None, usd(2.10, "2026-03", RUNPOD), &[]),
+    row("a100_80_sxm", Free, SXM, None, usd(2.45, "2026-03", RUNPOD), &[]),
+    row("h100_pcie", Free, TWO_PASSIVE_16, None, usd(3.51, "2026-03", RUNPOD), &[]),
+    row("h100_sxm", Free, SXM, None, usd(4.76, "2026-03", RUNPOD), &[]),
+    row("h200_sxm", Free, SXM, None, usd(6.35, "2026-03", RUNPOD), &[]),
     row("h200_nvl", Free, TWO_PASSIVE_16, None, None, &[]),
-    row("b200", Free, SXM, None, None, &[]),
-    row("rtx_pro_6000_bw", Inline, form(2, Cooler::OpenAir, HPWR_16), usd(8600.0, "2026-04", NEWGEARHUB), None, &["ecc"]),
+    row("b200", Free, SXM, None, usd(10.57, "2026-03", RUNPOD), &[]),
+    row("rtx_pro_6000_bw", Inline, form(2, Cooler::OpenAir, HPWR_16), usd(8600.0, "2026-04", NEWGEARHUB), usd(1.57, "2026-03", RUNPOD), &["ecc"]),
     row("rtx_5080", Ecc::None, form(2, Cooler::OpenAir, HPWR_16), None, None, &[]),
     row("rtx_5070_ti", Ecc::None, THREE_OPEN_16, None, None, &["form"]),
     row("rtx_4090_d", Inline, THREE_OPEN_16, Some(Price { amount: 12999.0, currency: Currency::Cny, date: "2023-12", source: "NVIDIA China launch price (as reported)", unverified: false }), None, &["ecc", "form"]),
-    row("l40", Inline, TWO_PASSIVE_16, None, None, &[]),
+    row("l40", Inline, TWO_PASSIVE_16, None, usd(1.22, "2026-03", RUNPOD), &[]),
     row("a40", Inline, TWO_PASSIVE_EPS, None, None, &[]),
     row("a800_80_pcie", Free, TWO_PASSIVE_EPS, None, None, &["form"]),
     row("a800_80_sxm", Free, SXM, None, None, &[]),
