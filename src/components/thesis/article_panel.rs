@@ -55,7 +55,7 @@ fn rows(c: &ArticleCheck, lang: Lang) -> Vec<(String, String, String)> {
             (
                 format!("§5.2 first 3-D conv output, {} x 32 x 16 x 16 x 200 values", f.batch),
                 format!("{} fp32, {} AMP", gb(ARTICLE_FIRST_LAYER_FP32_BYTES), gb(ARTICLE_FIRST_LAYER_AMP_BYTES)),
-                format!("{} fp32, {} AMP ({} values x 4 B)", gb(f.fp32_bytes), gb(f.amp_bytes), format::significant(f.elements)),
+                format!("{} fp32, {} AMP ({} values x 4 B)", gb(f.fp32_bytes), gb(f.amp_bytes), format::count(f.elements as u64)),
             ),
             (
                 format!("§5.2 weights, gradients and Adam states of a ~5 M-parameter model ({}, {} parameters)", a.model, format::count(a.params)),
@@ -77,7 +77,7 @@ fn rows(c: &ArticleCheck, lang: Lang) -> Vec<(String, String, String)> {
             (
                 format!("§5.2 首层三维卷积输出，{} x 32 x 16 x 16 x 200 个值", f.batch),
                 format!("FP32 {}，AMP {}", gb(ARTICLE_FIRST_LAYER_FP32_BYTES), gb(ARTICLE_FIRST_LAYER_AMP_BYTES)),
-                format!("FP32 {}，AMP {}（{} 个值 x 4 字节）", gb(f.fp32_bytes), gb(f.amp_bytes), format::significant(f.elements)),
+                format!("FP32 {}，AMP {}（{} 个值 x 4 字节）", gb(f.fp32_bytes), gb(f.amp_bytes), format::count(f.elements as u64)),
             ),
             (
                 format!("§5.2 约 5M 参数模型的参数、梯度与 Adam 状态（{}，{} 个参数）", a.model, format::count(a.params)),
