@@ -6,7 +6,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use hsi_gpu_core::{dataset, estimate, estimate_all, gpu, Report, Scenario};
+use hsi_gpu_core::whatifs::estimate_all;
+use hsi_gpu_core::{dataset, estimate, gpu, Report, Scenario};
 use yew::prelude::*;
 
 use crate::components::assumptions::AssumptionsPanel;
@@ -56,10 +57,13 @@ pub fn App(props: &AppProps) -> Html {
     });
     let embed = store.embed;
     use_effect_with((), move |()| {
-        if embed {
-            platform::post_height_on_resize();
-        }
+        let listeners = (
+            platform::flush_on_pagehide(),
+            embed.then(platform::post_height_on_resize),
+        );
         platform::mark_ready();
+        // The browser calls them for as long as the app is mounted.
+        move || drop(listeners)
     });
     use_effect(move || {
         if embed {

@@ -5,7 +5,8 @@ mod ssr_support;
 
 use std::rc::Rc;
 
-use hsi_gpu_core::{estimate_all, format, Scenario};
+use hsi_gpu_core::whatifs::estimate_all;
+use hsi_gpu_core::{format, Scenario};
 use hsi_gpu_planner::components::thesis::article_panel::{ArticlePanel, ArticlePanelProps};
 use hsi_gpu_planner::components::thesis::inference_view::{InferenceView, InferenceViewProps};
 use hsi_gpu_planner::components::thesis::levers_view::{LeversView, LeversViewProps};

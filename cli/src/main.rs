@@ -17,7 +17,8 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use hsi_gpu_core::scenario::scenario_from_json;
-use hsi_gpu_core::{dataset, estimate_all, gpu, market, measurement, zoo, FieldError, Scenario};
+use hsi_gpu_core::whatifs::estimate_all;
+use hsi_gpu_core::{dataset, gpu, market, measurement, zoo, FieldError, Scenario};
 use serde_json::json;
 
 const USAGE: &str = "usage: hsi-gpu estimate FILE.json|- | hsi-gpu presets | hsi-gpu scenario \
@@ -58,7 +59,7 @@ fn run(args: &[String]) -> Result<String, String> {
             let comparison = measurement::compare(&scenario, &read_measurement(measurement)?)
                 .map_err(|errors| one_line(&errors))?;
             Ok(pretty(
-                &serde_json::to_value(comparison).expect("Comparison serialises"),
+                &serde_json::to_value(comparison).expect("PredictedVsMeasured serialises"),
             ))
         }
         [cmd, scenario, measurements @ ..] if cmd == "calibrate" && !measurements.is_empty() => {

@@ -6,7 +6,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use hsi_gpu_core::scenario::{ModelChoice, VitSize};
-use hsi_gpu_core::{estimate, estimate_all, FieldError, Report, Scenario};
+use hsi_gpu_core::whatifs::estimate_all;
+use hsi_gpu_core::{estimate, FieldError, Report, Scenario};
 
 fn median_time(label: &str, scenario: &Scenario) {
     median_time_of(label, scenario, estimate);

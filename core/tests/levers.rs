@@ -3,7 +3,8 @@
 
 use hsi_gpu_core::levers::{BestLever, LeverPoint};
 use hsi_gpu_core::levers::{Lever, LeverOutcome, Limit, MIN_SPEEDUP};
-use hsi_gpu_core::{estimate_all, scenario::scenario_from_json, Scenario};
+use hsi_gpu_core::whatifs::estimate_all;
+use hsi_gpu_core::{scenario::scenario_from_json, Scenario};
 
 fn lever_table(s: &Scenario) -> (LeverPoint, Vec<LeverOutcome>, Option<BestLever>) {
     let r = estimate_all(s).unwrap();

@@ -25,71 +25,21 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::assumptions::PerfAssumptions;
+
+use crate::analysis::LayerReport;
+use crate::choices::{Optimizer, ParallelMode, Precision};
 use crate::cost::{CostReport, Usage};
 use crate::dataset::dataset_by_id;
-use crate::gpu::GpuSpec;
-use crate::report::{LayerReport, Warning};
-use crate::scaling::{
-    valid_interconnects, BackwardSlice, ScalingAssumptions, ScalingReport, StepCompute,
-};
-use crate::scenario::{Optimizer, ParallelMode, Precision, Problems, Scenario};
+use crate::gpu::{GpuSpec, PrecisionPeak};
+use crate::scaling::{BackwardSlice, ScalingReport, StepCompute};
+use crate::scenario::Scenario;
+use crate::warning::Warning;
 
-/// Efficiency factors that cannot be derived. Every field is user-editable.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PerfAssumptions {
-    /// Fraction of peak a large conv/GEMM reaches. cuBLAS/cuDNN reach roughly 60-80 % of
-    /// the datasheet peak on large problems (NVIDIA "Matrix Multiplication Background"
-    /// guide; boost clocks are rarely sustained). Rough.
-    pub compute_efficiency: f64,
-    /// Work, in seconds at peak, at which a kernel reaches half of `compute_efficiency`.
-    /// It is also the least time a kernel with any work takes (ramp / efficiency, one
-    /// "wave" of thread blocks). 2 us puts a 1024^3 GEMM (2.1 GFLOP) on an A100's tensor
-    /// cores at about 54 % of peak and a 4096^3 one at 70 %, the shape of published cuBLAS
-    /// size sweeps. Rough calibration.
-    pub efficiency_ramp_s: f64,
-    /// Fraction of datasheet bandwidth streaming kernels reach (STREAM-like copies reach
-    /// 80-90 % on HBM and GDDR6/6X cards). Rough.
-    pub memory_efficiency: f64,
-    /// Least time one CUDA kernel costs, seconds: launch latency plus PyTorch's eager
-    /// dispatch per op (several microseconds each). Dominates tiny HSI patches at small
-    /// batch. Rough.
-    pub kernel_launch_s: f64,
-    /// Kernels one optimizer update launches; None = the default for the optimizer
-    /// (`default_optimizer_kernels`).
-    pub optimizer_kernels: Option<u32>,
-    pub scaling: ScalingAssumptions,
-}
+mod roofline;
 
-impl Default for PerfAssumptions {
-    fn default() -> Self {
-        PerfAssumptions {
-            compute_efficiency: 0.70,
-            efficiency_ramp_s: 2e-6,
-            memory_efficiency: 0.80,
-            kernel_launch_s: 5e-6,
-            optimizer_kernels: None,
-            scaling: ScalingAssumptions::default(),
-        }
-    }
-}
-
-impl PerfAssumptions {
-    pub fn validate(&self, p: &mut Problems) {
-        p.range_f64(
-            "perf.compute_efficiency",
-            self.compute_efficiency,
-            0.01,
-            1.0,
-        );
-        p.range_f64("perf.efficiency_ramp_s", self.efficiency_ramp_s, 0.0, 1e-2);
-        p.range_f64("perf.memory_efficiency", self.memory_efficiency, 0.01, 1.0);
-        p.range_f64("perf.kernel_launch_s", self.kernel_launch_s, 0.0, 1e-2);
-        if let Some(k) = self.optimizer_kernels {
-            p.range_u64("perf.optimizer_kernels", k.into(), 0, 100_000);
-        }
-        self.scaling.validate(p);
-    }
-}
+use roofline::{largest, layer_perf};
+pub use roofline::{Bound, LayerPerf, Limiter, PassPerf, Roofline};
 
 /// Kernels of one optimizer update with PyTorch's default `foreach` implementation, one
 /// launch per `_foreach_*` op (enough for models with fewer than ~100 parameter tensors).
@@ -101,86 +51,6 @@ pub fn default_optimizer_kernels(optimizer: Optimizer) -> u32 {
         Optimizer::Adam => 8,
         Optimizer::Adamw => 9,
     }
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Bound {
-    #[default]
-    Memory,
-    Compute,
-}
-
-/// What sets a pass's time in the model.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Limiter {
-    #[default]
-    Memory,
-    Compute,
-    Launch,
-}
-
-/// A point on the roofline.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Roofline {
-    pub flops: f64,
-    /// Bytes moved to and from device memory.
-    pub bytes: f64,
-    /// FLOPs per byte (0 when nothing moves).
-    pub intensity: f64,
-    /// Compute roof, FLOP/s.
-    pub roof_flops: f64,
-    /// roof / bandwidth, FLOP/byte.
-    pub ridge: f64,
-    /// min(roof, intensity x bandwidth).
-    pub attainable_flops: f64,
-    pub bound: Bound,
-}
-
-impl Roofline {
-    fn new(flops: f64, bytes: f64, roof_flops: f64, bandwidth: f64) -> Self {
-        let intensity = if bytes > 0.0 { flops / bytes } else { 0.0 };
-        let ridge = roof_flops / bandwidth;
-        Roofline {
-            flops,
-            bytes,
-            intensity,
-            roof_flops,
-            ridge,
-            attainable_flops: roof_flops.min(intensity * bandwidth),
-            bound: if intensity < ridge {
-                Bound::Memory
-            } else {
-                Bound::Compute
-            },
-        }
-    }
-}
-
-/// One pass of one layer: its roofline point and modelled time.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PassPerf {
-    pub roofline: Roofline,
-    /// Fraction of the roof the compute reaches at this work size, (0, compute_efficiency].
-    pub efficiency: f64,
-    pub kernels: u32,
-    pub compute_s: f64,
-    pub memory_s: f64,
-    pub launch_s: f64,
-    /// max(compute, memory, launch).
-    pub time_s: f64,
-    pub limiter: Limiter,
-    /// flops / time (0 when the pass takes no time).
-    pub achieved_flops: f64,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct LayerPerf {
-    pub name: String,
-    pub kind: String,
-    pub forward: PassPerf,
-    pub backward: PassPerf,
 }
 
 /// Time of one optimizer step on one card and across the chosen cards.
@@ -242,94 +112,11 @@ pub struct PerfReport {
     pub epoch: EpochTime,
     pub scaling: ScalingReport,
     pub cost: CostReport,
-    pub warnings: Vec<Warning>,
 }
 
 /// Shortest micro-step the model reports, seconds: keeps rates finite for degenerate
 /// inputs (no layers and a zero launch floor); far below any real step.
 const MIN_MICRO_STEP_S: f64 = 1e-9;
-
-/// Per-pass inputs.
-struct Work {
-    flops: f64,
-    bytes: f64,
-    kernels: u32,
-    roof_flops: f64,
-}
-
-/// The longest of three times and what it is (memory on ties and when all are zero).
-fn largest(times: [(f64, Limiter); 3]) -> (f64, Limiter) {
-    times
-        .into_iter()
-        .fold((0.0, Limiter::Memory), |best, (t, l)| {
-            if t > best.0 {
-                (t, l)
-            } else {
-                best
-            }
-        })
-}
-
-fn pass(w: &Work, gpu: &GpuSpec, a: &PerfAssumptions) -> PassPerf {
-    let bandwidth = gpu.bandwidth_bytes_per_s;
-    let ramp_flops = w.roof_flops * a.efficiency_ramp_s;
-    let (efficiency, compute_s) = if w.flops > 0.0 {
-        (
-            a.compute_efficiency * w.flops / (w.flops + ramp_flops),
-            (w.flops + ramp_flops) / (w.roof_flops * a.compute_efficiency),
-        )
-    } else {
-        (a.compute_efficiency, 0.0)
-    };
-    let memory_s = w.bytes / (bandwidth * a.memory_efficiency);
-    let launch_s = f64::from(w.kernels) * a.kernel_launch_s;
-    let (time_s, limiter) = largest([
-        (memory_s, Limiter::Memory),
-        (compute_s, Limiter::Compute),
-        (launch_s, Limiter::Launch),
-    ]);
-    PassPerf {
-        roofline: Roofline::new(w.flops, w.bytes, w.roof_flops, bandwidth),
-        efficiency,
-        kernels: w.kernels,
-        compute_s,
-        memory_s,
-        launch_s,
-        time_s,
-        limiter,
-        achieved_flops: if time_s > 0.0 { w.flops / time_s } else { 0.0 },
-    }
-}
-
-fn layer_perf(l: &LayerReport, peak: f64, gpu: &GpuSpec, a: &PerfAssumptions) -> LayerPerf {
-    let roof_flops = if l.tensor_core { peak } else { gpu.fp32_flops };
-    // A pass that launches no kernel (a view, or a backward nothing needs) does no work.
-    let work = |kernels: u32, flops: f64, bytes: f64| {
-        let runs = if kernels > 0 { 1.0 } else { 0.0 };
-        Work {
-            flops: runs * flops,
-            bytes: runs * bytes,
-            kernels,
-            roof_flops,
-        }
-    };
-    let forward = work(
-        l.kernels_fwd,
-        l.fwd_flops + l.other_flops,
-        l.input_bytes + l.weight_bytes + l.output_bytes,
-    );
-    let backward = work(
-        l.kernels_bwd,
-        l.bwd_flops + l.other_flops,
-        l.output_bytes + 2.0 * l.input_bytes + 2.0 * l.weight_bytes,
-    );
-    LayerPerf {
-        name: l.name.clone(),
-        kind: l.kind.clone(),
-        forward: pass(&forward, gpu, a),
-        backward: pass(&backward, gpu, a),
-    }
-}
 
 /// Bytes the optimizer update moves per parameter: read and write the weights and each
 /// state, read the gradient; with fp16 AMP GradScaler also reads and writes every
@@ -390,25 +177,38 @@ fn micro_step(
     (time, backward)
 }
 
-/// The performance, scaling and cost model for a scenario on a card. `layers` are the
-/// analysis's per-layer figures for the whole per-GPU batch; `params` is the trainable
-/// parameter count. Every figure is finite and non-negative for a valid scenario.
-pub fn performance(
+/// One optimizer step on one card, before any communication: the first step of the
+/// performance walk (see `crate::performance`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OneCard {
+    /// The precision's compute roof and, when the card lacks its unit, why it falls back.
+    pub peak: PrecisionPeak,
+    pub layers: Vec<LayerPerf>,
+    /// Micro-step and optimizer times; the step itself comes with the scaling
+    /// (`step_time`).
+    pub time: StepTime,
+    pub step: StepCompute,
+    /// The whole optimizer step (all micro-steps and the update).
+    pub step_roofline: Roofline,
+    /// The step's FLOPs over its modelled time, FLOP/s.
+    pub step_achieved_flops: f64,
+}
+
+/// The step on one card: each layer's roofline and time, the micro-step, the optimizer
+/// update. `layers` are the analysis's per-layer figures for the whole per-GPU batch;
+/// `params` is the trainable parameter count.
+pub fn one_card(
     layers: &[LayerReport],
     params: u64,
     scenario: &Scenario,
     gpu: &GpuSpec,
-) -> PerfReport {
+) -> OneCard {
     let a = &scenario.perf;
-    let mut warnings = Vec::new();
     let peak = gpu.peak_flops(scenario.precision);
-    warnings.extend(peak.warning);
-    let peak_flops = peak.flops;
     let bandwidth = gpu.bandwidth_bytes_per_s;
-
     let layer_perfs: Vec<LayerPerf> = layers
         .iter()
-        .map(|l| layer_perf(l, peak_flops, gpu, a))
+        .map(|l| layer_perf(l, peak.flops, gpu, a))
         .collect();
 
     let (mut time, backward) = micro_step(layers, &layer_perfs, scenario);
@@ -419,7 +219,6 @@ pub fn performance(
         .unwrap_or_else(|| default_optimizer_kernels(scenario.optimizer));
     time.optimizer_s = (optimizer_bytes / (bandwidth * a.memory_efficiency))
         .max(f64::from(optimizer_kernels) * a.kernel_launch_s);
-
     let step = StepCompute {
         micro_step_s: time.micro_step_s,
         optimizer_s: time.optimizer_s,
@@ -427,42 +226,6 @@ pub fn performance(
         batch_per_gpu: scenario.batch_per_gpu.max(1),
         backward,
     };
-
-    let valid = valid_interconnects(gpu);
-    let chosen = if valid.contains(&scenario.interconnect) {
-        scenario.interconnect
-    } else {
-        let replacement = valid[0];
-        warnings.push(Warning::InterconnectReplaced {
-            gpu: gpu.name.into(),
-            requested: scenario.interconnect,
-            used: replacement,
-        });
-        replacement
-    };
-    let scaling = crate::scaling::scaling(&step, gpu, chosen, &a.scaling);
-
-    let cards = scenario.cards.max(1);
-    let ddp = scenario.workload.mode == ParallelMode::Ddp;
-    let run_cards = if ddp { cards } else { 1 };
-    let one_card_step_s = step.compute_s();
-    match scaling.chosen_point(run_cards) {
-        Some(point) if ddp => {
-            time.allreduce_s = point.allreduce_s;
-            time.allreduce_exposed_s = point.allreduce_exposed_s;
-            time.step_s = point.step_s;
-        }
-        _ => time.step_s = one_card_step_s,
-    }
-    time.allreduce_share = time.allreduce_exposed_s / time.step_s;
-    time.samples_per_s_per_run = f64::from(run_cards) * step.samples_per_step() / time.step_s;
-    time.samples_per_s = if ddp {
-        time.samples_per_s_per_run
-    } else {
-        f64::from(cards) * time.samples_per_s_per_run
-    };
-
-    let epoch = epoch_time(scenario, run_cards, &time, &mut warnings);
 
     let recomputed_forwards = if scenario.checkpointing { 2.0 } else { 1.0 };
     let micro_step_total = |of: fn(&Roofline) -> f64| -> f64 {
@@ -475,50 +238,98 @@ pub fn performance(
     let step_roofline = Roofline::new(
         accum * micro_step_total(|r| r.flops),
         accum * micro_step_total(|r| r.bytes) + optimizer_bytes,
-        peak_flops,
+        peak.flops,
         bandwidth,
     );
-    let step_achieved_flops = step_roofline.flops / one_card_step_s;
-
-    let usage = Usage {
-        cards,
-        samples_per_s: time.samples_per_s,
-        run_s: epoch.total_s,
-        cards_per_run: run_cards,
-        concurrent_runs: if ddp { 1 } else { cards },
-        sweep_runs: scenario.workload.sweep_runs,
-    };
-    let cost = crate::cost::cost(&scenario.cost, gpu, &usage);
-    if !cost.card_price_known {
-        warnings.push(Warning::PriceUnknown {
-            gpu: gpu.name.into(),
-        });
-    }
-
-    PerfReport {
-        peak_flops,
-        fp32_flops: gpu.fp32_flops,
-        bandwidth_bytes_per_s: bandwidth,
-        ridge: peak_flops / bandwidth,
+    let step_achieved_flops = step_roofline.flops / step.compute_s();
+    OneCard {
+        peak,
         layers: layer_perfs,
+        time,
+        step,
         step_roofline,
         step_achieved_flops,
-        time,
-        epoch,
-        scaling,
-        cost,
-        warnings,
     }
 }
 
-/// One run's epoch on `run_cards` cards: a DistributedSampler gives each card
+/// Cards one run uses: all of them with DDP, one with parallel experiments.
+fn run_cards(scenario: &Scenario) -> u32 {
+    match scenario.workload.mode {
+        ParallelMode::Ddp => scenario.cards.max(1),
+        ParallelMode::ParallelExperiments => 1,
+    }
+}
+
+/// The scenario's step on its cards: the one-card step plus the exposed all-reduce of
+/// the chosen topology (DDP), and the throughput.
+pub fn step_time(one: &OneCard, scaling: &ScalingReport, scenario: &Scenario) -> StepTime {
+    let mut time = one.time.clone();
+    let cards = scenario.cards.max(1);
+    let ddp = scenario.workload.mode == ParallelMode::Ddp;
+    let run_cards = run_cards(scenario);
+    match scaling.chosen_point(run_cards) {
+        Some(point) if ddp => {
+            time.allreduce_s = point.allreduce_s;
+            time.allreduce_exposed_s = point.allreduce_exposed_s;
+            time.step_s = point.step_s;
+        }
+        _ => time.step_s = one.step.compute_s(),
+    }
+    time.allreduce_share = time.allreduce_exposed_s / time.step_s;
+    time.samples_per_s_per_run = f64::from(run_cards) * one.step.samples_per_step() / time.step_s;
+    time.samples_per_s = if ddp {
+        time.samples_per_s_per_run
+    } else {
+        f64::from(cards) * time.samples_per_s_per_run
+    };
+    time
+}
+
+/// What the cost model needs from the step and the epoch.
+pub fn usage(scenario: &Scenario, time: &StepTime, epoch: &EpochTime) -> Usage {
+    let cards = scenario.cards.max(1);
+    let ddp = scenario.workload.mode == ParallelMode::Ddp;
+    Usage {
+        cards,
+        samples_per_s: time.samples_per_s,
+        run_s: epoch.total_s,
+        cards_per_run: run_cards(scenario),
+        concurrent_runs: if ddp { 1 } else { cards },
+        sweep_runs: scenario.workload.sweep_runs,
+    }
+}
+
+impl PerfReport {
+    /// The performance figures of the walk's steps, in one report.
+    pub fn new(
+        one: OneCard,
+        gpu: &GpuSpec,
+        time: StepTime,
+        epoch: EpochTime,
+        scaling: ScalingReport,
+        cost: CostReport,
+    ) -> Self {
+        let bandwidth = gpu.bandwidth_bytes_per_s;
+        PerfReport {
+            peak_flops: one.peak.flops,
+            fp32_flops: gpu.fp32_flops,
+            bandwidth_bytes_per_s: bandwidth,
+            ridge: one.peak.flops / bandwidth,
+            layers: one.layers,
+            step_roofline: one.step_roofline,
+            step_achieved_flops: one.step_achieved_flops,
+            time,
+            epoch,
+            scaling,
+            cost,
+        }
+    }
+}
+
+/// One run's epoch on its cards: a DistributedSampler gives each card
 /// ceil(samples / cards) samples, batched without dropping the last partial batch.
-fn epoch_time(
-    scenario: &Scenario,
-    run_cards: u32,
-    time: &StepTime,
-    warnings: &mut Vec<Warning>,
-) -> EpochTime {
+pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warning>) -> EpochTime {
+    let run_cards = run_cards(scenario);
     let w = &scenario.workload;
     let Some(dataset) = dataset_by_id(&scenario.dataset) else {
         warnings.push(Warning::UnknownDataset {
