@@ -124,3 +124,37 @@ async fn a_card_without_a_price_asks_for_one_instead_of_counting_zero() {
         assert!(html.contains("price-unknown"));
     }
 }
+
+#[tokio::test]
+async fn memory_view_shows_what_ecc_takes_and_cost_view_the_currency() {
+    use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
+    use hsi_gpu_planner::components::memory_view::{MemoryView, MemoryViewProps};
+    let mut s = Scenario {
+        ecc: true,
+        ..Scenario::default()
+    };
+    s.cost.currency = hsi_gpu_core::choices::Currency::Cny;
+    let report = Rc::new(hsi_gpu_core::estimate(&s).unwrap());
+    let html = render::<MemoryView>(MemoryViewProps {
+        report: report.clone(),
+        lang: Lang::Zh,
+        gpu_name: "RTX A5500".into(),
+        headroom: s.memory.headroom,
+    })
+    .await;
+    assert_eq!(
+        testid_text(&html, "ecc-reserved"),
+        Some(format::bytes(report.memory.ecc_reserved).as_str())
+    );
+    let html = render::<CostView>(CostViewProps {
+        report: report.clone(),
+        lang: Lang::En,
+    })
+    .await;
+    let c = &report.perf.cost;
+    assert_eq!(testid_text(&html, "tco"), Some(c.money(c.tco_usd).as_str()));
+    assert!(c.money(c.tco_usd).starts_with('¥'));
+    // The RTX A5500 has no dated cloud rate: the cloud column asks for one.
+    assert!(!c.cloud_rate_known);
+    assert!(html.contains(X::EnterRate.get(Lang::En)));
+}

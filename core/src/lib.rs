@@ -64,7 +64,7 @@ pub fn build_model(s: &Scenario) -> Result<ModelSpec, FieldError> {
 /// walk, step by step.
 pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     let (spec, gpu) = checked(s)?;
-    estimate_with(s, &spec, gpu)
+    estimate_with(s, &spec, &gpu)
 }
 
 /// The scenario's model on any card, for what-ifs on a modified card (`levers`): the
@@ -99,11 +99,11 @@ fn estimate_with(s: &Scenario, spec: &ModelSpec, gpu: &GpuSpec) -> Result<Report
 }
 
 /// The scenario validated, its model built and its card found; every problem otherwise.
-fn checked(s: &Scenario) -> Result<(ModelSpec, &'static GpuSpec), Vec<FieldError>> {
+fn checked(s: &Scenario) -> Result<(ModelSpec, GpuSpec), Vec<FieldError>> {
     let mut errors = s.validate();
     let spec = build_model(s).map_err(|e| errors.push(e)).ok();
-    let gpu = gpu::gpu_by_id(&s.gpu);
-    if let Some(gpu) = gpu {
+    let gpu = market::scenario_card(s);
+    if let Some(gpu) = &gpu {
         let allowed = scaling::valid_interconnects(gpu);
         if !allowed.contains(&s.interconnect) {
             let ids: Vec<_> = allowed.iter().map(|i| i.id()).collect();

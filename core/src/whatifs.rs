@@ -12,7 +12,7 @@ use crate::{FieldError, Report, Scenario};
 /// and the page show; `estimate` alone is what comparisons and searches repeat.
 pub fn estimate_all(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     let mut report = estimate(s)?;
-    let gpu = crate::gpu::gpu_by_id(&s.gpu).expect("estimate checked the GPU id");
+    let gpu = &crate::market::scenario_card(s).expect("estimate checked the GPU id");
     let spec = build_model(s).map_err(|e| vec![e])?;
     let base = lever_point(s, gpu, &report, None);
     let outcomes = levers::outcomes(&base, &levers::trials(s, gpu), |t, g| {

@@ -22,9 +22,17 @@ pub fn CostView(props: &CostViewProps) -> Html {
     // Without a card price, a figure that contains it would be a guess: ask for one.
     let priced = |usd: f64| {
         if c.card_price_known {
-            format::money(usd)
+            c.money(usd)
         } else {
             X::EnterPrice.get(lang).to_string()
+        }
+    };
+    // Likewise without a cloud rate for the card.
+    let rented = |usd: f64| {
+        if c.cloud_rate_known {
+            c.money(usd)
+        } else {
+            X::EnterRate.get(lang).to_string()
         }
     };
     let tco_terms = [
@@ -64,7 +72,7 @@ pub fn CostView(props: &CostViewProps) -> Html {
                 <span>{ T::SweepWall.get(lang) }{ ": " }<strong class="figure">{ format::duration(c.sweep_wall_s) }</strong></span>
             </p>
             if !c.card_price_known {
-                <p class="notice" data-testid="price-unknown">{ X::PriceUnknown.get(lang) }</p>
+                <p class="notice" data-testid="price-unknown">{ T::PriceUnknown.get(lang) }</p>
             }
             <div class="table-scroll">
                 <table>
@@ -72,7 +80,7 @@ pub fn CostView(props: &CostViewProps) -> Html {
                     <tbody>
                         { for tco_terms.iter().map(|(term, usd)| html! {
                             <tr><th scope="row">{ term.get(lang) }</th><td class="num">{
-                                if *term == T::CostCards { priced(*usd) } else { format::money(*usd) }
+                                if *term == T::CostCards { priced(*usd) } else { c.money(*usd) }
                             }</td></tr>
                         }) }
                         <tr class="total"><th scope="row">{ T::Tco.get(lang) }</th><td class="num">{ priced(c.tco_usd) }</td></tr>
@@ -89,7 +97,7 @@ pub fn CostView(props: &CostViewProps) -> Html {
                             <tr>
                                 <th scope="row">{ label.get(lang) }</th>
                                 <td class="num" data-testid={*testid}>{ priced(*own) }</td>
-                                <td class="num">{ format::money(*cloud) }</td>
+                                <td class="num">{ rented(*cloud) }</td>
                             </tr>
                         }) }
                     </tbody>

@@ -277,7 +277,7 @@ fn ops_hours_per_month(s: &Scenario, cards: u32) -> f64 {
 /// Estimates one option; every problem with its scenario otherwise.
 pub fn evaluate(s: &Scenario) -> Result<OptionResult, Vec<FieldError>> {
     let report = crate::estimate(s)?;
-    let gpu = crate::gpu::gpu_by_id(&s.gpu).expect("estimate checked the GPU id");
+    let gpu = &crate::market::scenario_card(s).expect("estimate checked the GPU id");
     let perf = &report.perf;
     let cost = &perf.cost;
     let budget = report.memory.budget;

@@ -21,17 +21,15 @@ mod cards;
 
 use serde::Serialize;
 
-use crate::gpu::GpuSpec;
+pub use crate::choices::Currency;
+use crate::gpu::{gpu_by_id, GpuSpec};
+use crate::scenario::Scenario;
 
+pub use crate::assumptions::{DEFAULT_CNY_PER_USD, DEFAULT_GDDR_ECC_BANDWIDTH_LOSS};
 pub use cards::{market_by_id, MARKET};
 
 /// Fraction of GDDR capacity inline ECC takes (CUDA Best Practices Guide: 6.25 %).
 pub const GDDR_ECC_CAPACITY_FRACTION: f64 = 1.0 / 16.0;
-/// Effective-bandwidth loss of inline GDDR ECC (CUDA Best Practices Guide:
-/// "approximately 20 %"; measured losses on recent cards vary). Editable.
-pub const DEFAULT_GDDR_ECC_BANDWIDTH_LOSS: f64 = 0.20;
-/// CNY per USD for prices seen in China: a rough late-2025 / 2026 rate. Editable.
-pub const DEFAULT_CNY_PER_USD: f64 = 7.1;
 
 /// What turning ECC on costs a card.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -65,13 +63,6 @@ pub struct FormFactor {
     pub cooler: Cooler,
     /// Board power connector.
     pub power: &'static str,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Currency {
-    Usd,
-    Cny,
 }
 
 /// A dated price and where it was seen.
@@ -118,6 +109,26 @@ pub fn with_ecc(gpu: &GpuSpec, ecc: Ecc, bandwidth_loss: f64) -> GpuSpec {
         out.bandwidth_bytes_per_s *= 1.0 - bandwidth_loss;
     }
     out
+}
+
+/// The scenario's card as it runs: the catalog card, with ECC's cost when `ecc` is on.
+/// None for an id the catalog lacks.
+pub fn scenario_card(s: &Scenario) -> Option<GpuSpec> {
+    let gpu = gpu_by_id(&s.gpu)?;
+    Some(match (s.ecc, market_by_id(gpu.id)) {
+        (true, Some(m)) => with_ecc(gpu, m.ecc, s.memory.ecc_bandwidth_loss),
+        _ => *gpu,
+    })
+}
+
+/// Bytes the scenario's card gives up to ECC (0 with ECC off or free).
+pub fn ecc_reserved_bytes(s: &Scenario) -> f64 {
+    match (gpu_by_id(&s.gpu), scenario_card(s)) {
+        (Some(physical), Some(running)) => {
+            physical.memory_bytes.saturating_sub(running.memory_bytes) as f64
+        }
+        _ => 0.0,
+    }
 }
 
 /// Memory left to programs on an inline-ECC card with ECC on.

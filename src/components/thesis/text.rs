@@ -54,8 +54,11 @@ thesis_texts! {
         "原文中有几处数字有误。下面每个更正值都由本工具的核心代码计算，与原文数字并列。";
     ArticleSays => "The article says", "原文";
     EnterPrice => "enter a price", "请输入价格";
-    PriceUnknown => "No price is known for this card, so the figures that need one are left out. Enter one under Assumptions (cost.card_price_usd).",
-        "这张卡没有已知价格，需要价格的数字暂不显示。请在“假设”中输入（cost.card_price_usd）。";
+    EnterRate => "enter a rate", "请输入租价";
+    Ecc => "ECC on", "开启 ECC";
+    EccReserved => "Taken by ECC", "ECC 占用";
+    EccNone => "this card has no ECC to turn on", "这张卡没有可开启的 ECC";
+    EccFree => "HBM: ECC costs nothing", "HBM：开启 ECC 没有代价";
     Computed => "Computed", "计算结果";
 }
 
