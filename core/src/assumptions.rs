@@ -172,5 +172,12 @@ json_struct! {
         pub cny_per_usd: f64 [0.01, 1000.0] = DEFAULT_CNY_PER_USD,
         /// The currency costs are shown in: usd or cny.
         pub currency: Currency = Currency::Usd,
+        /// Expansion-slot positions of the workstation the cards go in: 8 in an EATX /
+        /// SSI-EEB tower whose board has four double-spaced x16 slots (7 in a plain ATX
+        /// tower).
+        pub chassis_slots: u32 [1, 32] = 8,
+        /// Largest single power supply for the box, W: 1600 W is the largest common ATX
+        /// unit (and about what one 120 V / 15 A circuit delivers continuously).
+        pub max_psu_watts: f64 [100.0, 1e5] = 1600.0,
     }
 }

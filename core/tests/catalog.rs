@@ -82,3 +82,27 @@ fn the_cloud_rate_is_the_cards_or_unknown() {
     let set = estimate(&s).unwrap().perf.cost;
     assert!(set.cloud_rate_known && set.cloud_usd_per_experiment > 0.0);
 }
+
+#[test]
+fn a_comparison_option_says_whether_its_cards_fit_one_workstation() {
+    use hsi_gpu_core::compare::evaluate;
+    use hsi_gpu_core::market::ChassisIssue;
+    let four = |gpu: &str| Scenario {
+        gpu: gpu.into(),
+        cards: 4,
+        ..Scenario::default()
+    };
+    let a5500 = evaluate(&four("rtx_a5500")).unwrap().complexity.chassis;
+    assert!(a5500.fits(), "{a5500:?}");
+    assert_eq!(a5500.slots_needed, 8);
+    let rtx4090 = evaluate(&four("rtx_4090")).unwrap().complexity.chassis;
+    assert!(
+        rtx4090.issues.contains(&ChassisIssue::TooWide),
+        "{rtx4090:?}"
+    );
+    let mut roomy = four("rtx_4090");
+    roomy.cost.chassis_slots = 12;
+    roomy.cost.max_psu_watts = 4000.0;
+    let open_frame = evaluate(&roomy).unwrap().complexity.chassis;
+    assert_eq!(open_frame.issues, vec![ChassisIssue::OpenAirStacked]);
+}

@@ -162,6 +162,8 @@ pub fn field_label(path: &str, lang: Lang) -> String {
         )),
         "cost.cny_per_usd" => Some(("CNY per USD", "人民币/美元汇率")),
         "cost.currency" => Some(("Costs shown in (usd or cny)", "成本显示币种（usd 或 cny）")),
+        "cost.chassis_slots" => Some(("Workstation expansion slots", "工作站扩展槽位数")),
+        "cost.max_psu_watts" => Some(("Largest single PSU (W)", "单个电源最大功率（瓦）")),
         _ => None,
     };
     match (known, lang) {

@@ -110,6 +110,8 @@ pub struct Complexity {
     pub psu_watts: f64,
     /// Administration time the cost model charges, hours/month.
     pub ops_hours_per_month: f64,
+    /// Whether the cards fit one workstation (slots, PSU, cooler, board).
+    pub chassis: crate::market::ChassisFit,
 }
 
 /// The figures of one option.
@@ -310,6 +312,7 @@ pub fn evaluate(s: &Scenario) -> Result<OptionResult, Vec<FieldError>> {
             nccl: ddp && s.cards > 1,
             psu_watts: cost.psu_watts,
             ops_hours_per_month: ops_hours_per_month(s, s.cards),
+            chassis: crate::market::chassis_fit(gpu, s.cards, &s.cost),
         },
         warnings: report.warnings.iter().map(ToString::to_string).collect(),
     })

@@ -19,12 +19,13 @@
 
 mod cards;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::choices::Currency;
 use crate::gpu::{gpu_by_id, GpuSpec};
 use crate::scenario::Scenario;
 
+use crate::assumptions::CostAssumptions;
 pub use crate::assumptions::{DEFAULT_CNY_PER_USD, DEFAULT_GDDR_ECC_BANDWIDTH_LOSS};
 pub use cards::{market_by_id, MARKET};
 
@@ -152,28 +153,8 @@ pub fn default_cloud_usd_per_hour(gpu: &GpuSpec, cny_per_usd: f64) -> Option<f64
         .map(|p| p.usd(cny_per_usd))
 }
 
-/// A workstation to put N cards in. Editable.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Chassis {
-    /// Expansion-slot positions: 8 in an EATX / SSI-EEB workstation tower whose board has
-    /// four double-spaced x16 slots (7 in a plain ATX tower).
-    pub slots: u32,
-    /// Largest single power supply: 1600 W is the largest common ATX unit (and about what
-    /// one 120 V / 15 A circuit delivers continuously).
-    pub psu_watts: f64,
-}
-
-impl Default for Chassis {
-    fn default() -> Self {
-        Chassis {
-            slots: 8,
-            psu_watts: 1600.0,
-        }
-    }
-}
-
 /// Why N cards may not go into the workstation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChassisIssue {
     /// More slot widths than the chassis has.
@@ -188,7 +169,7 @@ pub enum ChassisIssue {
     OpenAirStacked,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ChassisFit {
     pub slots_needed: u32,
     pub slots: u32,
@@ -203,23 +184,17 @@ impl ChassisFit {
     }
 }
 
-/// Whether `cards` such cards fit one workstation. `system_watts` and `psu_margin` are
-/// the cost model's (CPU/board draw and PSU headroom).
-pub fn chassis_fit(
-    gpu: &GpuSpec,
-    cards: u32,
-    chassis: &Chassis,
-    system_watts: f64,
-    psu_margin: f64,
-) -> ChassisFit {
+/// Whether `cards` such cards fit one workstation (`cost.chassis_slots`,
+/// `cost.max_psu_watts`; the draw is the cost model's: cards x TDP + system, x PSU margin).
+pub fn chassis_fit(gpu: &GpuSpec, cards: u32, a: &CostAssumptions) -> ChassisFit {
     let form = market_by_id(gpu.id).map(|m| m.form);
     let slots_needed = form.map_or(0, |f| u32::from(f.slots) * cards);
-    let psu_watts_needed = (f64::from(cards) * gpu.tdp_watts + system_watts) * psu_margin;
+    let psu_watts_needed = (f64::from(cards) * gpu.tdp_watts + a.system_base_watts) * a.psu_margin;
     let mut issues = Vec::new();
-    if slots_needed > chassis.slots {
+    if slots_needed > a.chassis_slots {
         issues.push(ChassisIssue::TooWide);
     }
-    if psu_watts_needed > chassis.psu_watts {
+    if psu_watts_needed > a.max_psu_watts {
         issues.push(ChassisIssue::TooMuchPower);
     }
     match form.map(|f| f.cooler) {
@@ -231,7 +206,7 @@ pub fn chassis_fit(
     }
     ChassisFit {
         slots_needed,
-        slots: chassis.slots,
+        slots: a.chassis_slots,
         psu_watts_needed,
         issues,
     }
@@ -296,16 +271,16 @@ mod tests {
 
     #[test]
     fn four_blower_cards_fit_a_tower_and_four_4090s_do_not() {
-        let chassis = Chassis::default();
+        let a = CostAssumptions::default();
         let a5500 = gpu_by_id("rtx_a5500").unwrap();
-        let fit = chassis_fit(a5500, 4, &chassis, 250.0, 1.3);
+        let fit = chassis_fit(a5500, 4, &a);
         assert!(fit.fits(), "{fit:?}");
         let rtx4090 = gpu_by_id("rtx_4090").unwrap();
-        let fit = chassis_fit(rtx4090, 4, &chassis, 250.0, 1.3);
+        let fit = chassis_fit(rtx4090, 4, &a);
         assert!(fit.issues.contains(&ChassisIssue::TooWide));
         assert!(fit.issues.contains(&ChassisIssue::TooMuchPower));
         let h100 = gpu_by_id("h100_sxm").unwrap();
-        let fit = chassis_fit(h100, 1, &chassis, 250.0, 1.3);
+        let fit = chassis_fit(h100, 1, &a);
         assert_eq!(fit.issues, vec![ChassisIssue::NeedsServerBoard]);
     }
 

@@ -2,6 +2,7 @@
 //! both texts; sentences with figures are functions taking pre-formatted figures.
 
 use hsi_gpu_core::levers::{Lever, Limit};
+use hsi_gpu_core::market::{ChassisFit, ChassisIssue};
 
 use crate::i18n::Lang;
 
@@ -57,6 +58,12 @@ thesis_texts! {
     EnterRate => "enter a rate", "请输入租价";
     Ecc => "ECC on", "开启 ECC";
     EccReserved => "Taken by ECC", "ECC 占用";
+    ChassisFits => "fits one workstation", "一台工作站装得下";
+    ChassisTooWide => "too wide for the chassis", "机箱插槽不够";
+    ChassisTooMuchPower => "needs more than one PSU", "单个电源带不动";
+    ChassisNeedsServerBoard => "needs a server board (SXM)", "需要服务器主板（SXM）";
+    ChassisNeedsServerAirflow => "passive: needs server airflow", "被动散热：需要服务器风道";
+    ChassisOpenAirStacked => "open-air coolers stacked", "开放式散热器叠放";
     EccNone => "this card has no ECC to turn on", "这张卡没有可开启的 ECC";
     EccFree => "HBM: ECC costs nothing", "HBM：开启 ECC 没有代价";
     Computed => "Computed", "计算结果";
@@ -90,6 +97,31 @@ pub fn limit_name(limit: Limit, lang: Lang) -> &'static str {
         (Limit::Interconnect, Lang::En) => "interconnect",
         (Limit::Interconnect, Lang::Zh) => "互联",
     }
+}
+
+/// Whether N cards fit one workstation, and why not.
+pub fn chassis_text(fit: &ChassisFit, lang: Lang) -> String {
+    if fit.fits() {
+        return X::ChassisFits.get(lang).to_string();
+    }
+    let sep = match lang {
+        Lang::En => ", ",
+        Lang::Zh => "，",
+    };
+    fit.issues
+        .iter()
+        .map(|issue| {
+            match issue {
+                ChassisIssue::TooWide => X::ChassisTooWide,
+                ChassisIssue::TooMuchPower => X::ChassisTooMuchPower,
+                ChassisIssue::NeedsServerBoard => X::ChassisNeedsServerBoard,
+                ChassisIssue::NeedsServerAirflow => X::ChassisNeedsServerAirflow,
+                ChassisIssue::OpenAirStacked => X::ChassisOpenAirStacked,
+            }
+            .get(lang)
+        })
+        .collect::<Vec<_>>()
+        .join(sep)
 }
 
 /// "Compute x2 pays most: 1.55x faster."
