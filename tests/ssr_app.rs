@@ -100,16 +100,7 @@ async fn a_custom_model_is_named_in_the_model_choice_with_its_fixed_input() {
 #[tokio::test]
 async fn chinese_page_uses_chinese_strings() {
     // A card without a known price, so that the core has a remark to word.
-    let unpriced = hsi_gpu_core::gpu::GPUS
-        .iter()
-        .find(|g| {
-            hsi_gpu_core::market::default_card_price_usd(
-                g,
-                hsi_gpu_core::market::DEFAULT_CNY_PER_USD,
-            )
-            .is_none()
-        })
-        .expect("some card has no known price");
+    let unpriced = ssr_support::unpriced_gpu();
     let query = format!("lang=zh&gpu={}", unpriced.id);
     let html = page(state(&query)).await;
     assert!(html.contains(T::Title.get(Lang::Zh)));

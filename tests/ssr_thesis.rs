@@ -93,16 +93,7 @@ async fn article_panel_shows_the_computed_corrections_in_both_languages() {
 #[tokio::test]
 async fn a_card_without_a_price_asks_for_one_instead_of_counting_zero() {
     use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
-    let unpriced = hsi_gpu_core::gpu::GPUS
-        .iter()
-        .find(|g| {
-            hsi_gpu_core::market::default_card_price_usd(
-                g,
-                hsi_gpu_core::market::DEFAULT_CNY_PER_USD,
-            )
-            .is_none()
-        })
-        .expect("some card has no known price");
+    let unpriced = ssr_support::unpriced_gpu();
     let s = Scenario {
         gpu: unpriced.id.into(),
         interconnect: hsi_gpu_core::scaling::valid_interconnects(unpriced)[0],

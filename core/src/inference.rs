@@ -217,13 +217,6 @@ pub fn no_grad_memory(spec: &ModelSpec, a: &Analysis, s: &Scenario) -> NoGradMem
     }
 }
 
-/// Usable memory x (1 - headroom) on a card, as for training.
-fn budget(s: &Scenario, gpu: &GpuSpec) -> f64 {
-    gpu.memory_bytes
-        .saturating_sub(s.memory.driver_reserved_bytes) as f64
-        * (1.0 - s.memory.headroom)
-}
-
 /// Largest no-grad batch on `gpu` (capped at `pixels`) and the time to predict `pixels`
 /// patches with it; None when not even one patch fits.
 fn predict(
@@ -235,7 +228,7 @@ fn predict(
     input_per_sample: f64,
 ) -> Result<(u32, Option<f64>), FieldError> {
     let cap = pixels.clamp(1, u64::from(MAX_BATCH)) as u32;
-    let batch = memory.max_batch(budget(s, gpu), cap);
+    let batch = memory.max_batch(crate::memory::budget(s, gpu), cap);
     if batch == 0 {
         return Ok((0, None));
     }

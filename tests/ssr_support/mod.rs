@@ -43,6 +43,21 @@ pub fn scenario() -> Scenario {
     s
 }
 
+/// A catalog card with neither a street nor a launch price.
+#[allow(dead_code)]
+pub fn unpriced_gpu() -> &'static hsi_gpu_core::gpu::GpuSpec {
+    hsi_gpu_core::gpu::GPUS
+        .iter()
+        .find(|g| {
+            hsi_gpu_core::market::default_card_price_usd(
+                g,
+                hsi_gpu_core::market::DEFAULT_CNY_PER_USD,
+            )
+            .is_none()
+        })
+        .expect("some card has no known price")
+}
+
 /// The core's report for a valid scenario.
 #[allow(dead_code)]
 pub fn report(s: &Scenario) -> Rc<Report> {
