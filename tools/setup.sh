@@ -8,7 +8,7 @@
 #   tools/setup.sh --torch     the above plus tools/.venv: PyTorch, torchvision and timm at the
 #                              versions tools/requirements-torch.txt pins (the exporter's and
 #                              measure.py's tests; PyPI's torch wheel brings CUDA libraries,
-#                              several GB, kept in pip's cache for the next fresh clone)
+#                              several GB, whose wheels stay in ~/.cache/hsi-gpu-planner for the next fresh clone)
 # The options combine (tools/test.sh passes both).
 set -euo pipefail
 
@@ -121,7 +121,11 @@ except PackageNotFoundError:
     sys.exit(1)
 PY
   then
-    "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$requirements"
+    # PyPI's answers here are not kept by pip's HTTP cache, so the wheels are kept in a
+    # folder of their own: a second fresh clone installs them without downloading.
+    wheels="${XDG_CACHE_HOME:-$HOME/.cache}/hsi-gpu-planner/wheels"
+    "$venv/bin/python" -m pip download -q -d "$wheels" -r "$requirements"
+    "$venv/bin/python" -m pip install -q --no-index --find-links "$wheels" -r "$requirements"
   fi
 fi
 
