@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Exports one model per architecture family the exporter promises (torchvision's
+classification and segmentation models, the common timm families), and checks each
+against PyTorch on the CPU:
+
+- the layer list represents every trainable parameter (torch's count exactly);
+- `hsi-gpu estimate` accepts it, and its forward and backward FLOPs and its
+  saved-for-backward bytes are within 1 % of what PyTorch measures (fp32 and emulated
+  CUDA bf16 autocast, at the batch below; tools/validate_zoo.py's method).
+
+    tools/.venv/bin/python tools/export_coverage.py [--family NAME ...] [--markdown]
+
+Models are built with random weights (pretrained=False: nothing is downloaded) at a small
+input so the run stays short on two cores. A family listed in KNOWN_FAILURES must fail
+with the reason given there; any other failure, or a known failure that now passes,
+fails the run (so the README's coverage table stays true).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("TIMM_FUSED_ATTN", "0")  # timm's written-out attention (see KNOWN_FAILURES)
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch import nn  # noqa: E402
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, TOOLS)
+
+import validate_zoo  # noqa: E402
+from hsi_export import ExportError, export  # noqa: E402
+
+CLI = os.path.join(os.path.dirname(TOOLS), "target", "debug", "hsi-gpu")
+BATCH = 2
+TOLERANCE = 0.01
+CLASSES = 10
+
+# (family, library, model name, constructor kwargs, per-sample input shape)
+FAMILIES = [
+    ("tv alexnet", "torchvision", "alexnet", {}, [3, 64, 64]),
+    ("tv convnext", "torchvision", "convnext_tiny", {}, [3, 64, 64]),
+    ("tv densenet", "torchvision", "densenet121", {}, [3, 64, 64]),
+    ("tv efficientnet", "torchvision", "efficientnet_b0", {}, [3, 64, 64]),
+    ("tv efficientnet_v2", "torchvision", "efficientnet_v2_s", {}, [3, 64, 64]),
+    ("tv googlenet", "torchvision", "googlenet", {"aux_logits": False, "init_weights": False}, [3, 64, 64]),
+    ("tv inception", "torchvision", "inception_v3", {"aux_logits": False, "init_weights": False}, [3, 96, 96]),
+    ("tv maxvit", "torchvision", "maxvit_t", {}, [3, 224, 224]),
+    ("tv mnasnet", "torchvision", "mnasnet0_5", {}, [3, 64, 64]),
+    ("tv mobilenet_v2", "torchvision", "mobilenet_v2", {}, [3, 64, 64]),
+    ("tv mobilenet_v3", "torchvision", "mobilenet_v3_large", {}, [3, 64, 64]),
+    ("tv regnet_x", "torchvision", "regnet_x_400mf", {}, [3, 64, 64]),
+    ("tv regnet_y", "torchvision", "regnet_y_400mf", {}, [3, 64, 64]),
+    ("tv resnet", "torchvision", "resnet18", {}, [3, 64, 64]),
+    ("tv resnext", "torchvision", "resnext50_32x4d", {}, [3, 64, 64]),
+    ("tv shufflenet", "torchvision", "shufflenet_v2_x0_5", {}, [3, 64, 64]),
+    ("tv squeezenet", "torchvision", "squeezenet1_1", {}, [3, 64, 64]),
+    ("tv swin", "torchvision", "swin_t", {}, [3, 64, 64]),
+    ("tv swin_v2", "torchvision", "swin_v2_t", {}, [3, 64, 64]),
+    ("tv vgg", "torchvision", "vgg11_bn", {}, [3, 64, 64]),
+    ("tv vit", "torchvision", "vit_b_32", {"image_size": 64}, [3, 64, 64]),
+    ("tv wide_resnet", "torchvision", "wide_resnet50_2", {}, [3, 64, 64]),
+    ("tv fcn", "torchvision.segmentation", "fcn_resnet50", {"weights_backbone": None}, [3, 64, 64]),
+    ("tv deeplabv3", "torchvision.segmentation", "deeplabv3_mobilenet_v3_large", {"weights_backbone": None}, [3, 64, 64]),
+    ("tv lraspp", "torchvision.segmentation", "lraspp_mobilenet_v3_large", {"weights_backbone": None}, [3, 64, 64]),
+    ("timm resnet", "timm", "resnet18", {}, [3, 64, 64]),
+    ("timm resnext", "timm", "resnext50_32x4d", {}, [3, 64, 64]),
+    ("timm wide_resnet", "timm", "wide_resnet50_2", {}, [3, 64, 64]),
+    ("timm densenet", "timm", "densenet121", {}, [3, 64, 64]),
+    ("timm efficientnet", "timm", "efficientnet_b0", {}, [3, 64, 64]),
+    ("timm efficientnetv2", "timm", "efficientnetv2_rw_t", {}, [3, 64, 64]),
+    ("timm mobilenetv2", "timm", "mobilenetv2_100", {}, [3, 64, 64]),
+    ("timm mobilenetv3", "timm", "mobilenetv3_large_100", {}, [3, 64, 64]),
+    ("timm convnext", "timm", "convnext_tiny", {}, [3, 64, 64]),
+    ("timm regnet", "timm", "regnety_002", {}, [3, 64, 64]),
+    ("timm vit", "timm", "vit_tiny_patch16_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm deit", "timm", "deit_tiny_patch16_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm swin", "timm", "swin_tiny_patch4_window7_224", {"img_size": 128, "window_size": 4}, [3, 128, 128]),
+    ("timm beit", "timm", "beit_base_patch16_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm mixer", "timm", "mixer_s16_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm resmlp", "timm", "resmlp_12_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm poolformer", "timm", "poolformer_s12", {}, [3, 64, 64]),
+    ("timm ghostnet", "timm", "ghostnet_100", {}, [3, 64, 64]),
+    ("timm mnasnet", "timm", "mnasnet_100", {}, [3, 64, 64]),
+    ("timm inception_v3", "timm", "inception_v3", {}, [3, 96, 96]),
+    ("timm vgg", "timm", "vgg11", {}, [3, 64, 64]),
+]
+
+# family -> the reason it does not export unchanged (the start of the error it gives).
+KNOWN_FAILURES = {}
+
+
+def build(library, name, kwargs):
+    torch.manual_seed(0)
+    if library == "timm":
+        import timm
+
+        if name not in timm.list_models():
+            raise AssertionError(f"timm {timm.__version__} has no model {name}")
+        return timm.create_model(name, pretrained=False, num_classes=CLASSES, **kwargs)
+    import torchvision
+
+    module = torchvision.models.segmentation if library.endswith("segmentation") else torchvision.models
+    return getattr(module, name)(weights=None, num_classes=CLASSES, **kwargs)
+
+
+class MainOutput(nn.Module):
+    """The tensor a segmentation model returns under "out" (what the exporter reads)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        out = self.model(x)
+        return out["out"] if isinstance(out, dict) else out
+
+
+def measured(model, input_shape, output_shape):
+    torch.manual_seed(0)
+    x = torch.randn(BATCH, *input_shape)
+    y = torch.randint(0, CLASSES, (BATCH, *output_shape[1:]))
+    wrapped = MainOutput(model).train()
+    cases = {}
+    for precision in validate_zoo.PRECISIONS:
+        fwd, bwd = validate_zoo.flops(wrapped, x, y, precision)
+        cases[precision] = {"fwd": fwd, "bwd": bwd, "saved": validate_zoo.saved_bytes(wrapped, x, y, precision)}
+    return cases
+
+
+def estimated(spec, precision):
+    scenario = {"model": {"kind": "custom", "spec": spec}, "batch_per_gpu": BATCH, "precision": precision}
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        json.dump(scenario, f)
+        f.flush()
+        run = subprocess.run([CLI, "estimate", f.name], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise ExportError(f"hsi-gpu estimate refused the layer list: {run.stderr.strip()}")
+    report = json.loads(run.stdout)
+    out = report["layers"][-1]["output_shape"]
+    elements = 1
+    for d in out:
+        elements *= d
+    # Cross-entropy keeps the fp32 log-probabilities and the int64 targets (+ a 4-byte
+    # total weight), as core/src/analysis.rs counts them.
+    loss = BATCH * (elements * 4 + elements // out[0] * 8) + 4
+    return {
+        "params": report["params"],
+        "fwd": report["fwd_flops_per_sample"] * BATCH,
+        "bwd": report["bwd_flops_per_sample"] * BATCH,
+        "saved": sum(layer["saved_bytes"] for layer in report["layers"]) + loss,
+    }
+
+
+def check(family, library, name, kwargs, input_shape):
+    """(status, detail): "ok", or "fail" with the first reason found."""
+    model = build(library, name, kwargs)
+    spec, info = export(model, input_shape, name)
+    if info["unsupported"]:
+        u = info["unsupported"][0]
+        return "fail", f"unsupported {u['layer']}: {u['what']}"
+    if info["params_not_represented"]:
+        return "fail", f"parameters not represented: {', '.join(info['params_not_represented'][:3])}"
+    with torch.no_grad():
+        output_shape = list(MainOutput(model).train()(torch.randn(BATCH, *input_shape)).shape)
+    torch_cases = measured(model, input_shape, output_shape)
+    for precision, want in torch_cases.items():
+        got = estimated(spec, precision)
+        if got["params"] != info["torch_params"]:
+            return "fail", f"estimate counts {got['params']} parameters, torch {info['torch_params']}"
+        for key in ("fwd", "bwd", "saved"):
+            if abs(got[key] - want[key]) > TOLERANCE * max(want[key], 1):
+                return "fail", f"{precision} {key} {got[key]:.4g} vs torch {want[key]:.4g} ({(got[key] / max(want[key], 1) - 1) * 100:+.1f} %)"
+    return "ok", f"{info['torch_params']} params, {len(spec['layers'])} layers"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--family", action="append", help="only this family (repeatable), e.g. 'timm swin'")
+    parser.add_argument("--markdown", action="store_true", help="print the coverage table for the README")
+    args = parser.parse_args()
+    torch.set_num_threads(min(2, os.cpu_count() or 1))
+    chosen = [f for f in FAMILIES if not args.family or f[0] in args.family]
+    results, unexpected = [], []
+    for family, library, name, kwargs, input_shape in chosen:
+        start = time.monotonic()
+        try:
+            status, detail = check(family, library, name, kwargs, input_shape)
+        except ExportError as e:
+            status, detail = "fail", str(e).splitlines()[0]
+        seconds = time.monotonic() - start
+        results.append((family, name, status, detail))
+        print(f"{family:22} {name:32} {status:4} {seconds:5.1f}s  {detail}", flush=True)
+        known = KNOWN_FAILURES.get(family)
+        if status == "ok" and known:
+            unexpected.append(f"{family} passes now: remove it from KNOWN_FAILURES ({known})")
+        elif status == "fail" and not (known and detail.startswith(known)):
+            unexpected.append(f"{family}: {detail}")
+    passed = sum(1 for r in results if r[2] == "ok")
+    print(f"\n{passed} of {len(results)} families export unchanged and match PyTorch within {TOLERANCE:.0%}")
+    if args.markdown:
+        print("\n| family | model | result |\n|---|---|---|")
+        for family, name, status, detail in results:
+            print(f"| {family} | `{name}` | {'exports, matches' if status == 'ok' else detail} |")
+    for line in unexpected:
+        print(f"unexpected: {line}", file=sys.stderr)
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

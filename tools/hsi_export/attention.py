@@ -1,0 +1,77 @@
+"""Self-attention blocks as one `attention` layer each.
+
+Recognised by their parts: vit-pytorch style (`to_qkv`, `to_out`, `heads`), timm style
+(`qkv`, `proj`, `num_heads`, with Swin's `relative_position_bias_table`), and
+nn.MultiheadAttention used as self-attention (one input for query, key and value)."""
+
+import torch
+from torch import nn
+
+from .common import ExportError, dropout_op, module_kind
+
+# timm attention blocks whose scores a relative position bias table shifts (Swin, BEiT).
+BIAS_TABLES = ("relative_position_bias_table",)
+
+
+def attention_parts(module):
+    """(qkv out_features, qkv has bias, output Linear, heads) of a self-attention block,
+    or None."""
+    if isinstance(module, nn.MultiheadAttention):
+        if not module._qkv_same_embed_dim or module.in_proj_weight is None:
+            return None
+        return module.in_proj_weight.shape[0], module.in_proj_bias is not None, module.out_proj, module.num_heads
+    for qkv_name, out_name, heads_name in (("to_qkv", "to_out", "heads"), ("qkv", "proj", "num_heads")):
+        qkv = getattr(module, qkv_name, None)
+        out = getattr(module, out_name, None)
+        heads = getattr(module, heads_name, None)
+        if isinstance(out, nn.Sequential):
+            out = next((m for m in out if isinstance(m, nn.Linear)), None)
+        if isinstance(qkv, nn.Linear) and isinstance(out, nn.Linear) and isinstance(heads, int):
+            bias = qkv.bias is not None or getattr(module, "q_bias", None) is not None
+            return qkv.out_features, bias, out, heads
+    return None
+
+
+def attention_op(ex, m, name, x, output):
+    """(op, trailing dropout op or None) for self-attention block `m` on tokens `x`."""
+    qkv_features, qkv_bias, out, heads = attention_parts(m)
+    tokens = ex.sample_shape(x)
+    if len(tokens) < 2 or tokens != ex.sample_shape(output):
+        raise ExportError(f"{name}: attention must map tokens [.., T, D] to the same shape, got {tokens}")
+    if isinstance(m, nn.MultiheadAttention) and not getattr(m, "batch_first", False):
+        raise ExportError(f"{name}: nn.MultiheadAttention with batch_first=False puts the tokens first: only batch_first has an op")
+    head_dim = qkv_features // 3 // heads
+    op = {"op": "attention", "heads": heads, "qkv_bias": qkv_bias}
+    if head_dim * heads != tokens[-1]:
+        op["head_dim"] = head_dim
+    for table in BIAS_TABLES:
+        bias = getattr(m, table, None)
+        if isinstance(bias, torch.Tensor) and bias.requires_grad:
+            op["bias_params"] = int(bias.numel())  # a learned bias added to the scores
+    if getattr(m, "fused_attn", False) or isinstance(m, nn.MultiheadAttention):
+        ex.warnings.append(
+            f"{name}: {module_kind(m)} runs F.scaled_dot_product_attention; the estimate keeps the "
+            "scores as the written-out attention does (an upper bound: fused kernels keep less)"
+        )
+    # Dropouts after the output projection are the block's output dropout; one on the
+    # attention probabilities has no op and is reported.
+    calls = ex.leaf_calls
+    last_out = max((i for i, c in enumerate(calls) if c is out), default=len(calls))
+    trailing = None
+    for i, c in enumerate(calls):
+        if isinstance(c, nn.modules.dropout._DropoutNd) and c.p > 0 and m.training:
+            if i > last_out:
+                trailing = dropout_op(c.p)
+            else:
+                ex.unsupported.append(
+                    {"layer": f"{name}.{ex.module_names[c].rsplit('.', 1)[-1]}",
+                     "what": "dropout on the attention probabilities",
+                     "nearest": "none (its 1-byte mask per score is not counted)",
+                     "substitute": "pass-through"}
+                )
+    if isinstance(m, nn.MultiheadAttention) and m.dropout > 0 and m.training:
+        ex.unsupported.append(
+            {"layer": name, "what": "dropout on the attention probabilities",
+             "nearest": "none (its 1-byte mask per score is not counted)", "substitute": "pass-through"}
+        )
+    return op, trailing
