@@ -36,8 +36,13 @@ def attention_op(ex, m, name, x, output):
     """(op, trailing dropout op or None) for self-attention block `m` on tokens `x`."""
     qkv_features, qkv_bias, out, heads = attention_parts(m)
     tokens = ex.sample_shape(x)
-    if len(tokens) < 2 or tokens != ex.sample_shape(output):
+    if len(tokens) < 2 or tuple(x.shape) != tuple(output.shape):
         raise ExportError(f"{name}: attention must map tokens [.., T, D] to the same shape, got {tokens}")
+    if hasattr(m, "shift_size"):
+        raise ExportError(
+            f"{name}: {module_kind(m)} partitions its input into shifted windows inside its forward "
+            "(torchvision's Swin): no op; timm's Swin, which partitions outside, exports"
+        )
     if isinstance(m, nn.MultiheadAttention) and not getattr(m, "batch_first", False):
         raise ExportError(f"{name}: nn.MultiheadAttention with batch_first=False puts the tokens first: only batch_first has an op")
     head_dim = qkv_features // 3 // heads

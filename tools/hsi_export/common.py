@@ -55,12 +55,22 @@ def pool_op(kind, dims, kernel, stride, padding):
     }
 
 
+# Interpolation modes with an op (upsample's `mode`): each keeps nothing for backward.
+UPSAMPLE_MODES = {"nearest": "nearest", "linear": "linear", "bilinear": "linear", "trilinear": "linear"}
+
+
 def upsample_op(name, x, output, mode):
     scales = {o // i for i, o in zip(x.shape[2:], output.shape[2:])}
     exact = all(o % i == 0 for i, o in zip(x.shape[2:], output.shape[2:]))
-    if mode != "nearest" or len(scales) != 1 or not exact:
-        raise ExportError(f"{name}: upsampling mode {mode} to {tuple(output.shape[2:])}: only nearest with one integer factor")
-    return {"op": "upsample", "dims": x.dim() - 2, "scale": scales.pop()}
+    if mode not in UPSAMPLE_MODES or len(scales) != 1 or not exact:
+        raise ExportError(
+            f"{name}: upsampling mode {mode} to {tuple(output.shape[2:])}: only nearest or (bi/tri)linear "
+            "with one integer factor"
+        )
+    op = {"op": "upsample", "dims": x.dim() - 2, "scale": scales.pop()}
+    if UPSAMPLE_MODES[mode] != "nearest":
+        op["mode"] = UPSAMPLE_MODES[mode]
+    return op
 
 
 def view_op(x, output):

@@ -22,7 +22,6 @@ NEAREST_FUNCTIONS = {
     "max": "max_pool",
     "expand": "reshape",
     "repeat": "concat",
-    "sub": "add",
     "div": "mul",
     "pad": "conv padding",
     "bilinear": "upsample",
@@ -138,6 +137,34 @@ def add(ex, layer, args, kwargs, acts, result):
         ex.emit(layer, [x], {"op": "position_embedding"}, result, [params[0]])
     else:
         ex.report(layer, "add of a constant or a broadcast tensor", "none (an element-wise pass)", acts, result)
+
+
+def sub(ex, layer, args, kwargs, acts, result):
+    """a - b of two activations (PoolFormer's pool(x) - x): FLOPs and kept bytes of a sum."""
+    if len(acts) == 2 and all(tuple(a.shape) == tuple(result.shape) for a in acts):
+        ex.emit(layer, acts, {"op": "add"}, result)
+    else:
+        ex.report(layer, "subtraction of a constant or a broadcast tensor", "none (an element-wise pass)", acts, result)
+
+
+def addcmul(ex, layer, args, kwargs, acts, result):
+    """torch.addcmul(beta, alpha, x) = alpha * x + beta with learned vectors (ResMLP's
+    Affine): a scale with a bias."""
+    beta, alpha, x = args[0], args[1], args[2]
+    names = [ex.origin(beta), ex.origin(alpha)]
+    shape = param_shape(alpha, x)
+    if acts == [x] and all(names) and shape is not None and param_shape(beta, x) == shape and arg(args, kwargs, 3, "value", 1) == 1:
+        ex.emit(layer, [x], {"op": "scale", "shape": shape, "bias": True}, result, names)
+    else:
+        ex.report(layer, "addcmul other than learned alpha * x + beta", "scale", acts, result)
+
+
+def pad(ex, layer, args, kwargs, acts, result):
+    """F.pad by nothing (torchvision's Swin pads to a window multiple): the same tensor."""
+    if tuple(result.shape) == tuple(acts[0].shape):
+        ex.alias(acts[0], result)
+    else:
+        ex.report(layer, f"padding by {arg(args, kwargs, 1, 'pad')}", NEAREST_FUNCTIONS["pad"], acts, result)
 
 
 def mul(ex, layer, args, kwargs, acts, result):
@@ -324,6 +351,13 @@ def same(ex, layer, args, kwargs, acts, result):
     ex.alias(acts[0], result)
 
 
+def roll(ex, layer, args, kwargs, acts, result):
+    """torch.roll (Swin's shifted windows): a copy that keeps nothing for backward, read
+    only by the window partition's reshape, which copies again: written as the same
+    tensor (the FLOPs and kept bytes are those of the partition)."""
+    ex.alias(acts[0], result)
+
+
 def constant(ex, layer, args, kwargs, acts, result):
     """x.new_empty(...), torch.zeros_like(x), ...: a new tensor that is no activation."""
 
@@ -342,6 +376,10 @@ FUNCTION_HANDLERS = {
     "softmax": softmax,
     "dropout": dropout,
     "add": add,
+    "sub": sub,
+    "addcmul": addcmul,
+    "pad": pad,
+    "roll": roll,
     "mul": mul,
     "cat": cat,
     **{name: matmul for name in ("matmul", "bmm", "mm")},
