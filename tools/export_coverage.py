@@ -121,24 +121,20 @@ class MainOutput(nn.Module):
         return out["out"] if isinstance(out, dict) else out
 
 
-def measured(model, input_shape, output_shape):
+def measured(model, input_shape, output_shape, precision):
     torch.manual_seed(0)
     x = torch.randn(BATCH, *input_shape)
-    y = torch.randint(0, CLASSES, (BATCH, *output_shape[1:]))
-    wrapped = MainOutput(model).train()
-    cases = {}
-    for precision in validate_zoo.PRECISIONS:
-        fwd, bwd = validate_zoo.flops(wrapped, x, y, precision)
-        cases[precision] = {"fwd": fwd, "bwd": bwd, "saved": validate_zoo.saved_bytes(wrapped, x, y, precision)}
-    return cases
+    y = torch.randint(0, CLASSES, (BATCH, *output_shape[1:]))  # a class per sample or per pixel
+    fwd, bwd, saved = validate_zoo.measure_step(MainOutput(model).train(), x, y, precision)
+    return {"fwd": fwd, "bwd": bwd, "saved": saved}
 
 
-def estimated(spec, precision):
+def estimated(cli, spec, precision):
     scenario = {"model": {"kind": "custom", "spec": spec}, "batch_per_gpu": BATCH, "precision": precision}
     with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
         json.dump(scenario, f)
         f.flush()
-        run = subprocess.run([CLI, "estimate", f.name], capture_output=True, text=True)
+        run = subprocess.run([cli, "estimate", f.name], capture_output=True, text=True)
     if run.returncode != 0:
         raise ExportError(f"hsi-gpu estimate refused the layer list: {run.stderr.strip()}")
     report = json.loads(run.stdout)
@@ -150,6 +146,7 @@ def estimated(spec, precision):
     # total weight), as core/src/analysis.rs counts them.
     loss = BATCH * (elements * 4 + elements // out[0] * 8) + 4
     return {
+        "output_shape": out,
         "params": report["params"],
         "fwd": report["fwd_flops_per_sample"] * BATCH,
         "bwd": report["bwd_flops_per_sample"] * BATCH,
@@ -157,7 +154,7 @@ def estimated(spec, precision):
     }
 
 
-def check(family, library, name, kwargs, input_shape):
+def check(cli, library, name, kwargs, input_shape):
     """(status, detail): "ok", or "fail" with the first reason found."""
     model = build(library, name, kwargs)
     spec, info = export(model, input_shape, name)
@@ -166,11 +163,9 @@ def check(family, library, name, kwargs, input_shape):
         return "fail", f"unsupported {u['layer']}: {u['what']}"
     if info["params_not_represented"]:
         return "fail", f"parameters not represented: {', '.join(info['params_not_represented'][:3])}"
-    with torch.no_grad():
-        output_shape = list(MainOutput(model).train()(torch.randn(BATCH, *input_shape)).shape)
-    torch_cases = measured(model, input_shape, output_shape)
-    for precision, want in torch_cases.items():
-        got = estimated(spec, precision)
+    for precision in validate_zoo.PRECISIONS:
+        got = estimated(cli, spec, precision)
+        want = measured(model, input_shape, got["output_shape"], precision)
         if got["params"] != info["torch_params"]:
             return "fail", f"estimate counts {got['params']} parameters, torch {info['torch_params']}"
         for key in ("fwd", "bwd", "saved"):
@@ -182,6 +177,7 @@ def check(family, library, name, kwargs, input_shape):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--family", action="append", help="only this family (repeatable), e.g. 'timm swin'")
+    parser.add_argument("--cli", default=CLI, help="the hsi-gpu binary (default: %(default)s)")
     parser.add_argument("--markdown", action="store_true", help="print the coverage table for the README")
     args = parser.parse_args()
     torch.set_num_threads(min(2, os.cpu_count() or 1))
@@ -190,9 +186,11 @@ def main():
     for family, library, name, kwargs, input_shape in chosen:
         start = time.monotonic()
         try:
-            status, detail = check(family, library, name, kwargs, input_shape)
+            status, detail = check(args.cli, library, name, kwargs, input_shape)
         except ExportError as e:
             status, detail = "fail", str(e).splitlines()[0]
+        except Exception as e:  # a crash is a failure too, reported as unexpected below
+            status, detail = "fail", f"crash: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         seconds = time.monotonic() - start
         results.append((family, name, status, detail))
         print(f"{family:22} {name:32} {status:4} {seconds:5.1f}s  {detail}", flush=True)

@@ -25,7 +25,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::graph::{Activation, ModelSpec, Op};
+use crate::graph::{Activation, ModelSpec, Op, UpsampleMode};
 use crate::report::LayerReport;
 use crate::scenario::{FieldError, Precision};
 
@@ -34,6 +34,8 @@ pub const MAX_ELEMENTS_PER_SAMPLE: u64 = 1 << 40;
 
 /// Largest parameter count of one layer (10^13: far above any trained model).
 pub const MAX_PARAMS_PER_LAYER: u64 = 10_000_000_000_000;
+
+mod extra;
 
 const FP32: u64 = 4;
 const INT64: u64 = 8;
@@ -488,8 +490,16 @@ fn spatial_input(v: &Value, dims: u8) -> Result<(u64, Vec<u64>), (String, String
     Ok((v.shape[0], v.shape[1..].to_vec()))
 }
 
-/// Output length of a sliding window (PyTorch's formula, floor mode).
-fn window_out(len: u64, kernel: u64, stride: u64, padding: u64, dilation: u64) -> Option<u64> {
+/// Output length of a sliding window (PyTorch's formula; ceil mode adds a last, partial
+/// window unless it would start in the padding).
+fn window_out(
+    len: u64,
+    kernel: u64,
+    stride: u64,
+    padding: u64,
+    dilation: u64,
+    ceil_mode: bool,
+) -> Option<u64> {
     let span = dilation
         .checked_mul(kernel.checked_sub(1)?)?
         .checked_add(1)?;
@@ -497,7 +507,10 @@ fn window_out(len: u64, kernel: u64, stride: u64, padding: u64, dilation: u64) -
     if stride == 0 || kernel == 0 || padded < span {
         return None;
     }
-    Some((padded - span) / stride + 1)
+    let round_up = if ceil_mode { stride - 1 } else { 0 };
+    let out = (padded - span + round_up) / stride + 1;
+    let starts_in_padding = ceil_mode && (out - 1).checked_mul(stride)? >= len + padding;
+    Some(out - u64::from(starts_in_padding))
 }
 
 struct Window {
@@ -505,6 +518,7 @@ struct Window {
     stride: Vec<u64>,
     padding: Vec<u64>,
     dilation: Vec<u64>,
+    ceil_mode: bool,
 }
 
 fn window(
@@ -537,6 +551,7 @@ fn window(
         padding: list(padding, 0, "padding")?,
         dilation: list(dilation, 1, "dilation")?,
         kernel,
+        ceil_mode: false,
     })
 }
 
@@ -545,17 +560,23 @@ fn window_output(spatial: &[u64], w: &Window) -> Result<Vec<u64>, (String, Strin
         .iter()
         .enumerate()
         .map(|(i, &len)| {
-            window_out(len, w.kernel[i], w.stride[i], w.padding[i], w.dilation[i]).ok_or_else(
-                || {
-                    bad(
-                        format!(
-                            "input size {len} with kernel {} (dilation {}, padding {})",
-                            w.kernel[i], w.dilation[i], w.padding[i]
-                        ),
-                        "an input at least as large as the dilated kernel, and stride >= 1",
-                    )
-                },
+            window_out(
+                len,
+                w.kernel[i],
+                w.stride[i],
+                w.padding[i],
+                w.dilation[i],
+                w.ceil_mode,
             )
+            .ok_or_else(|| {
+                bad(
+                    format!(
+                        "input size {len} with kernel {} (dilation {}, padding {})",
+                        w.kernel[i], w.dilation[i], w.padding[i]
+                    ),
+                    "an input at least as large as the dilated kernel, and stride >= 1",
+                )
+            })
         })
         .collect()
 }
@@ -677,6 +698,8 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 first.clone()
             };
             let output = ctx.fresh(first.shape.clone(), operand.dtype, first.requires_grad);
+            // The others (LeakyReLU, GELU, SiLU, Mish, Hardswish, Hardsigmoid, ReLU6 out
+            // of place) keep their input.
             let keeps_output = matches!(
                 kind,
                 Activation::Relu | Activation::Tanh | Activation::Sigmoid | Activation::Softmax
@@ -689,8 +712,12 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 ctx.keep(operand.storage)
             };
             let flops_per_element = match kind {
-                Activation::Relu | Activation::LeakyRelu => 1.0,
-                Activation::Sigmoid | Activation::Tanh | Activation::Silu => 4.0,
+                Activation::Relu | Activation::LeakyRelu | Activation::Relu6 => 1.0,
+                Activation::Hardsigmoid => 3.0,
+                Activation::Sigmoid
+                | Activation::Tanh
+                | Activation::Silu
+                | Activation::Hardswish => 4.0,
                 Activation::Gelu | Activation::Mish | Activation::Softmax => 8.0,
             };
             Ok((
@@ -719,16 +746,19 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             kernel,
             stride,
             padding,
+            ceil_mode,
         }
         | Op::AvgPool {
             dims,
             kernel,
             stride,
             padding,
+            ceil_mode,
         } => {
             expect_inputs(inputs, 1)?;
             let (channels, spatial) = spatial_input(&first, *dims)?;
-            let w = window(*dims as usize, kernel, stride, padding, &[], true)?;
+            let mut w = window(*dims as usize, kernel, stride, padding, &[], true)?;
+            w.ceil_mode = *ceil_mode;
             if w.padding.iter().zip(&w.kernel).any(|(p, k)| 2 * p > *k) {
                 return Err(bad(
                     format!("padding {:?} with kernel {:?}", w.padding, w.kernel),
@@ -780,7 +810,7 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 * channels as f64;
             Ok((output.clone(), elementwise(&output, per_output, saved, 1)))
         }
-        Op::Upsample { dims, scale } => {
+        Op::Upsample { dims, scale, mode } => {
             expect_inputs(inputs, 1)?;
             let (channels, spatial) = spatial_input(&first, *dims)?;
             if *scale == 0 {
@@ -789,7 +819,13 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             let mut shape = vec![channels];
             shape.extend(spatial.iter().map(|s| s.saturating_mul(*scale)));
             let output = ctx.fresh(shape, first.dtype, first.requires_grad);
-            Ok((output.clone(), elementwise(&output, 0.0, Bytes::ZERO, 1)))
+            // Linear interpolation weighs 2 neighbours per dimension; neither mode keeps
+            // anything (backward needs only the sizes).
+            let flops = match mode {
+                UpsampleMode::Nearest => 0.0,
+                UpsampleMode::Linear => 3.0 * f64::from(1u32 << *dims),
+            };
+            Ok((output.clone(), elementwise(&output, flops, Bytes::ZERO, 1)))
         }
         Op::Flatten => {
             expect_inputs(inputs, 1)?;
@@ -875,13 +911,8 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             );
             Ok((output.clone(), elementwise(&output, 1.0, saved, 1)))
         }
+        // One input is a copy (DenseNet's first layer concatenates a list of one).
         Op::Concat { axis } => {
-            if inputs.len() < 2 {
-                return Err(bad(
-                    format!("{} inputs", inputs.len()),
-                    "two or more inputs",
-                ));
-            }
             let rank = first.shape.len();
             let same_elsewhere = inputs.iter().all(|v| {
                 v.shape.len() == rank
@@ -918,9 +949,24 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             heads,
             head_dim,
             qkv_bias,
+            extra_params,
         } => {
             expect_inputs(inputs, 1)?;
-            attention(ctx, &first, *heads, *head_dim, *qkv_bias)
+            let (output, mut account) = attention(ctx, &first, *heads, *head_dim, *qkv_bias)?;
+            account.params = account.params.saturating_add(*extra_params);
+            Ok((output, account))
+        }
+        Op::Scale { shape, bias } => {
+            expect_inputs(inputs, 1)?;
+            extra::scale(ctx, &first, shape, *bias)
+        }
+        Op::DropPath => {
+            expect_inputs(inputs, 1)?;
+            Ok(extra::drop_path(ctx, &first))
+        }
+        Op::Slice { axis, start, end } => {
+            expect_inputs(inputs, 1)?;
+            extra::slice(&first, *axis, *start, *end)
         }
         Op::ClassToken => {
             expect_inputs(inputs, 1)?;
@@ -1100,9 +1146,15 @@ fn attention(
     head_dim: Option<u64>,
     qkv_bias: bool,
 ) -> OpResult {
-    let [tokens, dim] = x.shape[..] else {
-        return Err(bad(format!("input shape {:?}", x.shape), "tokens [T, D]"));
+    // Leading dimensions are independent token sets (Swin's windows: [windows, T, D]).
+    let [.., tokens, dim] = x.shape[..] else {
+        return Err(bad(
+            format!("input shape {:?}", x.shape),
+            "tokens [.., T, D]",
+        ));
     };
+    let sets = saturating_product(&x.shape[..x.shape.len() - 2]);
+    let rows = sets.saturating_mul(tokens);
     if heads == 0 || (head_dim.is_none() && dim % heads != 0) || head_dim == Some(0) {
         return Err(bad(
             format!("{heads} heads over dim {dim}"),
@@ -1118,7 +1170,7 @@ fn attention(
         .saturating_add(out_weight)
         .saturating_add(dim)
         .saturating_add(qkv_bias_params);
-    let scores = saturating_product(&[heads, tokens, tokens]);
+    let scores = saturating_product(&[sets, heads, tokens, tokens]);
 
     // qkv projection keeps x (and its weight copy under autocast).
     let xin = ctx.matmul_operand(x, true);
@@ -1130,7 +1182,7 @@ fn attention(
     // q, k and v are strided views of the qkv output; the two batched matmuls copy them
     // to [N*heads, T, hd] and keep the copies.
     for _ in 0..3 {
-        saved += ctx.keep_new(saturating_product(&[tokens, inner, act]), 0);
+        saved += ctx.keep_new(saturating_product(&[rows, inner, act]), 0);
     }
     // Softmax (fp32 under autocast) keeps its output; the second matmul keeps the
     // probabilities again as a 16-bit copy under autocast.
@@ -1144,14 +1196,14 @@ fn attention(
         saved += ctx.keep_new(scores.saturating_mul(act), 0);
     }
     // Heads merged back to [T, inner]: a copy the output projection keeps.
-    saved += ctx.keep_new(saturating_product(&[tokens, inner, act]), 0);
+    saved += ctx.keep_new(saturating_product(&[rows, inner, act]), 0);
     saved += ctx.keep_weight_copy(out_weight);
 
-    let tokens_f = tokens as f64;
+    let tokens_f = rows as f64;
     let qkv_flops = 2.0 * tokens_f * qkv_weight as f64;
     let fwd = qkv_flops + 4.0 * scores as f64 * hd as f64 + 2.0 * tokens_f * out_weight as f64;
     let input_grad_flops = if x.requires_grad { qkv_flops } else { 0.0 };
-    let output = ctx.fresh(vec![tokens, dim], act, true);
+    let output = ctx.fresh(x.shape.clone(), act, true);
     Ok((
         output,
         LayerAccount {

@@ -63,7 +63,7 @@ impl<'de> Deserialize<'de> for Layer {
 }
 
 /// Each op's JSON name and fields (besides `name`, `from` and `op`), as `Op` serializes.
-const OP_FIELDS: [(&str, &[&str]); 22] = [
+const OP_FIELDS: [(&str, &[&str]); 25] = [
     (
         "conv",
         &[
@@ -83,10 +83,16 @@ const OP_FIELDS: [(&str, &[&str]); 22] = [
     ("group_norm", &["groups"]),
     ("act", &["kind"]),
     ("dropout", &["p"]),
-    ("max_pool", &["dims", "kernel", "stride", "padding"]),
-    ("avg_pool", &["dims", "kernel", "stride", "padding"]),
+    (
+        "max_pool",
+        &["dims", "kernel", "stride", "padding", "ceil_mode"],
+    ),
+    (
+        "avg_pool",
+        &["dims", "kernel", "stride", "padding", "ceil_mode"],
+    ),
     ("adaptive_avg_pool", &["dims", "output"]),
-    ("upsample", &["dims", "scale"]),
+    ("upsample", &["dims", "scale", "mode"]),
     ("flatten", &[]),
     ("reshape", &["shape"]),
     ("permute", &["order"]),
@@ -94,10 +100,16 @@ const OP_FIELDS: [(&str, &[&str]); 22] = [
     ("mul", &[]),
     ("concat", &["axis"]),
     ("matmul", &[]),
-    ("attention", &["heads", "head_dim", "qkv_bias"]),
+    (
+        "attention",
+        &["heads", "head_dim", "qkv_bias", "extra_params"],
+    ),
     ("class_token", &[]),
     ("position_embedding", &[]),
     ("take_token", &["index"]),
+    ("scale", &["shape", "bias"]),
+    ("drop_path", &[]),
+    ("slice", &["axis", "start", "end"]),
 ];
 
 /// Reads a layer by hand: the derived reader of the flattened, internally tagged `Op` was
@@ -161,12 +173,14 @@ fn read_layer(value: &Value) -> Result<Layer, FieldError> {
             kernel: needed_list("kernel")?,
             stride: list("stride")?,
             padding: list("padding")?,
+            ceil_mode: f.bool("ceil_mode")?.unwrap_or(false),
         },
         "avg_pool" => Op::AvgPool {
             dims: dims()?,
             kernel: needed_list("kernel")?,
             stride: list("stride")?,
             padding: list("padding")?,
+            ceil_mode: f.bool("ceil_mode")?.unwrap_or(false),
         },
         "adaptive_avg_pool" => Op::AdaptiveAvgPool {
             dims: dims()?,
@@ -175,6 +189,9 @@ fn read_layer(value: &Value) -> Result<Layer, FieldError> {
         "upsample" => Op::Upsample {
             dims: dims()?,
             scale: whole("scale")?,
+            mode: f
+                .one_of("mode", &UpsampleMode::ALL, UpsampleMode::id)?
+                .unwrap_or(UpsampleMode::Nearest),
         },
         "flatten" => Op::Flatten,
         "reshape" => Op::Reshape {
@@ -196,9 +213,20 @@ fn read_layer(value: &Value) -> Result<Layer, FieldError> {
             heads: whole("heads")?,
             head_dim: f.whole("head_dim", u64::MAX)?,
             qkv_bias: f.bool("qkv_bias")?.unwrap_or(false),
+            extra_params: f.whole("extra_params", u64::MAX)?.unwrap_or(0),
         },
         "class_token" => Op::ClassToken,
         "position_embedding" => Op::PositionEmbedding,
+        "scale" => Op::Scale {
+            shape: needed_list("shape")?,
+            bias: f.bool("bias")?.unwrap_or(false),
+        },
+        "drop_path" => Op::DropPath,
+        "slice" => Op::Slice {
+            axis: whole("axis")? as usize,
+            start: whole("start")?,
+            end: whole("end")?,
+        },
         _ => Op::TakeToken {
             index: whole("index")?,
         },
@@ -222,10 +250,16 @@ pub enum Activation {
     Sigmoid,
     /// Softmax over the last dimension.
     Softmax,
+    /// x * relu6(x + 3) / 6 (MobileNetV3).
+    Hardswish,
+    /// relu6(x + 3) / 6 (MobileNetV3's squeeze-excitation gate).
+    Hardsigmoid,
+    /// min(max(x, 0), 6), not in place (in place it keeps what ReLU keeps: write relu).
+    Relu6,
 }
 
 impl Activation {
-    pub const ALL: [Activation; 8] = [
+    pub const ALL: [Activation; 11] = [
         Activation::Relu,
         Activation::LeakyRelu,
         Activation::Gelu,
@@ -234,6 +268,9 @@ impl Activation {
         Activation::Tanh,
         Activation::Sigmoid,
         Activation::Softmax,
+        Activation::Hardswish,
+        Activation::Hardsigmoid,
+        Activation::Relu6,
     ];
 
     /// The JSON name (as serialized).
@@ -247,7 +284,35 @@ impl Activation {
             Activation::Tanh => "tanh",
             Activation::Sigmoid => "sigmoid",
             Activation::Softmax => "softmax",
+            Activation::Hardswish => "hardswish",
+            Activation::Hardsigmoid => "hardsigmoid",
+            Activation::Relu6 => "relu6",
         }
+    }
+}
+
+/// How `Op::Upsample` fills the new positions (neither keeps anything for backward).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UpsampleMode {
+    #[default]
+    Nearest,
+    /// Linear, bilinear or trilinear interpolation (by `dims`), align_corners=False.
+    Linear,
+}
+
+impl UpsampleMode {
+    pub const ALL: [UpsampleMode; 2] = [UpsampleMode::Nearest, UpsampleMode::Linear];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            UpsampleMode::Nearest => "nearest",
+            UpsampleMode::Linear => "linear",
+        }
+    }
+
+    fn is_nearest(&self) -> bool {
+        *self == UpsampleMode::Nearest
     }
 }
 
@@ -294,22 +359,31 @@ pub enum Op {
         kernel: Vec<u64>,
         stride: Vec<u64>,
         padding: Vec<u64>,
+        /// Default false; true adds a last, partial window where the input leaves one.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        ceil_mode: bool,
     },
     AvgPool {
         dims: u8,
         kernel: Vec<u64>,
         stride: Vec<u64>,
         padding: Vec<u64>,
+        /// As for `MaxPool`.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        ceil_mode: bool,
     },
     /// nn.AdaptiveAvgPool1d/2d/3d to `output` (e.g. [1, 1] for global pooling).
     AdaptiveAvgPool {
         dims: u8,
         output: Vec<u64>,
     },
-    /// Nearest-neighbour upsampling of the spatial dimensions by an integer factor.
+    /// Upsampling of the spatial dimensions by an integer factor.
     Upsample {
         dims: u8,
         scale: u64,
+        /// Default nearest.
+        #[serde(skip_serializing_if = "UpsampleMode::is_nearest")]
+        mode: UpsampleMode,
     },
     /// Flatten everything but the batch dimension.
     Flatten,
@@ -341,6 +415,11 @@ pub enum Op {
         head_dim: Option<u64>,
         /// Default false.
         qkv_bias: bool,
+        /// Learned parameters besides the projections that change neither FLOPs nor kept
+        /// bytes: a relative position bias table added to the scores (Swin, BEiT), separate
+        /// q and v biases (BEiT). Default 0.
+        #[serde(skip_serializing_if = "is_zero")]
+        extra_params: u64,
     },
     /// Prepend a learnable class token: [T, D] -> [T+1, D] (D parameters).
     ClassToken,
@@ -350,6 +429,26 @@ pub enum Op {
     TakeToken {
         index: u64,
     },
+    /// Multiply by a learned tensor of `shape` broadcast over the input (layer scale:
+    /// ConvNeXt, CaiT, BEiT), plus a learned tensor of the same shape with `bias`
+    /// (ResMLP's affine). Default bias false.
+    Scale {
+        shape: Vec<u64>,
+        bias: bool,
+    },
+    /// Stochastic depth in training: each sample's branch times 0 or 1/(1-p), a
+    /// per-sample random factor (torchvision's StochasticDepth, timm's DropPath).
+    DropPath,
+    /// Elements `start..end` of per-sample dimension `axis` (x[:, a:b]): a strided view.
+    Slice {
+        axis: usize,
+        start: u64,
+        end: u64,
+    },
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Op {
@@ -380,6 +479,9 @@ impl Op {
             Op::ClassToken => "class_token",
             Op::PositionEmbedding => "position_embedding",
             Op::TakeToken { .. } => "take_token",
+            Op::Scale { .. } => "scale",
+            Op::DropPath => "drop_path",
+            Op::Slice { .. } => "slice",
         }
     }
 }

@@ -9,8 +9,10 @@ from torch import nn
 
 from .common import ExportError, dropout_op, module_kind
 
-# timm attention blocks whose scores a relative position bias table shifts (Swin, BEiT).
-BIAS_TABLES = ("relative_position_bias_table",)
+# Learned tensors of an attention block besides its projections, which change neither its
+# FLOPs nor its kept bytes: a relative position bias table added to the scores (Swin,
+# BEiT), BEiT's separate q and v biases (k has none).
+EXTRA_PARAMS = ("relative_position_bias_table", "q_bias", "v_bias")
 
 
 def attention_parts(module):
@@ -27,8 +29,7 @@ def attention_parts(module):
         if isinstance(out, nn.Sequential):
             out = next((m for m in out if isinstance(m, nn.Linear)), None)
         if isinstance(qkv, nn.Linear) and isinstance(out, nn.Linear) and isinstance(heads, int):
-            bias = qkv.bias is not None or getattr(module, "q_bias", None) is not None
-            return qkv.out_features, bias, out, heads
+            return qkv.out_features, qkv.bias is not None, out, heads
     return None
 
 
@@ -49,10 +50,10 @@ def attention_op(ex, m, name, x, output):
     op = {"op": "attention", "heads": heads, "qkv_bias": qkv_bias}
     if head_dim * heads != tokens[-1]:
         op["head_dim"] = head_dim
-    for table in BIAS_TABLES:
-        bias = getattr(m, table, None)
-        if isinstance(bias, torch.Tensor) and bias.requires_grad:
-            op["bias_params"] = int(bias.numel())  # a learned bias added to the scores
+    extra = [getattr(m, n, None) for n in EXTRA_PARAMS]
+    extra = sum(int(t.numel()) for t in extra if isinstance(t, torch.Tensor) and t.requires_grad)
+    if extra:
+        op["extra_params"] = extra
     if getattr(m, "fused_attn", False) or isinstance(m, nn.MultiheadAttention):
         ex.warnings.append(
             f"{name}: {module_kind(m)} runs F.scaled_dot_product_attention; the estimate keeps the "
