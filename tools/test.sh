@@ -32,6 +32,9 @@ dry_run="$(mktemp)"
 target/debug/hsi-gpu compare tools/samples/scenario_hu1d.json "$dry_run" > /dev/null
 rm -f "$dry_run"
 
+say "exporter coverage: one torchvision/timm model per family, estimated vs PyTorch"
+"$python" tools/export_coverage.py
+
 say "release build"
 "$repo/tools/build.sh"
 

@@ -254,7 +254,7 @@ pub enum Activation {
     Hardswish,
     /// relu6(x + 3) / 6 (MobileNetV3's squeeze-excitation gate).
     Hardsigmoid,
-    /// min(max(x, 0), 6), not in place (in place it keeps what ReLU keeps: write relu).
+    /// min(max(x, 0), 6); keeps its input (in place too: autograd keeps a copy).
     Relu6,
 }
 

@@ -21,17 +21,24 @@ model's forward takes it. `--path DIR` (repeatable) puts DIR on sys.path first.
 
 How it works: one forward pass (train mode, batch 2, random input, no gradients) runs
 under module hooks and a TorchFunctionMode that see every module call and every torch
-function called on a tensor derived from the input. Known modules (nn.Conv1d/2d/3d,
-Linear, BatchNorm, LayerNorm, GroupNorm, activations, Dropout, pools, Upsample, Flatten,
-and self-attention modules written vit-pytorch style (`to_qkv`, `to_out`, `heads`) or
-timm style (`qkv`, `proj`, `num_heads`)) become one layer each; anything else is traced
-through, and its torch calls (add, mul, cat, matmul/bmm/einsum, reshape/view/flatten/
-permute/transpose/(un)squeeze, [:, i] token selection, functional activations, pools,
-interpolate) become layers. A parameter concatenated in front of the tokens becomes
-`class_token`, one added to the tokens `position_embedding`, a matrix product with a
-parameter a bias-free `linear`. Every layer names the layers it reads (`from`), so
-residual adds and concatenations survive. Layers that do not reach the output are left
-out.
+function called on a tensor derived from the input. Modules whose class is in
+`modules.MODULE_HANDLERS` (nn.Conv1d/2d/3d, Linear, BatchNorm, LayerNorm, GroupNorm,
+activations, Dropout, pools, Upsample, Flatten) and self-attention blocks
+(`attention.py`: vit-pytorch style `to_qkv`/`to_out`/`heads`, timm style
+`qkv`/`proj`/`num_heads` including Swin's windows and relative position bias tables,
+nn.MultiheadAttention) become one layer each; anything else, subclasses of those
+classes included, is traced through, and its torch calls become layers by
+`functions.FUNCTION_HANDLERS` (add/sub, mul, cat, matmul/bmm/einsum, views, permutes,
+slices and chunks, token selection, functional activations, norms, pools, means,
+interpolate). A parameter concatenated in front of the tokens becomes `class_token`,
+one added to the tokens `position_embedding`, a matrix product with a parameter a
+bias-free `linear`, a product with a learned vector (layer scale) `scale`, a product
+with a per-sample random factor (stochastic depth) `drop_path`. A view that folds the
+batch with other dimensions (Swin's window partition) keeps the folded factor as the
+first per-sample dimension. Every layer names the layers it reads (`from`), so residual
+adds and concatenations survive. Layers that do not reach the output are left out.
+`tools/export_coverage.py` checks one model per torchvision and timm family against
+PyTorch.
 
 Unsupported layers are never dropped silently: each is listed by name with the nearest
 supported equivalent, and the export fails (exit 3) unless `--allow-unsupported`, which
@@ -45,7 +52,7 @@ A torch.export file (`torch.export.save`, .pt2) is read the same way: its graph 
 ATen ops (aten.conv2d, aten.batch_norm, aten.linear, aten.mean, ...), which map to
 layers like the functional calls above (functional conv, norms and spatial means are
 read in Python models too). Layers are then named after the ops, as the graph keeps no
-module names. Its attention blocks are decomposed (qkv.chunk, ...) into ops this
+module names. Its attention blocks are decomposed (qkv.chunk, einsum, ...) into ops this
 exporter cannot regroup into its attention op: export transformers from the Python
 class. The example input the program was exported with sets the input shape and batch.
 

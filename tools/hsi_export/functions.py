@@ -99,13 +99,12 @@ def activation(kind):
 
 
 def hardtanh(ex, layer, args, kwargs, acts, result):
-    """F.relu6 and F.hardtanh(x, 0, max): a clipped ReLU (see modules.clamp_activation)."""
-    low = arg(args, kwargs, 1, "min_val", -1.0)
-    if low != 0:
-        ex.report(layer, f"hardtanh with min_val {low}", "act relu6 (a lower bound of 0)", acts, result)
+    """F.relu6 and F.hardtanh(x, 0, 6) (see modules.clamp_activation)."""
+    bounds = (arg(args, kwargs, 1, "min_val", -1.0), arg(args, kwargs, 2, "max_val", 1.0))
+    if "relu6" not in layer and bounds != (0, 6):
+        ex.report(layer, f"hardtanh from {bounds[0]} to {bounds[1]}", "act relu6 (0 to 6)", acts, result)
     else:
-        in_place = result is args[0]
-        ex.emit(layer, acts[:1], {"op": "act", "kind": "relu" if in_place else "relu6"}, result)
+        ex.emit(layer, acts[:1], {"op": "act", "kind": "relu6"}, result)
 
 
 def softmax(ex, layer, args, kwargs, acts, result):

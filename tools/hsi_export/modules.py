@@ -86,11 +86,11 @@ def activation(ex, m, name, x, output):
 
 
 def clamp_activation(ex, m, name, x, output):
-    """ReLU6 and Hardtanh(0, ...): a ReLU that also clips. In place (as torchvision and
-    timm run ReLU6) autograd keeps the output, as for ReLU; otherwise the input."""
-    if m.min_val != 0:
-        raise ExportError(f"{name}: {module_kind(m)} with min_val {m.min_val}: only a lower bound of 0 (ReLU6) has an op")
-    return {"op": "act", "kind": "relu" if m.inplace else "relu6"}
+    """ReLU6 and Hardtanh(0, 6): a ReLU that also clips, and keeps its input (in place
+    too: autograd then keeps a copy of it)."""
+    if (m.min_val, m.max_val) != (0, 6):
+        raise ExportError(f"{name}: {module_kind(m)} from {m.min_val} to {m.max_val}: only ReLU6 (0 to 6) has an op")
+    return {"op": "act", "kind": "relu6"}
 
 
 def softmax(ex, m, name, x, output):
