@@ -508,7 +508,7 @@ fn window_out(
         return None;
     }
     let round_up = if ceil_mode { stride - 1 } else { 0 };
-    let out = (padded - span + round_up) / stride + 1;
+    let out = (padded - span).checked_add(round_up)? / stride + 1;
     let starts_in_padding = ceil_mode && (out - 1).checked_mul(stride)? >= len + padding;
     Some(out - u64::from(starts_in_padding))
 }
