@@ -92,7 +92,7 @@ def measure_in_torch(model, input_shape, classes, batch):
 
 def self_test():
     """Checks the exporter on the sample ResNet, a model with an unknown layer and the zoo."""
-    from samples.example_models import ResNet18, WithCustomLayers
+    from samples.example_models import ResNet18, VisionBlocks, WithCustomLayers
 
     spec, info = export(ResNet18(30, 16), [30, 32, 32], "resnet18")
     assert not info["unsupported"] and not info["params_not_represented"], info
@@ -127,6 +127,14 @@ def self_test():
         raise AssertionError("an exported ViT should report its decomposed attention")
     except ExportError as e:
         assert decomposed_attention(str(e)), e
+    spec, info = export(VisionBlocks(30, 16), [30, 9, 9], "blocks")
+    assert not info["unsupported"] and not info["params_not_represented"], info
+    ops = {(layer["op"], layer.get("kind")) for layer in spec["layers"]}
+    for op in (("concat", None), ("act", "hardswish"), ("act", "hardsigmoid"), ("act", "relu6"),
+               ("layer_norm", None), ("scale", None), ("drop_path", None), ("slice", None)):
+        assert op in ops, (op, sorted(ops, key=str))
+    concat = next(layer for layer in spec["layers"] if layer["op"] == "concat")
+    assert len(concat["from"]) == 1, concat
     shared = nn.Sequential(nn.Linear(8, 8), nn.ReLU())
     twice = nn.Sequential(shared, shared)
     spec, info = export(twice, [8], "shared")
