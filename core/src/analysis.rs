@@ -964,9 +964,14 @@ fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             expect_inputs(inputs, 1)?;
             Ok(extra::drop_path(ctx, &first))
         }
-        Op::Slice { axis, start, end } => {
+        Op::Slice {
+            axis,
+            start,
+            end,
+            step,
+        } => {
             expect_inputs(inputs, 1)?;
-            extra::slice(&first, *axis, *start, *end)
+            extra::slice(&first, *axis, *start, *end, *step)
         }
         Op::ClassToken => {
             expect_inputs(inputs, 1)?;

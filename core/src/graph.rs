@@ -109,7 +109,7 @@ const OP_FIELDS: [(&str, &[&str]); 25] = [
     ("take_token", &["index"]),
     ("scale", &["shape", "bias"]),
     ("drop_path", &[]),
-    ("slice", &["axis", "start", "end"]),
+    ("slice", &["axis", "start", "end", "step"]),
 ];
 
 /// Reads a layer by hand: the derived reader of the flattened, internally tagged `Op` was
@@ -226,6 +226,7 @@ fn read_layer(value: &Value) -> Result<Layer, FieldError> {
             axis: whole("axis")? as usize,
             start: whole("start")?,
             end: whole("end")?,
+            step: f.whole("step", u64::MAX)?.unwrap_or(1),
         },
         _ => Op::TakeToken {
             index: whole("index")?,
@@ -439,11 +440,13 @@ pub enum Op {
     /// Stochastic depth in training: each sample's branch times 0 or 1/(1-p), a
     /// per-sample random factor (torchvision's StochasticDepth, timm's DropPath).
     DropPath,
-    /// Elements `start..end` of per-sample dimension `axis` (x[:, a:b]): a strided view.
+    /// Every `step`-th element of `start..end` of per-sample dimension `axis`
+    /// (x[:, a:b:step]): a strided view. Default step 1.
     Slice {
         axis: usize,
         start: u64,
         end: u64,
+        step: u64,
     },
 }
 

@@ -94,6 +94,13 @@ fn every_op() -> Vec<Op> {
             axis: 0,
             start: 2,
             end: 5,
+            step: 1,
+        },
+        Op::Slice {
+            axis: 1,
+            start: 1,
+            end: 9,
+            step: 2,
         },
     ]
     .into_iter()

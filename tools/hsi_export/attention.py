@@ -33,17 +33,59 @@ def attention_parts(module):
     return None
 
 
+def partitions_windows(module):
+    """True for torchvision's Swin attention, which cuts its [H, W, C] input into
+    (shifted) windows inside its forward."""
+    return hasattr(module, "shift_size") and hasattr(module, "window_size")
+
+
+def window_attention_layers(ex, m, name, x, output, params):
+    """torchvision's ShiftedWindowAttention as the layers its functional forward amounts
+    to: the window partition (a view, a permute, and a reshape that copies), attention
+    over [windows, window area, C], and the reverse. The roll of a shifted block copies
+    before the partition and keeps nothing, as in timm's Swin (see functions.roll)."""
+    if getattr(m, "logit_scale", None) is not None:
+        raise ExportError(
+            f"{name}: {module_kind(m)} (Swin V2) computes cosine attention with a continuous position "
+            "bias MLP: no op"
+        )
+    if x.dim() != 4:
+        raise ExportError(f"{name}: {module_kind(m)} expects [H, W, C], got {list(x.shape[1:])}")
+    (h, w, c), (wh, ww) = x.shape[1:], m.window_size
+    if h % wh or w % ww:
+        raise ExportError(
+            f"{name}: {module_kind(m)} pads {h}x{w} to a multiple of its {wh}x{ww} windows: no op "
+            "(choose an input whose feature maps divide by the window)"
+        )
+    if m.training and (m.dropout > 0 or m.attention_dropout > 0):
+        raise ExportError(f"{name}: {module_kind(m)} with dropout inside its forward: no op")
+    op, _ = attention_op(ex, m, name, x, output)
+    n = x.shape[0]
+    steps = [
+        ("partition", {"op": "reshape", "shape": [h // wh, wh, w // ww, ww, c]}),
+        ("partition.permute", {"op": "permute", "order": [0, 2, 1, 3, 4]}),
+        ("partition.windows", {"op": "reshape", "shape": [h // wh * (w // ww), wh * ww, c]}),
+        ("", op),
+        ("reverse", {"op": "reshape", "shape": [h // wh, w // ww, wh, ww, c]}),
+        ("reverse.permute", {"op": "permute", "order": [0, 2, 1, 3, 4]}),
+        ("reverse.merge", {"op": "reshape", "shape": [h, w, c]}),
+    ]
+    current = x
+    for i, (suffix, step) in enumerate(steps):
+        last = i == len(steps) - 1
+        nxt = output if last else torch.empty(0)
+        ex.emit(f"{name}.{suffix}" if suffix else name, [current], step, nxt, params if step is op else ())
+        current = nxt
+
+
 def attention_op(ex, m, name, x, output):
     """(op, trailing dropout op or None) for self-attention block `m` on tokens `x`."""
     qkv_features, qkv_bias, out, heads = attention_parts(m)
     tokens = ex.sample_shape(x)
-    if len(tokens) < 2 or tuple(x.shape) != tuple(output.shape):
+    if partitions_windows(m):
+        tokens = tokens[-1:]  # attention over each window's tokens: only D matters here
+    elif len(tokens) < 2 or tuple(x.shape) != tuple(output.shape):
         raise ExportError(f"{name}: attention must map tokens [.., T, D] to the same shape, got {tokens}")
-    if hasattr(m, "shift_size"):
-        raise ExportError(
-            f"{name}: {module_kind(m)} partitions its input into shifted windows inside its forward "
-            "(torchvision's Swin): no op; timm's Swin, which partitions outside, exports"
-        )
     if isinstance(m, nn.MultiheadAttention) and not getattr(m, "batch_first", False):
         raise ExportError(f"{name}: nn.MultiheadAttention with batch_first=False puts the tokens first: only batch_first has an op")
     head_dim = qkv_features // 3 // heads

@@ -6,7 +6,7 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from .attention import attention_op, attention_parts
+from .attention import attention_op, attention_parts, partitions_windows, window_attention_layers
 from .common import TRACE_BATCH, ExportError, module_kind, tensors_in
 from .functions import ALIASES, FUNCTION_HANDLERS, NEAREST_FUNCTIONS
 from .modules import MODULE_HANDLERS, NEAREST_MODULES
@@ -148,14 +148,21 @@ class Exporter:
             sample_order = fold + [self.sample_dim(x, d) for d in order[1:]]
             self.emit(layer, [x], {"op": "permute", "order": sample_order}, result)
 
-    def emit_slice(self, layer, x, dim, start, end, result):
-        """x[:, .., start:end] along `dim` (>= 1): a strided view of x's storage."""
+    def emit_slice(self, layer, x, dim, start, end, result, step=1, shape_of=None):
+        """x[:, .., start:end:step] along `dim` (>= 1): a strided view of x's storage.
+        `shape_of` is the tensor whose dimensions x has, where x is an earlier slice's
+        placeholder."""
+        shape_of = shape_of if shape_of is not None else x
+        full = shape_of.shape[dim]
         if dim == 0:
             self.report(layer, "a slice of the batch", "none", [x], result)
-        elif start == 0 and end == x.shape[dim]:
+        elif (start, end, step) == (0, full, 1):
             self.alias(x, result)
         else:
-            self.emit(layer, [x], {"op": "slice", "axis": self.sample_dim(x, dim), "start": start, "end": end}, result)
+            op = {"op": "slice", "axis": self.sample_dim(shape_of, dim), "start": start, "end": end}
+            if step != 1:
+                op["step"] = step
+            self.emit(layer, [x], op, result)
 
     # --- module hooks ------------------------------------------------------------------
 
@@ -206,6 +213,9 @@ class Exporter:
             if substitute == "group_norm":
                 substitute = {"op": "group_norm", "groups": int(x.shape[1])}
             self.report(name, module_kind(module), text, acts, output, substitute, params)
+            return
+        if partitions_windows(module):
+            window_attention_layers(self, module, name, x, output, params)
             return
         if attention_parts(module) is not None:
             op, trailing = attention_op(self, module, name, x, output)

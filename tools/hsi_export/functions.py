@@ -67,13 +67,28 @@ def getitem(ex, layer, args, kwargs, acts, result):
     elif x.dim() == 3 and len(index) == 2 and index[0] == slice(None) and isinstance(index[1], int) and not ex.folded(x):
         ex.emit(layer, [x], {"op": "take_token", "index": index[1] % x.shape[1]}, result)
     else:
-        sliced = [(i, s) for i, s in enumerate(index) if s != slice(None)]
-        if len(sliced) == 1 and sliced[0][0] > 0 and isinstance(sliced[0][1], slice) and sliced[0][1].step in (None, 1):
-            dim, s = sliced[0]
-            start, stop, _ = s.indices(x.shape[dim])
-            ex.emit_slice(layer, x, dim, start, stop, result)
-        else:
-            ex.report(layer, f"indexing {index!r}", "take_token (x[:, i] on tokens) or slice (x[:, a:b])", acts, result)
+        slices = expand_ellipsis(index, x.dim())
+        if slices is None or slices[0] != slice(None):
+            ex.report(layer, f"indexing {index!r}", "take_token (x[:, i] on tokens) or slices (x[:, a:b:s])", acts, result)
+            return
+        # One strided view per sliced dimension (Swin's patch merging: x[..., 0::2, 0::2, :]).
+        cuts = [(dim, s.indices(x.shape[dim])) for dim, s in enumerate(slices) if s != slice(None)]
+        current = x
+        for i, (dim, (start, stop, step)) in enumerate(cuts):
+            out = result if i == len(cuts) - 1 else torch.empty(0)
+            ex.emit_slice(layer, current, dim, start, stop, out, step, x)
+            current = out
+
+
+def expand_ellipsis(index, dims):
+    """`index` as one slice per dimension, or None when it holds anything but slices and
+    one Ellipsis (integers, tensors, None)."""
+    if not all(isinstance(i, slice) or i is Ellipsis for i in index) or sum(i is Ellipsis for i in index) > 1:
+        return None
+    if Ellipsis in index:
+        at = index.index(Ellipsis)
+        index = index[:at] + (slice(None),) * (dims - len(index) + 1) + index[at + 1:]
+    return list(index) + [slice(None)] * (dims - len(index))
 
 
 def narrow(ex, layer, args, kwargs, acts, result):

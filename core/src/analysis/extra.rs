@@ -34,23 +34,23 @@ pub(super) fn drop_path(ctx: &mut Ctx, x: &Value) -> (Value, super::LayerAccount
     (output, account)
 }
 
-/// x[:, .., start:end] on per-sample dimension `axis`: a view of x's storage (kept
+/// x[:, .., start:end:step] on per-sample dimension `axis`: a view of x's storage (kept
 /// whole by any op that keeps the slice), strided since the batch dimension is outside.
-pub(super) fn slice(x: &Value, axis: usize, start: u64, end: u64) -> OpResult {
+pub(super) fn slice(x: &Value, axis: usize, start: u64, end: u64, step: u64) -> OpResult {
     let Some(&size) = x.shape.get(axis) else {
         return Err(bad(
             format!("axis {axis} of shape {:?}", x.shape),
             "a per-sample dimension",
         ));
     };
-    if start >= end || end > size {
+    if start >= end || end > size || step == 0 {
         return Err(bad(
-            format!("{start}..{end} of size {size}"),
-            "start < end <= the dimension's size",
+            format!("{start}..{end} step {step} of size {size}"),
+            "start < end <= the dimension's size, step >= 1",
         ));
     }
     let mut output = x.clone();
-    output.shape[axis] = end - start;
+    output.shape[axis] = (end - start).div_ceil(step);
     output.contiguous = false;
     Ok((output, super::LayerAccount::default()))
 }
