@@ -121,11 +121,11 @@ FIXTURE_FAMILIES = {
     "timm resmlp": "scale with bias (affine)",
     "timm ghostnet": "channel slices",
 }
-FIXTURES = os.path.join(os.path.dirname(TOOLS), "core", "tests", "fixtures", "exported")
+FIXTURES = os.path.join(os.path.dirname(TOOLS), "core", "tests", "fixtures", "families")
 
 
 def write_fixture(family, fixture):
-    name = "family_" + family.replace(" ", "_") + ".json"
+    name = family.replace(" ", "_") + ".json"
     fixture = {"generated_by": "tools/export_coverage.py --fixtures", "uses": FIXTURE_FAMILIES[family], **fixture}
     with open(os.path.join(FIXTURES, name), "w") as f:
         json.dump(fixture, f, separators=(",", ":"))
@@ -226,7 +226,7 @@ def main():
     parser.add_argument("--family", action="append", help="only this family (repeatable), e.g. 'timm swin'")
     parser.add_argument("--cli", default=CLI, help="the hsi-gpu binary (default: %(default)s)")
     parser.add_argument("--fixtures", action="store_true",
-                        help="write core/tests/fixtures/exported/family_*.json for FIXTURE_FAMILIES")
+                        help="write core/tests/fixtures/families/*.json for FIXTURE_FAMILIES")
     parser.add_argument("--markdown", action="store_true", help="print the coverage table for the README")
     args = parser.parse_args()
     torch.set_num_threads(min(2, os.cpu_count() or 1))
