@@ -1,7 +1,8 @@
 """Self-attention blocks as one `attention` layer each.
 
 Recognised by their parts: vit-pytorch style (`to_qkv`, `to_out`, `heads`), timm style
-(`qkv`, `proj`, `num_heads`, with Swin's `relative_position_bias_table`), and
+(`qkv`, `proj`, `num_heads`, with Swin's `relative_position_bias_table`), torchvision's
+MaxViT (`to_qkv`, `merge`, `n_heads`), and
 nn.MultiheadAttention used as self-attention (one input for query, key and value)."""
 
 import torch
@@ -22,7 +23,8 @@ def attention_parts(module):
         if not module._qkv_same_embed_dim or module.in_proj_weight is None:
             return None
         return module.in_proj_weight.shape[0], module.in_proj_bias is not None, module.out_proj, module.num_heads
-    for qkv_name, out_name, heads_name in (("to_qkv", "to_out", "heads"), ("qkv", "proj", "num_heads")):
+    parts = (("to_qkv", "to_out", "heads"), ("qkv", "proj", "num_heads"), ("to_qkv", "merge", "n_heads"))
+    for qkv_name, out_name, heads_name in parts:
         qkv = getattr(module, qkv_name, None)
         out = getattr(module, out_name, None)
         heads = getattr(module, heads_name, None)

@@ -27,7 +27,10 @@ NEAREST_FUNCTIONS = {
     "bilinear": "upsample",
 }
 # Python operators and in-place forms under one name.
-ALIASES = {"iadd": "add", "radd": "add", "imul": "mul", "rmul": "mul", "rmatmul": "matmul", "concat": "cat"}
+ALIASES = {
+    "iadd": "add", "radd": "add", "imul": "mul", "rmul": "mul", "rmatmul": "matmul", "concat": "cat",
+    "swapaxes": "transpose", "swapdims": "transpose",
+}
 
 
 def views(ex, layer, args, kwargs, acts, result):
