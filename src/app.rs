@@ -50,10 +50,13 @@ pub fn App(props: &AppProps) -> Html {
     });
     let embed = store.embed;
     use_effect_with((), move |()| {
-        if embed {
-            platform::post_height_on_resize();
-        }
+        let listeners = (
+            platform::flush_on_pagehide(),
+            embed.then(platform::post_height_on_resize),
+        );
         platform::mark_ready();
+        // The browser calls them for as long as the app is mounted.
+        move || drop(listeners)
     });
     use_effect(move || {
         if embed {

@@ -24,6 +24,5 @@ pub fn start() {
         platform::load_saved_query().as_deref(),
         i18n::Lang::from_browser(&platform::browser_language()),
     );
-    platform::flush_on_pagehide();
     yew::Renderer::<app::App>::with_props(app::AppProps { initial }).render();
 }

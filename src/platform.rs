@@ -1,12 +1,19 @@
-//! Browser glue: address bar, storage, language, embed messages, clipboard. Called only
-//! from effects and callbacks (never during render), so server-side rendering in the
-//! native tests never reaches a browser API.
+//! Browser glue, the one place the page touches the browser: address bar, storage,
+//! language, embed messages, clipboard, and (in `files`) downloads and the user's files.
+//! gloo's crates do what they cover (timer, event listeners, localStorage, file reading,
+//! window and document); web-sys and js-sys the rest (history, clipboard, postMessage).
+//! Called only from effects and callbacks (never during render), so server-side rendering
+//! in the native tests never reaches a browser API.
+
+pub mod files;
 
 use std::cell::RefCell;
 
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{window, Window};
+use gloo_events::EventListener;
+use gloo_storage::{LocalStorage, Storage};
+use gloo_timers::callback::Timeout;
+use gloo_utils::{body, document_element, window};
+use wasm_bindgen::JsValue;
 
 /// localStorage key holding the last scenario as a query string (parsed like a link, so a
 /// stale or edited value falls back field by field).
@@ -15,63 +22,64 @@ const STORAGE_KEY: &str = "hsi-gpu-planner.query";
 /// Address-bar and storage writes trail the last input by this long. A dragged slider
 /// fires ~60 inputs a second; Chrome throttles (and warns about) more than ~100
 /// history.replaceState calls in 10 s, and each storage write is synchronous.
-const PERSIST_DELAY_MS: i32 = 200;
+const PERSIST_DELAY_MS: u32 = 200;
+
+/// The latest address and storage values not yet written, and the timer that writes them.
+struct Pending {
+    location_query: String,
+    saved_query: Option<String>,
+    /// Dropped once the values are written, which cancels it if it has not fired.
+    _timer: Timeout,
+}
 
 thread_local! {
     /// Stand-in when localStorage is unavailable (sandboxed iframe, privacy mode).
     static MEMORY_STORE: RefCell<Option<String>> = const { RefCell::new(None) };
-    /// Latest (address query, saved query) not yet written; Some while a write is pending.
-    static PENDING: RefCell<Option<(String, Option<String>)>> = const { RefCell::new(None) };
+    static PENDING: RefCell<Option<Pending>> = const { RefCell::new(None) };
 }
 
 /// Puts `location_query` in the address bar and `saved_query` (if any) in storage, at most
 /// once per PERSIST_DELAY_MS, always ending with the latest values.
 pub fn persist_soon(location_query: String, saved_query: Option<String>) {
-    let already_pending = PENDING.with(|p| {
-        p.borrow_mut()
-            .replace((location_query, saved_query))
-            .is_some()
+    PENDING.with(|pending| {
+        let mut pending = pending.borrow_mut();
+        match pending.as_mut() {
+            Some(p) => {
+                p.location_query = location_query;
+                p.saved_query = saved_query;
+            }
+            None => {
+                *pending = Some(Pending {
+                    location_query,
+                    saved_query,
+                    _timer: Timeout::new(PERSIST_DELAY_MS, flush_pending),
+                })
+            }
+        }
     });
-    if already_pending {
-        return;
-    }
-    let flush = Closure::once_into_js(flush_pending);
-    if win()
-        .set_timeout_with_callback_and_timeout_and_arguments_0(
-            flush.unchecked_ref(),
-            PERSIST_DELAY_MS,
-        )
-        .is_err()
-    {
-        flush_pending();
-    }
 }
 
 /// Writes a pending address and storage update now.
 pub fn flush_pending() {
-    if let Some((location_query, saved_query)) = PENDING.with(|p| p.borrow_mut().take()) {
-        replace_location_query(&location_query);
-        if let Some(saved_query) = saved_query {
-            save_query(&saved_query);
+    // Taken out first: the writes run with PENDING free, then `pending` (and its timer)
+    // is dropped.
+    if let Some(pending) = PENDING.with(|p| p.borrow_mut().take()) {
+        replace_location_query(&pending.location_query);
+        if let Some(saved_query) = &pending.saved_query {
+            save_query(saved_query);
         }
     }
 }
 
-/// Leaving the page within PERSIST_DELAY_MS of the last input still saves it.
-pub fn flush_on_pagehide() {
-    let flush = Closure::<dyn Fn()>::new(flush_pending);
-    let _ = win().add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
-    // The listener lives as long as the page.
-    flush.forget();
-}
-
-fn win() -> Window {
-    window().expect("the app runs in a window")
+/// Leaving the page within PERSIST_DELAY_MS of the last input still saves it, as long as
+/// the returned listener is kept.
+pub fn flush_on_pagehide() -> EventListener {
+    EventListener::new(&window(), "pagehide", |_| flush_pending())
 }
 
 /// The page's query string without `?`.
 pub fn location_query() -> String {
-    win()
+    window()
         .location()
         .search()
         .unwrap_or_default()
@@ -81,7 +89,7 @@ pub fn location_query() -> String {
 
 /// The page's address without query or fragment.
 fn page_base() -> String {
-    let location = win().location();
+    let location = window().location();
     let origin = location.origin().unwrap_or_default();
     let path = location.pathname().unwrap_or_default();
     format!("{origin}{path}")
@@ -102,64 +110,60 @@ fn replace_location_query(query: &str) {
         return;
     }
     let url = if query.is_empty() {
-        win().location().pathname().unwrap_or_default()
+        window().location().pathname().unwrap_or_default()
     } else {
         format!("?{query}")
     };
-    if let Ok(history) = win().history() {
+    if let Ok(history) = window().history() {
         // A failure (e.g. a sandboxed about:srcdoc frame) only loses the live address.
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
 }
 
-fn local_storage() -> Option<web_sys::Storage> {
-    // Accessing localStorage throws in sandboxed frames: that is an Err here, not a panic.
-    win().local_storage().ok().flatten()
+/// Whether this page may use localStorage. In a sandboxed frame or in privacy mode reading
+/// `window.localStorage` throws, and gloo-storage's `LocalStorage` passes that on as a
+/// thrown exception, not as its `StorageError`: so ask before using it.
+fn storage_allowed() -> bool {
+    window()
+        .local_storage()
+        .is_ok_and(|storage| storage.is_some())
 }
 
 pub fn load_saved_query() -> Option<String> {
-    match local_storage() {
-        Some(storage) => storage.get_item(STORAGE_KEY).ok().flatten(),
-        None => MEMORY_STORE.with(|m| m.borrow().clone()),
+    if !storage_allowed() {
+        return MEMORY_STORE.with(|m| m.borrow().clone());
     }
+    LocalStorage::get(STORAGE_KEY).ok().or_else(|| {
+        // Saved before gloo-storage, which stores JSON: the bare query string.
+        LocalStorage::raw().get_item(STORAGE_KEY).ok().flatten()
+    })
 }
 
 fn save_query(query: &str) {
-    let stored = local_storage().is_some_and(|s| s.set_item(STORAGE_KEY, query).is_ok());
+    // A full store is gloo-storage's error: the query is then kept for this page only.
+    let stored = storage_allowed() && LocalStorage::set(STORAGE_KEY, query).is_ok();
     if !stored {
         MEMORY_STORE.with(|m| *m.borrow_mut() = Some(query.to_string()));
     }
 }
 
 pub fn browser_language() -> String {
-    win().navigator().language().unwrap_or_default()
-}
-
-fn document() -> web_sys::Document {
-    win().document().expect("a window has a document")
+    window().navigator().language().unwrap_or_default()
 }
 
 pub fn set_html_lang(lang: &str) {
-    if let Some(root) = document().document_element() {
-        let _ = root.set_attribute("lang", lang);
-    }
+    let _ = document_element().set_attribute("lang", lang);
 }
 
 /// The browser tests wait for `<body data-ready="1">`.
 pub fn mark_ready() {
-    if let Some(body) = document().body() {
-        let _ = body.dataset().set("ready", "1");
-    }
+    let _ = body().dataset().set("ready", "1");
 }
 
 /// Tells the embedding page how tall the content is, so it can size the iframe:
 /// `{ "type": "hsi-gpu-planner:height", "height": <px> }`.
 pub fn post_height_to_parent() {
-    let window = win();
-    let Some(root) = document().document_element() else {
-        return;
-    };
-    let Ok(Some(parent)) = window.parent() else {
+    let Ok(Some(parent)) = window().parent() else {
         return;
     };
     let message = js_sys::Object::new();
@@ -167,23 +171,21 @@ pub fn post_height_to_parent() {
     let _ = js_sys::Reflect::set(
         &message,
         &"height".into(),
-        &f64::from(root.scroll_height()).into(),
+        &f64::from(document_element().scroll_height()).into(),
     );
     let _ = parent.post_message(&message, "*");
 }
 
-/// Posts the height again whenever the frame is resized (text reflows without a render).
-pub fn post_height_on_resize() {
-    let post = Closure::<dyn Fn()>::new(post_height_to_parent);
-    let _ = win().add_event_listener_with_callback("resize", post.as_ref().unchecked_ref());
-    // The listener lives as long as the page.
-    post.forget();
+/// Posts the height again whenever the frame is resized (text reflows without a render),
+/// as long as the returned listener is kept.
+pub fn post_height_on_resize() -> EventListener {
+    EventListener::new(&window(), "resize", |_| post_height_to_parent())
 }
 
 /// Copies `text`; calls `done(true)` once the clipboard holds it, `done(false)` when the
 /// browser refuses (no permission, insecure context), so the UI can say what to do.
 pub fn copy_text(text: &str, done: impl FnOnce(bool) + 'static) {
-    let promise = win().navigator().clipboard().write_text(text);
+    let promise = window().navigator().clipboard().write_text(text);
     yew::platform::spawn_local(async move {
         done(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
     });

@@ -10,7 +10,7 @@
 //! (the default stays) and reported as a `Notice` the page shows.
 //! `lang`, `embed` and `present` are view settings, not part of the Scenario.
 
-use hsi_gpu_core::scenario::scenario_from_value;
+use hsi_gpu_core::scenario::{scenario_from_value, ModelChoice};
 use hsi_gpu_core::Scenario;
 use serde_json::{Map, Value};
 
@@ -194,8 +194,8 @@ fn apply_one(value: &Value, (key, text): &(String, String)) -> Result<Value, Str
     Ok(candidate)
 }
 
-/// Serde ignores unknown keys inside some sections; a key that did not survive a round
-/// trip was not a field, and the user should hear so.
+/// A key that does not survive a round trip (the other model kind's field) was not a
+/// field, and the user should hear so.
 fn kept_field(scenario: &Scenario, key: &str) -> Result<(), String> {
     match get_path(&to_value(scenario), key) {
         Some(_) => Ok(()),
@@ -274,7 +274,15 @@ fn set_path(root: &mut Value, path: &str, text: &str) -> Result<(), String> {
     if path.is_empty() || path.split('.').any(str::is_empty) {
         return Err("not a field name".into());
     }
+    let kind = (path == "model.kind").then(|| parsed.as_str().map(String::from));
     set_value(root, path, parsed);
+    // A model of another kind keeps only its own fields (a preset's id is not a custom
+    // model's), so a link may switch the kind before or after setting the fields.
+    if let Some(known) = kind.flatten().as_deref().and_then(ModelChoice::fields_of) {
+        if let Some(model) = root.get_mut("model").and_then(Value::as_object_mut) {
+            model.retain(|key, _| known.contains(&key.as_str()));
+        }
+    }
     Ok(())
 }
 

@@ -94,7 +94,7 @@ async fn verdict_uses_the_core_figures_and_compares_topologies() {
     .await;
     let verdict = testid_text(&html, "verdict").expect("verdict shown");
     assert!(
-        verdict.contains(&format::percent(r.memory.headroom)),
+        verdict.contains(&format::percent(r.memory.spare_fraction)),
         "{verdict}"
     );
     assert!(

@@ -56,7 +56,7 @@ fn run(args: &[String]) -> Result<String, String> {
             let comparison = measurement::compare(&scenario, &read_measurement(measurement)?)
                 .map_err(|errors| one_line(&errors))?;
             Ok(pretty(
-                &serde_json::to_value(comparison).expect("Comparison serialises"),
+                &serde_json::to_value(comparison).expect("PredictedVsMeasured serialises"),
             ))
         }
         [cmd, scenario, measurements @ ..] if cmd == "calibrate" && !measurements.is_empty() => {

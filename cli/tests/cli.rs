@@ -86,3 +86,48 @@ fn bad_input_exits_non_zero_with_one_line_naming_the_field() {
     }
     assert!(one_line_error(&run(&["frobnicate"], "")).contains("usage"));
 }
+
+#[test]
+fn a_typo_in_any_section_exits_2_naming_its_path_and_the_allowed_fields() {
+    for (text, path, allowed) in [
+        (
+            r#"{"perf": {"overlap_typo": 1}}"#,
+            "perf.overlap_typo",
+            "compute_efficiency",
+        ),
+        (
+            r#"{"perf": {"scaling": {"overlapp": 1}}}"#,
+            "perf.scaling.overlapp",
+            "bucket_bytes",
+        ),
+        (
+            r#"{"workload": {"epoch": 3}}"#,
+            "workload.epoch",
+            "sweep_runs",
+        ),
+        (
+            r#"{"memory": {"head_room": 0.3}}"#,
+            "memory.head_room",
+            "fragmentation",
+        ),
+        (
+            r#"{"cost": {"pue_": 1.1}}"#,
+            "cost.pue_",
+            "electricity_usd_per_kwh",
+        ),
+        (
+            r#"{"model": {"kind": "preset", "id": "ssrn", "size_": "base"}}"#,
+            "model.size_",
+            "width",
+        ),
+        (
+            r#"{"model": {"kind": "custom", "spec": {"name": "m", "input": [4], "layers": [{"op": "flatten", "dims": 1}]}}}"#,
+            "model.spec.layers[0].dims",
+            "from",
+        ),
+    ] {
+        let error = one_line_error(&run(&["estimate", "-"], text));
+        assert!(error.contains(&format!("{path}: ")), "{text}: {error}");
+        assert!(error.contains(allowed), "{text}: {error}");
+    }
+}

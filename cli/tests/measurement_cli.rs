@@ -83,3 +83,17 @@ fn bad_measurements_and_missing_files_are_one_line_errors() {
     assert!(one_line_error(&run(&["calibrate", &scenario, &dry])).contains("measurements"));
     assert!(one_line_error(&run(&["calibrate", &scenario])).contains("usage"));
 }
+
+#[test]
+fn a_typo_in_a_measurement_exits_2_naming_its_path_and_the_allowed_fields() {
+    let scenario = sample("scenario_hybridsn_a5500.json");
+    let path = std::env::temp_dir().join(format!(
+        "hsi-gpu-typo-measurement-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, r#"{"batch": 8, "device": {"gpu_nam": "x"}}"#).unwrap();
+    let error = one_line_error(&run(&["compare", &scenario, path.to_str().unwrap()]));
+    std::fs::remove_file(&path).unwrap();
+    assert!(error.contains("device.gpu_nam: "), "{error}");
+    assert!(error.contains("total_memory_bytes"), "{error}");
+}

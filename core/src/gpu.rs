@@ -16,8 +16,8 @@
 
 use serde::Serialize;
 
-use crate::report::Warning;
-use crate::scenario::Precision;
+use crate::choices::Precision;
+use crate::warning::Warning;
 
 const GIB: u64 = 1 << 30;
 const GB_S: f64 = 1e9;

@@ -2,27 +2,36 @@
 //! `estimate(&Scenario)` turns a scenario into a `Report`.
 
 pub mod analysis;
+pub mod assumptions;
 pub mod chart;
+pub mod choices;
 pub mod compare;
 pub mod cost;
 pub mod dataset;
 pub mod format;
 pub mod gpu;
 pub mod graph;
-mod json_fields;
+pub mod json;
 pub mod measurement;
 pub mod memory;
 pub mod perf;
+pub mod problems;
 pub mod report;
 pub mod scaling;
 pub mod scenario;
+pub mod warning;
 pub mod zoo;
 
+pub use problems::FieldError;
 pub use report::Report;
-pub use scenario::{FieldError, Scenario};
+pub use scenario::Scenario;
 
+use analysis::LayerReport;
+use gpu::GpuSpec;
 use graph::ModelSpec;
+use perf::PerfReport;
 use scenario::ModelChoice;
+use warning::Warning;
 use zoo::ZooOptions;
 
 /// The model a scenario describes: a zoo preset built for its geometry, or its custom spec.
@@ -46,8 +55,30 @@ pub fn build_model(s: &Scenario) -> Result<ModelSpec, FieldError> {
     }
 }
 
-/// Everything the planner computes for a scenario, or every problem with it.
+/// Everything the planner computes for a scenario, or every problem with it: the whole
+/// walk, step by step.
 pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
+    let (spec, gpu) = checked(s)?;
+    let analysis =
+        analysis::analyze(&spec, s.batch_per_gpu.into(), s.precision).map_err(|e| vec![e])?;
+    let memory = memory::breakdown(&analysis, s, gpu);
+    let max_batch = memory::max_batch(&spec, s, gpu).map_err(|e| vec![e])?;
+    let (perf, warnings) = performance(&analysis.layers, analysis.params, s, gpu);
+    Ok(Report {
+        model_name: spec.name.clone(),
+        params: analysis.params,
+        fwd_flops_per_sample: analysis.fwd_flops / f64::from(s.batch_per_gpu),
+        bwd_flops_per_sample: analysis.bwd_flops / f64::from(s.batch_per_gpu),
+        memory,
+        max_batch,
+        perf,
+        warnings,
+        layers: analysis.layers,
+    })
+}
+
+/// The scenario validated, its model built and its card found; every problem otherwise.
+fn checked(s: &Scenario) -> Result<(ModelSpec, &'static GpuSpec), Vec<FieldError>> {
     let mut errors = s.validate();
     let spec = build_model(s).map_err(|e| errors.push(e)).ok();
     let gpu = gpu::gpu_by_id(&s.gpu);
@@ -62,24 +93,33 @@ pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
             });
         }
     }
-    let (Some(spec), Some(gpu), true) = (spec, gpu, errors.is_empty()) else {
-        return Err(errors);
-    };
-    let analysis =
-        analysis::analyze(&spec, s.batch_per_gpu.into(), s.precision).map_err(|e| vec![e])?;
-    let memory = memory::breakdown(&analysis, s, gpu);
-    let max_batch = memory::max_batch(&spec, s, gpu).map_err(|e| vec![e])?;
-    let mut perf = perf::performance(&analysis.layers, analysis.params, s, gpu);
-    let warnings = std::mem::take(&mut perf.warnings);
-    Ok(Report {
-        model_name: spec.name.clone(),
-        params: analysis.params,
-        fwd_flops_per_sample: analysis.fwd_flops / f64::from(s.batch_per_gpu),
-        bwd_flops_per_sample: analysis.bwd_flops / f64::from(s.batch_per_gpu),
-        memory,
-        max_batch,
-        perf,
-        warnings,
-        layers: analysis.layers,
-    })
+    match (spec, gpu, errors.is_empty()) {
+        (Some(spec), Some(gpu), true) => Ok((spec, gpu)),
+        _ => Err(errors),
+    }
+}
+
+/// The performance half of the walk, for the analysis's per-layer figures (`layers`,
+/// `params`): the step on one card -> scaling over 1..8 cards -> the scenario's step on
+/// its cards -> one epoch -> cost. Returns the figures and the remarks on them.
+pub fn performance(
+    layers: &[LayerReport],
+    params: u64,
+    s: &Scenario,
+    gpu: &GpuSpec,
+) -> (PerfReport, Vec<Warning>) {
+    let mut warnings = Vec::new();
+    let one_card = perf::one_card(layers, params, s, gpu);
+    warnings.extend(one_card.peak.warning.clone());
+    let scaling = scaling::scaling(&one_card.step, gpu, s.interconnect, &s.perf.scaling);
+    let time = perf::step_time(&one_card, &scaling, s);
+    let epoch = perf::epoch_time(s, &time, &mut warnings);
+    let cost = cost::cost(&s.cost, gpu, &perf::usage(s, &time, &epoch));
+    if !cost.card_price_known {
+        warnings.push(Warning::PriceUnknown {
+            gpu: gpu.name.into(),
+        });
+    }
+    let report = PerfReport::new(one_card, gpu, time, epoch, scaling, cost);
+    (report, warnings)
 }

@@ -22,21 +22,46 @@
 use crate::analysis::{analyze, Analysis};
 use crate::gpu::GpuSpec;
 use crate::graph::ModelSpec;
-use crate::report::MemoryBreakdown;
-use crate::scenario::{FieldError, Scenario, MAX_BATCH};
+use crate::problems::FieldError;
+use crate::scenario::{Scenario, MAX_BATCH};
+use serde::{Deserialize, Serialize};
 
-/// CUDA context plus PyTorch, cuDNN and cuBLAS kernels and handles, resident outside
-/// `torch.cuda.max_memory_allocated`. About 300 MB with CUDA lazy module loading
-/// (CUDA >= 11.7, pytorch PR 86509) plus cuDNN/cuBLAS handles on first use; other tools
-/// use 650 MB-1000 MiB. Calibrate it with a measurement (`tools/`).
-pub const DEFAULT_CUDA_CONTEXT_BYTES: u64 = 500 << 20;
-/// Caching-allocator rounding and fragmentation as a fraction of activations + transient.
-/// Rough default; `torch.cuda.max_memory_reserved / max_memory_allocated` on a real run
-/// is typically a few to ~15 % above 1.
-pub const DEFAULT_FRAGMENTATION: f64 = 0.05;
-/// Memory the driver keeps on the card (ECC reserve, display). 0 by default: the catalog
-/// gives physical memory; set it from `nvidia-smi` (total - usable) for your box.
-pub const DEFAULT_DRIVER_RESERVED_BYTES: u64 = 0;
+/// Memory per GPU, in bytes, term by term. `total` is their sum.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemoryBreakdown {
+    pub cuda_context: f64,
+    pub weights: f64,
+    pub gradients: f64,
+    pub optimizer_states: f64,
+    /// Activations autograd keeps for backward (includes the input batch and the
+    /// half-precision weight copies autocast keeps).
+    pub activations: f64,
+    /// Largest temporary on top of the kept activations during forward/backward.
+    pub transient: f64,
+    /// Caching-allocator rounding and fragmentation.
+    pub allocator: f64,
+    pub total: f64,
+    /// Usable card memory (physical minus driver reserve).
+    pub capacity: f64,
+    /// What the planner lets a batch use: capacity x (1 - memory.headroom), the budget
+    /// `max_batch` searches within.
+    pub budget: f64,
+    pub fits: bool,
+    /// (capacity - total) / capacity: the part of the card left spare; negative when
+    /// it does not fit.
+    pub spare_fraction: f64,
+}
+
+/// Usable card memory: physical minus the driver reserve.
+pub fn capacity(s: &Scenario, gpu: &GpuSpec) -> f64 {
+    gpu.memory_bytes
+        .saturating_sub(s.memory.driver_reserved_bytes) as f64
+}
+
+/// capacity x (1 - memory.headroom): the budget `max_batch` searches within.
+pub fn budget(s: &Scenario, gpu: &GpuSpec) -> f64 {
+    capacity(s, gpu) * (1.0 - s.memory.headroom)
+}
 
 /// Kept activations with sqrt(L) segment checkpointing (`checkpoint_sequential` with
 /// ceil(sqrt(L)) segments) at `batch`: each segment's input is kept, and during backward
@@ -84,9 +109,7 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
     let cuda_context = s.memory.cuda_context_bytes as f64;
     let total =
         cuda_context + weights + gradients + optimizer_states + activations + transient + allocator;
-    let capacity = gpu
-        .memory_bytes
-        .saturating_sub(s.memory.driver_reserved_bytes) as f64;
+    let capacity = capacity(s, gpu);
     MemoryBreakdown {
         cuda_context,
         weights,
@@ -97,8 +120,9 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
         allocator,
         total,
         capacity,
+        budget: budget(s, gpu),
         fits: total <= capacity,
-        headroom: if capacity > 0.0 {
+        spare_fraction: if capacity > 0.0 {
             (capacity - total) / capacity
         } else {
             -1.0
@@ -122,10 +146,7 @@ pub fn total_at(
 /// binary search over the analysis's batch-linear terms finds it (one analysis).
 pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, FieldError> {
     let a = analyze(spec, 1, s.precision)?;
-    let budget = gpu
-        .memory_bytes
-        .saturating_sub(s.memory.driver_reserved_bytes) as f64
-        * (1.0 - s.memory.headroom);
+    let budget = budget(s, gpu);
     let fits = |b: u32| breakdown_at(&a, b.into(), s, gpu).total <= budget;
     if !fits(1) {
         return Ok(0);

@@ -14,84 +14,11 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::assumptions::ScalingAssumptions;
+
+use crate::choices::Interconnect;
 use crate::gpu::{GpuSpec, NvLink};
-use crate::scenario::{Interconnect, Problems, MAX_CARDS};
-
-const MIB: f64 = (1u64 << 20) as f64;
-
-/// Link and NCCL constants that cannot be derived. Every field is user-editable.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ScalingAssumptions {
-    /// Fraction of the PCIe x16 one-way rate (3: 15.75, 4: 31.5, 5: 63 GB/s, from the
-    /// 8/16/32 GT/s lane rate and 128b/130b coding) that NCCL's ring reaches with
-    /// peer-to-peer. Rough: nccl-tests all_reduce busbw on PCIe boxes is 65-80 % of it.
-    pub pcie_efficiency: f64,
-    /// Bandwidth factor, relative to peer-to-peer, when the driver forbids P2P (GeForce
-    /// 40-series, RTX 5090) and NCCL stages every chunk through pinned host memory
-    /// (an extra copy and host-memory traffic). Rough assumption, not a measurement.
-    pub host_staged_factor: f64,
-    /// Fraction of NVLink's one-way rate the ring reaches. nccl-tests on A100 SXM report
-    /// about 230 GB/s busbw of 300 GB/s one-way (0.77).
-    pub nvlink_efficiency: f64,
-    /// Latency per ring step, seconds (a ring all-reduce has 2(N-1) steps). Rough: small
-    /// all-reduces in nccl-tests take tens of microseconds on 8 cards.
-    pub hop_latency_s: f64,
-    /// DDP bucket size, bytes (`bucket_cap_mb=25`).
-    pub bucket_bytes: f64,
-    /// DDP's first, smaller bucket, bytes (`dist._DEFAULT_FIRST_BUCKET_BYTES` = 1 MiB).
-    pub first_bucket_bytes: f64,
-    /// How much of the all-reduce the bucket schedule can hide behind backward: 1 = all
-    /// the schedule allows (DDP's design), 0 = none (frameworks that all-reduce after
-    /// backward, e.g. TF1 tf_cnn_benchmarks). Exposed time =
-    /// bucket-exposed + (1 - overlap) x (total - bucket-exposed).
-    pub overlap: f64,
-}
-
-impl Default for ScalingAssumptions {
-    fn default() -> Self {
-        ScalingAssumptions {
-            pcie_efficiency: 0.70,
-            host_staged_factor: 0.5,
-            nvlink_efficiency: 0.77,
-            hop_latency_s: 5e-6,
-            bucket_bytes: 25.0 * MIB,
-            first_bucket_bytes: MIB,
-            overlap: 1.0,
-        }
-    }
-}
-
-impl ScalingAssumptions {
-    pub fn validate(&self, p: &mut Problems) {
-        p.range_f64(
-            "perf.scaling.pcie_efficiency",
-            self.pcie_efficiency,
-            0.01,
-            1.0,
-        );
-        p.range_f64(
-            "perf.scaling.host_staged_factor",
-            self.host_staged_factor,
-            0.01,
-            1.0,
-        );
-        p.range_f64(
-            "perf.scaling.nvlink_efficiency",
-            self.nvlink_efficiency,
-            0.01,
-            1.0,
-        );
-        p.range_f64("perf.scaling.hop_latency_s", self.hop_latency_s, 0.0, 1e-2);
-        p.range_f64("perf.scaling.bucket_bytes", self.bucket_bytes, 1024.0, 1e10);
-        p.range_f64(
-            "perf.scaling.first_bucket_bytes",
-            self.first_bucket_bytes,
-            1024.0,
-            1e10,
-        );
-        p.range_f64("perf.scaling.overlap", self.overlap, 0.0, 1.0);
-    }
-}
+use crate::scenario::MAX_CARDS;
 
 /// One-way PCIe x16 rate in bytes/s for a generation (gen 3 = 8 GT/s per lane, doubling
 /// each generation, 128b/130b coding).

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use hsi_gpu_core::gpu::gpu_by_id;
 use hsi_gpu_core::measurement::{
-    calibrate, mean_abs_errors, measurement_from_json, Comparison, Measurement, Term,
+    calibrate, mean_abs_errors, measurement_from_json, Measurement, PredictedVsMeasured, Term,
 };
 use hsi_gpu_core::scenario::scenario_from_json;
 use hsi_gpu_core::{estimate, Scenario};
@@ -32,7 +32,7 @@ fn measurements() -> Vec<Measurement> {
     .collect()
 }
 
-fn term(c: &Comparison, name: &str) -> (f64, f64) {
+fn term(c: &PredictedVsMeasured, name: &str) -> (f64, f64) {
     let t = c.term(name).unwrap_or_else(|| panic!("no {name} term"));
     (t.predicted, t.measured)
 }
@@ -70,7 +70,7 @@ fn calibration_fits_each_constant_to_the_samples() {
 
     // Fragmentation: predicted (reserved - allocated) summed over the measurements equals
     // the measured sum.
-    let overhead = |c: &Comparison| {
+    let overhead = |c: &PredictedVsMeasured| {
         let (pr, mr) = term(c, "peak_reserved_bytes");
         let (pa, ma) = term(c, "peak_allocated_bytes");
         (pr - pa, mr - ma)
@@ -86,7 +86,7 @@ fn calibration_fits_each_constant_to_the_samples() {
     );
 
     // Speed: the geometric mean of predicted / measured step time is 1 after, not before.
-    let log_ratio = |cs: &[Comparison]| -> f64 {
+    let log_ratio = |cs: &[PredictedVsMeasured]| -> f64 {
         cs.iter()
             .map(|c| {
                 let (p, m) = term(c, "step_time_s");
@@ -142,7 +142,7 @@ fn a_measurement_without_memory_figures_fits_only_the_speed() {
 
 #[test]
 fn mean_abs_errors_average_each_term_over_the_comparisons() {
-    let comparison = |terms: Vec<Term>| Comparison {
+    let comparison = |terms: Vec<Term>| PredictedVsMeasured {
         model: "m".into(),
         gpu: "g".into(),
         batch: 1,
@@ -174,7 +174,7 @@ fn mean_abs_errors_average_each_term_over_the_comparisons() {
 
     // On the samples, calibration lowers the step-time error to ~0.
     let (_, report) = calibrate(&scenario(), &measurements()).unwrap();
-    let step = |cs: &[Comparison]| {
+    let step = |cs: &[PredictedVsMeasured]| {
         mean_abs_errors(cs)
             .into_iter()
             .find(|(n, _)| n == "step_time_s")

@@ -3,7 +3,8 @@
 
 use hsi_gpu_core::dataset::{dataset_by_id, DATASETS};
 use hsi_gpu_core::gpu::{gpu_by_id, GpuSpec, NvLink, GPUS};
-use hsi_gpu_core::perf::{performance, PerfReport};
+use hsi_gpu_core::json::Check;
+use hsi_gpu_core::perf::PerfReport;
 use hsi_gpu_core::report::{LayerReport, Warning};
 use hsi_gpu_core::scaling::{pcie_x16_bytes_per_s, ring_allreduce_s};
 use hsi_gpu_core::scenario::{Interconnect, Optimizer, ParallelMode, Precision, Scenario};
@@ -82,7 +83,7 @@ fn params(layers: &[LayerReport]) -> u64 {
 }
 
 fn run(layers: &[LayerReport], s: &Scenario, gpu: &GpuSpec) -> PerfReport {
-    performance(layers, params(layers), s, gpu)
+    hsi_gpu_core::performance(layers, params(layers), s, gpu).0
 }
 
 /// Every f64 in the serialised report is finite and non-negative.
@@ -314,24 +315,6 @@ fn bridged_pairs_are_limited_by_pcie_beyond_two_cards() {
     assert!(bridge[1].allreduce_s < pcie[1].allreduce_s);
 }
 
-#[test]
-fn invalid_interconnect_is_replaced_with_a_warning() {
-    let gpu = gpu_by_id("rtx_4090").unwrap();
-    let s = Scenario {
-        interconnect: Interconnect::Nvswitch,
-        gpu: gpu.id.into(),
-        cards: 4,
-        ..Scenario::default()
-    };
-    let r = run(&[layer(0, 1e9, 1e6, 1000, true)], &s, gpu);
-    assert_eq!(r.scaling.chosen, Interconnect::Pcie);
-    assert!(r.warnings.contains(&Warning::InterconnectReplaced {
-        gpu: gpu.name.into(),
-        requested: Interconnect::Nvswitch,
-        used: Interconnect::Pcie
-    }));
-}
-
 /// Gradient accumulation all-reduces once per cycle: with A micro-steps the exposed
 /// all-reduce is paid once for A x batch samples.
 #[test]
@@ -477,13 +460,13 @@ fn assumptions_accept_partial_json_and_name_bad_fields() {
         kernel_launch_s: f64::NAN,
         ..PerfAssumptions::default()
     }
-    .validate(&mut problems);
+    .check("perf", &mut problems);
     CostAssumptions {
         card_price_usd: Some(-1.0),
         utilization: 1.5,
         ..CostAssumptions::default()
     }
-    .validate(&mut problems);
+    .check("cost", &mut problems);
     let fields: Vec<_> = problems.0.iter().map(|e| e.field.as_str()).collect();
     assert_eq!(
         fields,

@@ -15,7 +15,7 @@
 
 use hsi_gpu_core::gpu::gpu_by_id;
 use hsi_gpu_core::graph::{ModelBuilder, Op};
-use hsi_gpu_core::perf::{performance, PerfReport};
+use hsi_gpu_core::perf::PerfReport;
 use hsi_gpu_core::scenario::{Interconnect, ModelChoice, Optimizer, Precision, Scenario};
 use hsi_gpu_core::{analysis, build_model};
 use serde::Deserialize;
@@ -151,7 +151,10 @@ fn perf(s: &Scenario) -> (u64, PerfReport) {
     let spec = build_model(s).unwrap();
     let a = analysis::analyze(&spec, s.batch_per_gpu.into(), s.precision).unwrap();
     let gpu = gpu_by_id(&s.gpu).unwrap();
-    (a.params, performance(&a.layers, a.params, s, gpu))
+    (
+        a.params,
+        hsi_gpu_core::performance(&a.layers, a.params, s, gpu).0,
+    )
 }
 
 /// (entry, estimated images/s) for every row of a fixture, printed with its error.

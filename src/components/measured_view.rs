@@ -6,12 +6,12 @@
 
 use std::rc::Rc;
 
-use hsi_gpu_core::measurement::{self, CalibrationReport, Comparison, Measurement, Term};
+use hsi_gpu_core::measurement::{self, CalibrationReport, Measurement, PredictedVsMeasured, Term};
 use hsi_gpu_core::{format, FieldError, Scenario};
 use yew::prelude::*;
 
-use crate::components::io;
 use crate::i18n::{self, Lang, T};
+use crate::platform::files;
 use crate::state::Action;
 use crate::Store;
 
@@ -115,7 +115,7 @@ fn term_row(t: &Term, lang: Lang) -> Html {
     }
 }
 
-fn comparison_view(source: &str, m: &Measurement, c: &Comparison, lang: Lang) -> Html {
+fn comparison_view(source: &str, m: &Measurement, c: &PredictedVsMeasured, lang: Lang) -> Html {
     let device = m.device.gpu_name.as_deref().unwrap_or("?");
     html! {
         <div class="measured-case" data-testid="measured-case">
@@ -228,7 +228,7 @@ pub fn MeasuredView() -> Html {
         Callback::from(move |e: Event| {
             let load = load.clone();
             if let Some(target) = e.target() {
-                io::read_chosen_files(target.into(), move |source, text| {
+                files::read_chosen_files(target.into(), move |source, text| {
                     load.dispatch(Load::Text { source, text })
                 });
             }
@@ -237,7 +237,7 @@ pub fn MeasuredView() -> Html {
     let on_paste = {
         let pasted = pasted.clone();
         Callback::from(move |e: InputEvent| {
-            pasted.set(e.target().map(|t| io::value_of(&t)).unwrap_or_default())
+            pasted.set(e.target().map(|t| files::value_of(&t)).unwrap_or_default())
         })
     };
     let on_load_pasted = {

@@ -47,7 +47,7 @@ pub fn MemoryView(props: &MemoryViewProps) -> Html {
     let x = LinearScale::new((0.0, axis_max), (MARGIN, WIDTH - MARGIN));
     let segments = stack(&in_gib, &x);
     let capacity_x = x.map(m.capacity / GIB);
-    let headroom_x = x.map(m.capacity * (1.0 - props.headroom) / GIB);
+    let headroom_x = x.map(m.budget / GIB);
     let status = if m.fits { T::Fits } else { T::DoesNotFit };
     let headroom_text = format::percent(props.headroom);
 

@@ -5,7 +5,6 @@ pub mod compare;
 pub mod controls;
 pub mod cost_view;
 pub mod header;
-pub mod io;
 pub mod layer_table;
 pub mod measured_view;
 pub mod memory_view;

@@ -6,8 +6,8 @@ use hsi_gpu_core::compare::import::{import_any, Imported};
 use hsi_gpu_core::scenario::ModelChoice;
 use yew::prelude::*;
 
-use crate::components::io;
 use crate::i18n::{self, T};
+use crate::platform::files;
 use crate::state::Action;
 use crate::Store;
 
@@ -23,7 +23,7 @@ pub fn ModelLoader() -> Html {
         Callback::from(move |e: Event| {
             let (store, error) = (store.clone(), error.clone());
             let Some(target) = e.target() else { return };
-            io::read_chosen_files(target.into(), move |name, text| {
+            files::read_chosen_files(target.into(), move |name, text| {
                 let why = match import_any(&text) {
                     Ok(Imported::ModelSpec(spec)) => {
                         store.dispatch(Action::CustomModel(spec));

@@ -43,6 +43,19 @@ pub fn ScenarioPanel() -> Html {
         let store = store.clone();
         Callback::from(move |v: u32| store.dispatch(make(v)))
     };
+    // A choice picked by its id; an id the core does not know changes nothing.
+    fn send_id<T: 'static>(
+        store: &Store,
+        from_id: fn(&str) -> Option<T>,
+        make: fn(T) -> Action,
+    ) -> Callback<String> {
+        let store = store.clone();
+        Callback::from(move |id: String| {
+            if let Some(v) = from_id(&id) {
+                store.dispatch(make(v));
+            }
+        })
+    }
 
     let datasets = options(
         dataset::DATASETS
@@ -102,44 +115,16 @@ pub fn ScenarioPanel() -> Html {
         let store = store.clone();
         Callback::from(move |i: usize| store.dispatch(Action::Precision(Precision::ALL[i])))
     };
-    let on_optimizer = {
-        let store = store.clone();
-        Callback::from(move |id: String| {
-            if let Some(o) = Optimizer::ALL.iter().find(|o| o.id() == id) {
-                store.dispatch(Action::Optimizer(*o));
-            }
-        })
-    };
-    let on_interconnect = {
-        let store = store.clone();
-        Callback::from(move |id: String| {
-            if let Some(i) = Interconnect::ALL.iter().find(|i| i.id() == id) {
-                store.dispatch(Action::Interconnect(*i));
-            }
-        })
-    };
+    let on_optimizer = send_id(&store, Optimizer::from_id, Action::Optimizer);
+    let on_interconnect = send_id(&store, Interconnect::from_id, Action::Interconnect);
     let sizes = options(
         VitSize::ALL
             .iter()
             .map(|v| (v.id().to_string(), i18n::vit_size_name(*v).to_string())),
     );
     let size_id = store.model_size().unwrap_or(DEFAULT_VIT_SIZE).id();
-    let on_size = {
-        let store = store.clone();
-        Callback::from(move |id: String| {
-            if let Some(v) = VitSize::ALL.iter().find(|v| v.id() == id) {
-                store.dispatch(Action::ModelSize(*v));
-            }
-        })
-    };
-    let on_mode = {
-        let store = store.clone();
-        Callback::from(move |id: String| {
-            if let Some(m) = ParallelMode::ALL.iter().find(|m| m.id() == id) {
-                store.dispatch(Action::Mode(*m));
-            }
-        })
-    };
+    let on_size = send_id(&store, VitSize::from_id, Action::ModelSize);
+    let on_mode = send_id(&store, ParallelMode::from_id, Action::Mode);
     let on_checkpointing = {
         let store = store.clone();
         Callback::from(move |on: bool| store.dispatch(Action::Checkpointing(on)))

@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 
+use hsi_gpu_core::perf::Limiter;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
@@ -27,7 +28,7 @@ pub fn Verdict(props: &VerdictProps) -> Html {
         lang,
         m.fits,
         &props.gpu_name,
-        &format::percent(m.headroom),
+        &format::percent(m.spare_fraction),
         &format::bytes(m.total),
         &format::bytes(m.capacity),
     );
@@ -39,15 +40,11 @@ pub fn Verdict(props: &VerdictProps) -> Html {
     let perf = &props.report.perf;
     let time = &perf.time;
     let speed = (time.step_s > 0.0).then(|| {
-        let bound = [
-            (T::ComputeBound, time.compute_limited_s),
-            (T::MemoryBound, time.memory_limited_s),
-            (T::LaunchBound, time.launch_limited_s),
-        ]
-        .into_iter()
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(bound, _)| bound)
-        .unwrap_or(T::MemoryBound);
+        let bound = match time.limiter {
+            Limiter::Compute => T::ComputeBound,
+            Limiter::Memory => T::MemoryBound,
+            Limiter::Launch => T::LaunchBound,
+        };
         i18n::step_bound_sentence(lang, bound.get(lang))
     });
     // Other topologies at the chosen card count, step time against the chosen one's.
@@ -70,7 +67,7 @@ pub fn Verdict(props: &VerdictProps) -> Html {
             .collect(),
         _ => Vec::new(),
     };
-    let warnings = props.report.warnings.iter().chain(&perf.warnings);
+    let warnings = props.report.warnings.iter();
     html! {
         <section class={classes!("panel", "verdict", if m.fits { "ok" } else { "bad" })}
             aria-labelledby="verdict-heading" aria-live="polite">

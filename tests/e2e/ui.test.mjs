@@ -221,6 +221,33 @@ test("reload restores the scenario from the address and from storage", async () 
   assert.equal(await app.text("total-memory"), total);
 });
 
+test("a scenario saved before storage went through gloo-storage (a bare query) still loads", async () => {
+  const app = await open();
+  // gloo-storage keeps values as JSON (the default scenario's query is ""); earlier
+  // versions stored the query string itself. Once the load's own save is written:
+  const key = "hsi-gpu-planner.query";
+  await app.page.waitForFunction((k) => localStorage.getItem(k) === '""', key);
+  await app.page.evaluate((k) => localStorage.setItem(k, "bands=77"), key);
+  await app.page.goto(server.url);
+  await app.waitForReady();
+  assert.equal(await app.page.getByTestId("bands-input").inputValue(), "77");
+});
+
+test("leaving the page right after an input still saves it (pagehide)", async () => {
+  const app = await open();
+  const key = "hsi-gpu-planner.query";
+  await app.page.waitForFunction((k) => localStorage.getItem(k) !== null, key);
+  // Timers never fire from here, so the input's delayed save cannot run before the page goes.
+  await app.page.evaluate(() => {
+    window.setTimeout = () => 0;
+  });
+  await app.page.getByTestId("bands-input").fill("55");
+  assert.equal(await app.page.evaluate((k) => localStorage.getItem(k), key), '""');
+  await app.page.goto(server.url);
+  await app.waitForReady();
+  assert.equal(await app.page.getByTestId("bands-input").inputValue(), "55");
+});
+
 test("language toggle switches every string and <html lang>", async () => {
   const app = await open();
   const english = await app.text("estimates-note");

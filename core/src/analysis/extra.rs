@@ -2,7 +2,9 @@
 //! stochastic depth and slices. What each keeps follows derivatives.yaml, checked
 //! against saved-tensor hooks by `tools/export_coverage.py`.
 
-use super::{bad, broadcasts, elementwise, saturating_product, Bytes, Ctx, OpResult, Value};
+use super::ops::{bad, OpResult};
+use super::tensor_ops::{broadcasts, elementwise};
+use super::{saturating_product, Bytes, Ctx, LayerAccount, Value};
 
 /// x * gamma (+ beta): gamma's gradient needs x, x's needs gamma (a parameter, not
 /// counted), so x is kept. The product takes the parameter's dtype (fp32 under
@@ -23,7 +25,7 @@ pub(super) fn scale(ctx: &mut Ctx, x: &Value, shape: &[u64], bias: bool) -> OpRe
 
 /// x * mask with a [N, 1, ..] random factor: x's gradient needs the factor (one value
 /// of x's dtype per sample), nothing needs x.
-pub(super) fn drop_path(ctx: &mut Ctx, x: &Value) -> (Value, super::LayerAccount) {
+pub(super) fn drop_path(ctx: &mut Ctx, x: &Value) -> (Value, LayerAccount) {
     let saved = if x.requires_grad {
         ctx.keep_new(x.dtype, 0)
     } else {
@@ -52,5 +54,5 @@ pub(super) fn slice(x: &Value, axis: usize, start: u64, end: u64, step: u64) -> 
     let mut output = x.clone();
     output.shape[axis] = (end - start).div_ceil(step);
     output.contiguous = false;
-    Ok((output, super::LayerAccount::default()))
+    Ok((output, LayerAccount::default()))
 }

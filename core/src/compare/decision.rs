@@ -18,16 +18,18 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::sensitivity::{geometry_step, largest_patch, Dimension, Largest};
-use crate::scenario::{ModelChoice, ParallelMode, Problems, Scenario, VitSize};
+use crate::json::{json_enum, json_struct};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Priority {
-    /// The wall time of one training run.
-    SingleRun,
-    /// The wall time of everyone's hyper-parameter sweeps.
-    Sweep,
+use super::sensitivity::{geometry_step, largest_patch, Dimension, Largest};
+use crate::scenario::{ModelChoice, ParallelMode, Scenario, VitSize};
+
+json_enum! {
+    pub enum Priority {
+        /// The wall time of one training run.
+        SingleRun = "single_run",
+        /// The wall time of everyone's hyper-parameter sweeps.
+        Sweep = "sweep",
+    }
 }
 
 /// A faster option must save more than this fraction of the simplest option's time to
@@ -41,52 +43,18 @@ pub const MAX_TEAM_SIZE: u32 = 64;
 /// Largest runs per sweep the flip search tries.
 const MAX_SCANNED_RUNS: u32 = 256;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct DecisionInputs {
-    /// People sharing the box, each training a sweep of `workload.sweep_runs` runs.
-    pub team_size: u32,
-    pub priority: Priority,
-    /// Most the box may cost over its life (TCO), USD; None = no limit.
-    pub budget_usd: Option<f64>,
-    /// Administration hours per month the team can spare; None = no limit.
-    pub ops_hours_per_month: Option<f64>,
-    /// See `DEFAULT_SIMPLICITY_MARGIN`.
-    pub simplicity_margin: f64,
-}
-
-impl Default for DecisionInputs {
-    fn default() -> Self {
-        DecisionInputs {
-            team_size: 1,
-            priority: Priority::Sweep,
-            budget_usd: None,
-            ops_hours_per_month: None,
-            simplicity_margin: DEFAULT_SIMPLICITY_MARGIN,
-        }
-    }
-}
-
-impl DecisionInputs {
-    pub fn validate(&self, p: &mut Problems) {
-        p.range_u64(
-            "decision.team_size",
-            self.team_size.into(),
-            1,
-            MAX_TEAM_SIZE.into(),
-        );
-        if let Some(usd) = self.budget_usd {
-            p.range_f64("decision.budget_usd", usd, 0.0, 1e9);
-        }
-        if let Some(hours) = self.ops_hours_per_month {
-            p.range_f64("decision.ops_hours_per_month", hours, 0.0, 744.0);
-        }
-        p.range_f64(
-            "decision.simplicity_margin",
-            self.simplicity_margin,
-            0.0,
-            10.0,
-        );
+json_struct! {
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct DecisionInputs {
+        /// People sharing the box, each training a sweep of `workload.sweep_runs` runs.
+        pub team_size: u32 [1, MAX_TEAM_SIZE] = 1,
+        pub priority: Priority = Priority::Sweep,
+        /// Most the box may cost over its life (TCO), USD; None = no limit.
+        pub budget_usd: Option<f64> [0.0, 1e9] = None,
+        /// Administration hours per month the team can spare; None = no limit.
+        pub ops_hours_per_month: Option<f64> [0.0, 744.0] = None,
+        /// See `DEFAULT_SIMPLICITY_MARGIN`.
+        pub simplicity_margin: f64 [0.0, 10.0] = DEFAULT_SIMPLICITY_MARGIN,
     }
 }
 

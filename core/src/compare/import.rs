@@ -6,15 +6,17 @@
 //! serde_json stops nesting at 128 levels, and numbers out of a field's range fail to
 //! parse or fail validation.
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Comparison;
-use crate::graph::{read_model_spec, ModelSpec};
-use crate::scenario::{
-    scenario_from_value, FieldError, ModelChoice, Precision, Scenario, MAX_JSON_BYTES,
-};
+use crate::graph::ModelSpec;
+use crate::json::MAX_JSON_BYTES;
+use crate::json::{self, FromJson};
+use crate::problems::FieldError;
+use crate::scenario::{ModelChoice, Precision, Scenario};
+
+use super::locate::{line_column, locate, path_steps, top_level_keys, Step};
 
 /// One problem with imported text. `line` and `column` count from 1.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,95 +52,6 @@ fn position(e: &serde_json::Error) -> (Option<usize>, Option<usize>) {
     }
 }
 
-/// Largest document in which the field of a type error is searched for: each try of the
-/// search re-reads the document, so its cost grows with size x fields.
-const MAX_SEARCHED_BYTES: usize = 256 << 10;
-/// Most re-reads one search makes.
-const MAX_SEARCH_TRIES: usize = 2048;
-
-/// A step of a path into a JSON value, owned.
-#[derive(Clone, Debug, PartialEq)]
-enum OwnedStep {
-    Key(String),
-    Index(usize),
-}
-
-fn child<'v>(value: &'v Value, step: &OwnedStep) -> Option<&'v Value> {
-    match step {
-        OwnedStep::Key(k) => value.get(k),
-        OwnedStep::Index(i) => value.get(i),
-    }
-}
-
-fn child_mut<'v>(value: &'v mut Value, step: &OwnedStep) -> Option<&'v mut Value> {
-    match step {
-        OwnedStep::Key(k) => value.get_mut(k),
-        OwnedStep::Index(i) => value.get_mut(i),
-    }
-}
-
-/// `root` without the element `last` of the node at `path`.
-fn without(root: &Value, path: &[OwnedStep], last: &OwnedStep) -> Value {
-    let mut doc = root.clone();
-    let mut node = Some(&mut doc);
-    for step in path {
-        node = node.and_then(|n| child_mut(n, step));
-    }
-    match (node, last) {
-        (Some(Value::Object(m)), OwnedStep::Key(k)) => {
-            m.remove(k);
-        }
-        (Some(Value::Array(a)), OwnedStep::Index(i)) if *i < a.len() => {
-            a.remove(*i);
-        }
-        _ => {}
-    }
-    doc
-}
-
-/// Where in `root` a `T` fails to read: the deepest element whose removal makes the
-/// document read (every Scenario field has a default, so removing one is harmless).
-/// Stops where no single removal helps (a missing required field, two errors) and
-/// within `MAX_SEARCH_TRIES` re-reads.
-fn failing_path<T: DeserializeOwned>(root: &Value) -> Vec<OwnedStep> {
-    let mut path = Vec::new();
-    let mut tries = 0;
-    loop {
-        let Some(node) = path.iter().try_fold(root, |n, step| child(n, step)) else {
-            return path;
-        };
-        let children: Vec<OwnedStep> = match node {
-            Value::Object(m) => m.keys().cloned().map(OwnedStep::Key).collect(),
-            Value::Array(a) => (0..a.len()).map(OwnedStep::Index).collect(),
-            _ => return path,
-        };
-        let culprit = children.into_iter().find(|c| {
-            tries += 1;
-            tries <= MAX_SEARCH_TRIES
-                && serde_json::from_value::<T>(without(root, &path, c)).is_ok()
-        });
-        match culprit {
-            Some(c) => path.push(c),
-            None => return path,
-        }
-    }
-}
-
-fn path_text(path: &[OwnedStep]) -> String {
-    let mut out = String::new();
-    for step in path {
-        match step {
-            OwnedStep::Key(k) if out.is_empty() => out.push_str(k),
-            OwnedStep::Key(k) => {
-                out.push('.');
-                out.push_str(k);
-            }
-            OwnedStep::Index(i) => out.push_str(&format!("[{i}]")),
-        }
-    }
-    out
-}
-
 /// One JSON object as a `Value`; a syntax error has serde_json's position.
 fn parse_value(text: &str, what: &str) -> Result<Value, ImportError> {
     let unlocated = |error| ImportError {
@@ -166,173 +79,10 @@ fn parse_value(text: &str, what: &str) -> Result<Value, ImportError> {
     })
 }
 
-/// Reads a document with a hand-written reader, whose errors name their field: the
-/// error is placed on its line.
-fn read<T>(
-    text: &str,
-    what: &str,
-    reader: impl Fn(&Value) -> Result<T, FieldError>,
-) -> Result<T, ImportError> {
-    reader(&parse_value(text, what)?).map_err(|e| located(text, e, &[]))
-}
-
-/// Reads a document with serde's derived reader (a Comparison). Its errors do not say
-/// where they are, so a type error's field is found by `failing_path`.
-fn parse<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, ImportError> {
+/// Reads a document as a `T`; a field's error is placed on its line.
+fn read<T: FromJson>(text: &str, what: &str) -> Result<T, ImportError> {
     let value = parse_value(text, what)?;
-    serde_json::from_value(value.clone()).map_err(|e| {
-        let path = if text.len() <= MAX_SEARCHED_BYTES {
-            failing_path::<T>(&value)
-        } else {
-            Vec::new()
-        };
-        if path.is_empty() {
-            return ImportError {
-                error: document_error(e.to_string(), what),
-                line: None,
-                column: None,
-            };
-        }
-        let error = FieldError {
-            field: path_text(&path),
-            value: e.to_string(),
-            allowed: format!("a value of the documented type ({what}, see README)"),
-        };
-        located(text, error, &[])
-    })
-}
-
-/// One step of a field path: `layers[3].kernel` is Key(layers), Index(3), Key(kernel).
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Step<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-/// The steps of a field path as `FieldError` writes it; anything after a space (the
-/// analysis adds "(conv 'name')") is a description, not path.
-fn path_steps(field: &str) -> Vec<Step<'_>> {
-    let path = field.split(' ').next().unwrap_or("");
-    let mut steps = Vec::new();
-    for part in path.split('.') {
-        let mut pieces = part.split('[');
-        if let Some(key) = pieces.next().filter(|k| !k.is_empty()) {
-            steps.push(Step::Key(key));
-        }
-        for index in pieces {
-            match index.trim_end_matches(']').parse() {
-                Ok(i) => steps.push(Step::Index(i)),
-                Err(_) => return steps,
-            }
-        }
-    }
-    steps
-}
-
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && b[i].is_ascii_whitespace() {
-        i += 1;
-    }
-    i
-}
-
-/// End of the string starting at `b[i] == b'"'` (just past its closing quote).
-fn skip_string(b: &[u8], mut i: usize) -> usize {
-    i += 1;
-    while i < b.len() && b[i] != b'"' {
-        i += if b[i] == b'\\' { 2 } else { 1 };
-    }
-    i + 1
-}
-
-/// End of the JSON value starting at `i` (no recursion: nesting is counted).
-fn skip_value(b: &[u8], mut i: usize) -> usize {
-    let mut depth = 0usize;
-    while i < b.len() {
-        match b[i] {
-            b'"' => {
-                i = skip_string(b, i);
-                if depth == 0 {
-                    return i;
-                }
-                continue;
-            }
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' if depth > 0 => {
-                depth -= 1;
-                if depth == 0 {
-                    return i + 1;
-                }
-            }
-            b',' | b'}' | b']' if depth == 0 => return i,
-            _ => {}
-        }
-        i += 1;
-    }
-    i
-}
-
-/// Byte offset of the value at `steps` in valid JSON `text`; as deep as the path can be
-/// followed.
-fn locate(text: &str, steps: &[Step]) -> usize {
-    let b = text.as_bytes();
-    let mut at = skip_ws(b, 0);
-    for step in steps {
-        let (open, close) = match step {
-            Step::Key(_) => (b'{', b'}'),
-            Step::Index(_) => (b'[', b']'),
-        };
-        if b.get(at) != Some(&open) {
-            return at;
-        }
-        let mut i = skip_ws(b, at + 1);
-        let mut index = 0usize;
-        let found = loop {
-            if i >= b.len() || b[i] == close {
-                break None;
-            }
-            let value_start = match step {
-                Step::Key(key) => {
-                    let end = skip_string(b, i);
-                    let name = text.get(i + 1..end.saturating_sub(1)).unwrap_or("");
-                    let colon = skip_ws(b, end);
-                    let start = skip_ws(b, colon + 1);
-                    if name == *key {
-                        break Some(i);
-                    }
-                    start
-                }
-                Step::Index(wanted) => {
-                    if index == *wanted {
-                        break Some(i);
-                    }
-                    i
-                }
-            };
-            i = skip_ws(b, skip_value(b, value_start));
-            if b.get(i) == Some(&b',') {
-                i = skip_ws(b, i + 1);
-            }
-            index += 1;
-        };
-        match (found, step) {
-            (None, _) => return at,
-            (Some(key_at), Step::Key(_)) => {
-                let colon = skip_ws(b, skip_string(b, key_at));
-                at = skip_ws(b, colon + 1);
-            }
-            (Some(element_at), Step::Index(_)) => at = element_at,
-        }
-    }
-    at
-}
-
-/// Line and column (from 1, in characters) of byte `offset`.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset.min(text.len())).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
+    json::read_document(&value, "(document)").map_err(|e| located(text, e, &[]))
 }
 
 /// Attaches the position of `error.field` (written under `prefix` in `text`).
@@ -374,7 +124,7 @@ fn scenario_problems(s: &Scenario) -> Vec<FieldError> {
 /// A Scenario from JSON, checked as `estimate` checks it. Parsed like
 /// `scenario::scenario_from_json` (missing fields take their defaults), with positions.
 pub fn import_scenario(text: &str) -> Result<Scenario, Vec<ImportError>> {
-    let s = read(text, "a Scenario", scenario_from_value).map_err(|e| vec![e])?;
+    let s = read::<Scenario>(text, "a Scenario").map_err(|e| vec![e])?;
     let problems = scenario_problems(&s);
     if problems.is_empty() {
         Ok(s)
@@ -389,7 +139,7 @@ pub fn import_scenario(text: &str) -> Result<Scenario, Vec<ImportError>> {
 /// A Comparison (options and decision inputs) from JSON; every option's scenario is
 /// checked.
 pub fn import_comparison(text: &str) -> Result<Comparison, Vec<ImportError>> {
-    let c: Comparison = parse(text, "a Comparison").map_err(|e| vec![e])?;
+    let c: Comparison = read(text, "a Comparison").map_err(|e| vec![e])?;
     let mut errors: Vec<ImportError> = c
         .validate()
         .into_iter()
@@ -416,7 +166,7 @@ pub fn import_comparison(text: &str) -> Result<Comparison, Vec<ImportError>> {
 
 /// A custom model layer list (`ModelSpec` JSON), checked by analysing one sample.
 pub fn import_model_spec(text: &str) -> Result<ModelSpec, Vec<ImportError>> {
-    let spec = read(text, "a model layer list", read_model_spec).map_err(|e| vec![e])?;
+    let spec = read::<ModelSpec>(text, "a model layer list").map_err(|e| vec![e])?;
     match crate::analysis::analyze(&spec, 1, Precision::Fp32) {
         Ok(_) => Ok(spec),
         Err(mut e) => {
@@ -437,32 +187,6 @@ pub enum Imported {
     ModelSpec(ModelSpec),
 }
 
-/// Keys of the top-level object of `text`, as far as it reads as one (a scanner, not a
-/// parser: whatever it misses, the import that follows reports).
-fn top_level_keys(text: &str) -> Vec<&str> {
-    let b = text.as_bytes();
-    let mut keys = Vec::new();
-    let mut i = skip_ws(b, 0);
-    if b.get(i) != Some(&b'{') {
-        return keys;
-    }
-    i = skip_ws(b, i + 1);
-    while b.get(i) == Some(&b'"') {
-        let end = skip_string(b, i);
-        let colon = skip_ws(b, end);
-        if b.get(colon) != Some(&b':') {
-            break;
-        }
-        keys.extend(text.get(i + 1..end - 1));
-        i = skip_ws(b, skip_value(b, skip_ws(b, colon + 1)));
-        if b.get(i) != Some(&b',') {
-            break;
-        }
-        i = skip_ws(b, i + 1);
-    }
-    keys
-}
-
 /// Imports any of the three documents, told apart by their top-level keys: `options`
 /// makes a Comparison, `layers` a model layer list, anything else a Scenario.
 pub fn import_any(text: &str) -> Result<Imported, Vec<ImportError>> {
@@ -473,42 +197,5 @@ pub fn import_any(text: &str) -> Result<Imported, Vec<ImportError>> {
         import_model_spec(text).map(Imported::ModelSpec)
     } else {
         import_scenario(text).map(|s| Imported::Scenario(Box::new(s)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_split_into_keys_and_indices() {
-        assert_eq!(
-            path_steps("options[2].scenario.layers[10] (conv 'c')"),
-            vec![
-                Step::Key("options"),
-                Step::Index(2),
-                Step::Key("scenario"),
-                Step::Key("layers"),
-                Step::Index(10)
-            ]
-        );
-    }
-
-    #[test]
-    fn locate_finds_nested_keys_and_elements() {
-        let text = "{\n \"a\": {\"s\": \"x,]}\"},\n \"layers\": [\n  {\"k\": [1, 2]},\n  {\"k\": 3}\n ]\n}";
-        let at = locate(text, &[Step::Key("layers"), Step::Index(1)]);
-        assert_eq!(line_column(text, at), (5, 3));
-        assert!(text[at..].starts_with("{\"k\": 3}"));
-        let missing = locate(text, &[Step::Key("nope")]);
-        assert_eq!(missing, 0);
-    }
-
-    #[test]
-    fn top_level_keys_skip_nested_objects() {
-        let text = r#" { "a": {"options": 1}, "b" : [1, {"c": 2}], "layers": "x,}" , "d": 3 }"#;
-        assert_eq!(top_level_keys(text), vec!["a", "b", "layers", "d"]);
-        assert!(top_level_keys("[1]").is_empty());
-        assert_eq!(top_level_keys("{\"a\": 1, \"b"), vec!["a"]);
     }
 }

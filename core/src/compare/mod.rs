@@ -12,13 +12,17 @@
 pub mod decision;
 pub mod export;
 pub mod import;
+mod locate;
 pub mod presets;
 pub mod sensitivity;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use crate::gpu::GpuSpec;
-use crate::scenario::{FieldError, Interconnect, ParallelMode, Problems, Scenario};
+use crate::json::{self, json_struct, Check, FromJson};
+
+use crate::problems::{FieldError, Problems};
+use crate::scenario::{Interconnect, ParallelMode, Scenario};
 use decision::{Decision, DecisionInputs};
 use sensitivity::Largest;
 
@@ -29,26 +33,50 @@ pub const MAX_OPTIONS: usize = 8;
 /// Longest option label, characters.
 pub const MAX_LABEL_CHARS: usize = 80;
 
-/// A missing label is empty and a missing scenario is the default one, as in Scenario JSON
-/// (this also lets the importer find a bad field by removing parts of the document).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+/// One option of a Comparison: a label and a full Scenario.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CompareOption {
     pub label: String,
     pub scenario: Scenario,
 }
 
-/// What the comparison view shows and exports as JSON.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Comparison {
-    pub options: Vec<CompareOption>,
-    pub decision: DecisionInputs,
+impl CompareOption {
+    pub const FIELDS: [&'static str; 2] = ["label", "scenario"];
 }
 
-impl Default for Comparison {
-    fn default() -> Self {
-        presets::article_comparison(&Scenario::default())
+/// A missing label is empty and a missing scenario is the default one, as in Scenario JSON.
+impl FromJson for CompareOption {
+    fn from_json(v: &Value) -> Result<Self, FieldError> {
+        let map = json::object(v, &Self::FIELDS)?;
+        Ok(CompareOption {
+            label: json::field(map, "label")?.unwrap_or_default(),
+            scenario: json::field(map, "scenario")?.unwrap_or_default(),
+        })
+    }
+}
+
+/// The label's length; the scenario is checked by `compare`, so that one bad option
+/// does not hide the others.
+impl Check for CompareOption {
+    fn check(&self, path: &str, p: &mut Problems) {
+        let chars = self.label.chars().count();
+        if chars > MAX_LABEL_CHARS {
+            p.push(
+                &json::join(path, "label"),
+                format!("{chars} characters"),
+                format!("at most {MAX_LABEL_CHARS} characters"),
+            );
+        }
+    }
+}
+
+json_struct! {
+    /// Options side by side and the decision inputs: what the comparison view shows
+    /// and exports as JSON. The default is the article's option set.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Comparison {
+        pub options: Vec<CompareOption> = presets::article_options(&Scenario::default()),
+        pub decision: DecisionInputs = DecisionInputs::default(),
     }
 }
 
@@ -65,17 +93,7 @@ impl Comparison {
                 format!("from 1 to {MAX_OPTIONS} options"),
             );
         }
-        for (i, option) in self.options.iter().enumerate() {
-            let chars = option.label.chars().count();
-            if chars > MAX_LABEL_CHARS {
-                p.push(
-                    &format!("options[{i}].label"),
-                    format!("{chars} characters"),
-                    format!("at most {MAX_LABEL_CHARS} characters"),
-                );
-            }
-        }
-        self.decision.validate(&mut p);
+        self.check("", &mut p);
         p.0
     }
 }
@@ -250,13 +268,6 @@ pub struct ComparisonReport {
     pub decision: Decision,
 }
 
-/// Usable card memory x (1 - headroom): the budget `memory::max_batch` searches within.
-pub fn memory_budget(s: &Scenario, gpu: &GpuSpec) -> f64 {
-    gpu.memory_bytes
-        .saturating_sub(s.memory.driver_reserved_bytes) as f64
-        * (1.0 - s.memory.headroom)
-}
-
 /// Administration hours per month the cost model charges for `cards` cards.
 fn ops_hours_per_month(s: &Scenario, cards: u32) -> f64 {
     s.cost.ops_hours_per_month
@@ -269,7 +280,7 @@ pub fn evaluate(s: &Scenario) -> Result<OptionResult, Vec<FieldError>> {
     let gpu = crate::gpu::gpu_by_id(&s.gpu).expect("estimate checked the GPU id");
     let perf = &report.perf;
     let cost = &perf.cost;
-    let budget = memory_budget(s, gpu);
+    let budget = report.memory.budget;
     let ddp = s.workload.mode == ParallelMode::Ddp;
     let price_known = cost.card_price_known;
     Ok(OptionResult {

@@ -9,7 +9,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::memory_budget;
 use crate::gpu::GpuSpec;
 use crate::memory::total_at;
 use crate::scenario::{ModelChoice, Scenario, MAX_BANDS, MAX_PATCH};
@@ -76,7 +75,7 @@ impl Dimension {
 pub fn utilization(s: &Scenario, gpu: &GpuSpec) -> Option<f64> {
     let spec = crate::build_model(s).ok()?;
     let total = total_at(&spec, s, gpu, s.batch_per_gpu).ok()?;
-    Some(total / memory_budget(s, gpu))
+    Some(total / crate::memory::budget(s, gpu))
 }
 
 fn fits(s: &Scenario, gpu: &GpuSpec) -> Option<bool> {

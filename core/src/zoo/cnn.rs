@@ -4,7 +4,7 @@
 use super::transformer::unused_option;
 use super::ZooOptions;
 use crate::graph::Op;
-use crate::scenario::FieldError;
+use crate::problems::FieldError;
 
 /// Largest channel count the `model.width` option accepts.
 pub(crate) const MAX_CHANNELS: u32 = 4096;

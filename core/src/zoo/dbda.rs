@@ -24,7 +24,7 @@ use super::cnn::{conv3d, no_options};
 use super::transformer::{at_least, Chain};
 use super::ZooOptions;
 use crate::graph::{ops, Activation, ModelBuilder, ModelSpec, Op};
-use crate::scenario::FieldError;
+use crate::problems::FieldError;
 
 const FIRST_KERNELS: u64 = 24;
 const GROWTH: u64 = 12;

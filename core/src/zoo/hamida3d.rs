@@ -13,7 +13,7 @@ use super::cnn::{conv3d, no_options};
 use super::transformer::at_least;
 use super::ZooOptions;
 use crate::graph::{ops, ModelBuilder, ModelSpec, Op};
-use crate::scenario::FieldError;
+use crate::problems::FieldError;
 
 const FIRST: u64 = 20;
 const SECOND: u64 = 35;

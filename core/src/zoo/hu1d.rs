@@ -11,7 +11,7 @@ use super::cnn::{channels, no_size};
 use super::transformer::at_least;
 use super::ZooOptions;
 use crate::graph::{ops, Activation, ModelBuilder, ModelSpec, Op};
-use crate::scenario::FieldError;
+use crate::problems::FieldError;
 
 const KERNELS: u64 = 20;
 const HIDDEN: u64 = 100;

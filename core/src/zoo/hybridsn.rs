@@ -14,7 +14,7 @@ use super::cnn::no_options;
 use super::transformer::at_least;
 use super::ZooOptions;
 use crate::graph::{ops, ModelBuilder, ModelSpec, Op};
-use crate::scenario::FieldError;
+use crate::problems::FieldError;
 
 /// Output channels of the three 3-D convolutions and their spectral kernel depths.
 const CONV3D: [(u64, u64); 3] = [(8, 7), (16, 5), (32, 3)];

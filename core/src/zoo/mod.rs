@@ -15,8 +15,9 @@ mod transformer;
 pub mod unet;
 pub mod vit;
 
+use crate::choices::VitSize;
 use crate::graph::ModelSpec;
-use crate::scenario::{FieldError, VitSize};
+use crate::problems::FieldError;
 
 /// What a preset is built from.
 #[derive(Clone, Copy, Debug, PartialEq)]

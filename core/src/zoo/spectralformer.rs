@@ -20,7 +20,7 @@
 use super::transformer::{at_least, reject_option, token_width, Chain, EncoderBlock};
 use super::ZooOptions;
 use crate::graph::{ops, ModelBuilder, ModelSpec, Op};
-use crate::scenario::FieldError;
+use crate::problems::FieldError;
 
 /// Neighbouring bands grouped into one token (the reference's `band_patches`).
 pub const BAND_GROUP: u64 = 3;

@@ -23,7 +23,7 @@
 use super::transformer::{at_least, reject_option, token_width, Chain, EncoderBlock};
 use super::ZooOptions;
 use crate::graph::{ops, Activation, ModelBuilder, ModelSpec, Op};
-use crate::scenario::FieldError;
+use crate::problems::FieldError;
 
 const CONV3D_CHANNELS: u64 = 8;
 const CONV2D_CHANNELS: u64 = 64;

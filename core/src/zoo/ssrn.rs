@@ -19,7 +19,7 @@ use super::cnn::{channels, conv3d, no_size};
 use super::transformer::{at_least, Chain};
 use super::ZooOptions;
 use crate::graph::{ops, ModelBuilder, ModelSpec, Op};
-use crate::scenario::FieldError;
+use crate::problems::FieldError;
 
 const KERNELS: u64 = 24;
 const SPECTRAL_FEATURES: u64 = 128;

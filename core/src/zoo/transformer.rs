@@ -2,7 +2,7 @@
 //! plus what every preset uses: a helper to chain named layers and the option checks.
 
 use crate::graph::{ops, Activation, ModelBuilder, Op};
-use crate::scenario::FieldError;
+use crate::problems::FieldError;
 
 /// Appends named layers one after another, remembering the last one so residual adds
 /// and branches can refer to it.

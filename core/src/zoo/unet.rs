@@ -15,7 +15,7 @@ use super::cnn::{channels, no_size};
 use super::transformer::{at_least, Chain};
 use super::ZooOptions;
 use crate::graph::{ops, ModelBuilder, ModelSpec, Op, UpsampleMode};
-use crate::scenario::FieldError;
+use crate::problems::FieldError;
 
 const LEVELS: u32 = 4;
 const BASE_WIDTH: u64 = 32;

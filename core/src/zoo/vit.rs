@@ -15,8 +15,9 @@
 
 use super::transformer::{at_least, reject_option, Chain, EncoderBlock};
 use super::ZooOptions;
+use crate::choices::VitSize;
 use crate::graph::{ops, ModelBuilder, ModelSpec, Op};
-use crate::scenario::{FieldError, VitSize};
+use crate::problems::FieldError;
 
 /// Side of the square patches the embedding cuts the tile into.
 pub const PATCH_SIZE: u64 = 8;

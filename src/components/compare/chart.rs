@@ -6,9 +6,9 @@ use hsi_gpu_core::chart::{linear_ticks, nice_domain, LinearScale};
 use yew::prelude::*;
 
 use super::text::C;
-use crate::components::io;
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::Lang;
+use crate::platform::files;
 
 pub const WIDTH: u32 = 560;
 const LABEL_WIDTH: f64 = 210.0;
@@ -85,16 +85,16 @@ pub fn CompareBars(props: &CompareBarsProps) -> Html {
     let on_svg = {
         let id = props.id.clone();
         Callback::from(move |_: MouseEvent| {
-            if let Some(svg) = io::outer_html(&id) {
-                io::download_text(&format!("{id}.svg"), "image/svg+xml", &svg);
+            if let Some(svg) = files::outer_html(&id) {
+                files::download_text(&format!("{id}.svg"), "image/svg+xml", &svg);
             }
         })
     };
     let on_png = {
         let id = props.id.clone();
         Callback::from(move |_: MouseEvent| {
-            if let Some(svg) = io::outer_html(&id) {
-                io::download_svg_as_png(&svg, WIDTH, h, &format!("{id}.png"));
+            if let Some(svg) = files::outer_html(&id) {
+                files::download_svg_as_png(&svg, WIDTH, h, &format!("{id}.png"));
             }
         })
     };

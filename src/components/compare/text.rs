@@ -5,27 +5,11 @@ use hsi_gpu_core::compare::decision::{Condition, Priority};
 use hsi_gpu_core::compare::Metric;
 use hsi_gpu_core::scenario::{ParallelMode, VitSize};
 
-use crate::i18n::Lang;
+use crate::i18n::{texts, Lang};
 
-macro_rules! compare_texts {
-    ($($key:ident => $en:literal, $zh:literal;)*) => {
-        /// A string of the comparison view.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum C { $($key),* }
-
-        impl C {
-            pub const ALL: &'static [C] = &[$(C::$key),*];
-
-            pub fn get(self, lang: Lang) -> &'static str {
-                match (self, lang) {
-                    $((C::$key, Lang::En) => $en, (C::$key, Lang::Zh) => $zh,)*
-                }
-            }
-        }
-    };
-}
-
-compare_texts! {
+texts! {
+    /// A string of the comparison view.
+    enum C;
     Title => "Compare options", "方案对比";
     Help => "Each column is a full scenario: the current workload on other hardware. The best value of each row is marked ★. Edit any option; every row follows.",
         "每一列都是一个完整场景：当前工作负载在不同硬件上的结果。每行最优值标 ★。修改任一方案，各行随之更新。";

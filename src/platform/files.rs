@@ -1,16 +1,14 @@
-//! Browser side of exports and imports: downloads through a data: URL link, SVG to PNG
-//! through a canvas, reading chosen files, printing. Called only from
-//! callbacks, so server-side rendering never reaches them. Uses untyped property access
+//! Exports and imports: downloads through a data: URL link, SVG to PNG through a canvas,
+//! reading chosen files (gloo-file), printing. Uses untyped property access
 //! (js_sys::Reflect) where the web-sys features the app enables do not cover an API.
 
+use gloo_file::futures::read_as_text;
+use gloo_file::FileList;
+use gloo_utils::{body, document, window};
 use js_sys::{Function, Promise, Reflect};
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{window, Document, HtmlElement};
-
-fn document() -> Option<Document> {
-    window()?.document()
-}
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{HtmlElement, HtmlInputElement};
 
 /// Calls `target.method(args...)`.
 fn call(target: &JsValue, method: &str, args: &[JsValue]) -> Option<JsValue> {
@@ -21,13 +19,12 @@ fn call(target: &JsValue, method: &str, args: &[JsValue]) -> Option<JsValue> {
 
 /// Saves `url` (a data: URL) as `filename` through a temporary download link.
 fn download_url(url: &str, filename: &str) {
-    let Some(doc) = document() else { return };
-    let (Ok(link), Some(body)) = (doc.create_element("a"), doc.body()) else {
+    let Ok(link) = document().create_element("a") else {
         return;
     };
     let _ = link.set_attribute("href", url);
     let _ = link.set_attribute("download", filename);
-    let _ = body.append_child(&link);
+    let _ = body().append_child(&link);
     if let Ok(link) = link.dyn_into::<HtmlElement>() {
         link.click();
         link.remove();
@@ -45,7 +42,7 @@ pub fn download_text(filename: &str, mime: &str, text: &str) {
 
 /// Markup of the element with `data-testid=<testid>` (an inline SVG chart).
 pub fn outer_html(testid: &str) -> Option<String> {
-    let element = document()?
+    let element = document()
         .query_selector(&format!("[data-testid=\"{testid}\"]"))
         .ok()??;
     Some(element.outer_html())
@@ -53,16 +50,29 @@ pub fn outer_html(testid: &str) -> Option<String> {
 
 /// Renders SVG markup on a canvas at twice its size and saves it as a PNG.
 pub fn download_svg_as_png(svg: &str, width: u32, height: u32, filename: &str) {
-    let Some(doc) = document() else { return };
+    let doc = document();
     let (Ok(canvas), Ok(image)) = (doc.create_element("canvas"), doc.create_element("img")) else {
         return;
     };
     const SCALE: u32 = 2;
     let _ = canvas.set_attribute("width", &(width * SCALE).to_string());
     let _ = canvas.set_attribute("height", &(height * SCALE).to_string());
+    // Settles once the image has loaded or failed: the browser's own functions as the
+    // handlers, so no Rust closure outlives this call.
+    let loaded = Promise::new(&mut |resolve, reject| {
+        let _ = Reflect::set(&image, &"onload".into(), &resolve);
+        let _ = Reflect::set(&image, &"onerror".into(), &reject);
+    });
+    let encoded = String::from(js_sys::encode_uri_component(svg));
+    let _ = image.set_attribute(
+        "src",
+        &format!("data:image/svg+xml;charset=utf-8,{encoded}"),
+    );
     let filename = filename.to_string();
-    let image_value: JsValue = image.clone().into();
-    let on_load = Closure::once_into_js(move || {
+    yew::platform::spawn_local(async move {
+        if JsFuture::from(loaded).await.is_err() {
+            return;
+        }
         let canvas: JsValue = canvas.into();
         let Some(context) = call(&canvas, "getContext", &["2d".into()]) else {
             return;
@@ -77,7 +87,7 @@ pub fn download_svg_as_png(svg: &str, width: u32, height: u32, filename: &str) {
         call(
             &context,
             "drawImage",
-            &[image_value, 0.into(), 0.into(), w.into(), h.into()],
+            &[image.into(), 0.into(), 0.into(), w.into(), h.into()],
         );
         if let Some(url) =
             call(&canvas, "toDataURL", &["image/png".into()]).and_then(|u| u.as_string())
@@ -85,40 +95,19 @@ pub fn download_svg_as_png(svg: &str, width: u32, height: u32, filename: &str) {
             download_url(&url, &filename);
         }
     });
-    let _ = Reflect::set(&image, &"onload".into(), &on_load);
-    let encoded = String::from(js_sys::encode_uri_component(svg));
-    let _ = image.set_attribute(
-        "src",
-        &format!("data:image/svg+xml;charset=utf-8,{encoded}"),
-    );
 }
 
 /// Reads every file chosen in the `<input type="file">` `input` as text and calls
 /// `done(file name, text)` for each.
 pub fn read_chosen_files(input: JsValue, done: impl Fn(String, String) + Clone + 'static) {
-    let Ok(files) = Reflect::get(&input, &"files".into()) else {
+    let Some(files) = input.dyn_ref::<HtmlInputElement>().and_then(|i| i.files()) else {
         return;
     };
-    let count = Reflect::get(&files, &"length".into())
-        .ok()
-        .and_then(|n| n.as_f64())
-        .unwrap_or(0.0) as u32;
-    for i in 0..count {
-        let Ok(file) = Reflect::get(&files, &i.into()) else {
-            continue;
-        };
-        let name = Reflect::get(&file, &"name".into())
-            .ok()
-            .and_then(|n| n.as_string())
-            .unwrap_or_default();
-        let Some(promise) = call(&file, "text", &[]).and_then(|p| p.dyn_into::<Promise>().ok())
-        else {
-            continue;
-        };
-        let done = done.clone();
+    for file in FileList::from(files).iter() {
+        let (name, reading, done) = (file.name(), read_as_text(file), done.clone());
         yew::platform::spawn_local(async move {
-            if let Ok(text) = wasm_bindgen_futures::JsFuture::from(promise).await {
-                done(name, text.as_string().unwrap_or_default());
+            if let Ok(text) = reading.await {
+                done(name, text);
             }
         });
     }
@@ -133,7 +122,5 @@ pub fn value_of(target: &JsValue) -> String {
 }
 
 pub fn print_page() {
-    if let Some(w) = window() {
-        let _ = w.print();
-    }
+    let _ = window().print();
 }

@@ -1,0 +1,498 @@
+//! Shape inference and per-layer accounting: parameters, FLOPs, the bytes autograd keeps
+//! for backward, and the traffic primitives the roofline uses.
+//!
+//! The model of "what autograd keeps" follows PyTorch's derivatives.yaml, checked against
+//! saved-tensor hooks by `tools/validate_zoo.py` (fixture `core/tests/fixtures/pytorch_zoo.json`):
+//! - conv keeps its input and its weight; linear/matmul keep each operand the other
+//!   operand's gradient needs (the input only when the weight needs a gradient, the
+//!   weight only when the input does);
+//! - ReLU, tanh, sigmoid and softmax keep their output; LeakyReLU, GELU, SiLU, Mish,
+//!   Hardswish, Hardsigmoid and ReLU6 their input; dropout a 1-byte mask; layer scale
+//!   (`scale`) its input; stochastic depth (`drop_path`) its per-sample factor; max-pool its input and int64 indices; average
+//!   pools their input, except a global adaptive pool (a `mean`, which keeps nothing); batch/layer/group norm their input plus fp32 mean and inverse std;
+//! - views (flatten, reshape, permute, token selection, slices) share their input's storage; a
+//!   reshape of a non-contiguous view makes a copy, and so do linear and matmul where
+//!   they fold leading dimensions into one (linear on [.., T, D], matmul on [.., B, M, K]);
+//!   conv, and a matmul of per-sample matrices (bmm), keep a strided view as it is;
+//! - a storage kept by two ops counts once (de-duplication by tensor id);
+//! - under autocast (CUDA policy) conv/linear/matmul cast float inputs and weights to
+//!   16 bit and keep those copies; layer/group norm, softmax and the loss run in fp32;
+//! - the loss is cross-entropy: log_softmax keeps its fp32 output, nll_loss the int64
+//!   targets (its 4-byte total weight is ignored).
+//!
+//! FLOPs follow `torch.utils.flop_counter`: only conv, linear and matmul count
+//! (multiply-add = 2, bias ignored); backward counts the input gradient only where the
+//! input requires one, so a first layer fed by the data costs 1x its forward, others 2x
+//! (a grouped conv's weight gradient once per group's weights, as PyTorch's fix of the
+//! counter, pull request 183405, counts it; torch 2.14 counts it `groups` times).
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::choices::Precision;
+mod extra;
+mod ops;
+mod tensor_ops;
+mod window;
+
+use ops::apply;
+
+use crate::graph::{Activation, ModelSpec, Op, UpsampleMode};
+use crate::problems::FieldError;
+use serde::{Deserialize, Serialize};
+
+/// Largest per-sample element count of any tensor; keeps every product exact in u64/f64.
+pub const MAX_ELEMENTS_PER_SAMPLE: u64 = 1 << 40;
+
+/// Largest parameter count of one layer (10^13: far above any trained model).
+pub const MAX_PARAMS_PER_LAYER: u64 = 10_000_000_000_000;
+
+const FP32: u64 = 4;
+const INT64: u64 = 8;
+const MASK: u64 = 1;
+
+/// One layer, for the whole per-GPU batch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LayerReport {
+    pub name: String,
+    pub kind: String,
+    /// Per-sample output shape (no batch dimension).
+    pub output_shape: Vec<u64>,
+    pub params: u64,
+    /// Conv/linear/matmul FLOPs (multiply-add = 2) as torch.utils.flop_counter counts them.
+    pub fwd_flops: f64,
+    pub bwd_flops: f64,
+    /// Element-wise, normalisation and pooling FLOPs (forward; rough, for the roofline).
+    pub other_flops: f64,
+    /// Bytes the forward pass reads as inputs (compute dtype).
+    pub input_bytes: f64,
+    /// Bytes the forward pass writes.
+    pub output_bytes: f64,
+    /// Parameter bytes as the kernel reads them (compute dtype).
+    pub weight_bytes: f64,
+    /// Bytes autograd keeps for backward that this layer adds (tensors shared with an
+    /// earlier layer are counted there).
+    pub saved_bytes: f64,
+    /// Runs on tensor cores when the precision allows it (conv, linear, matmul).
+    pub tensor_core: bool,
+    /// CUDA kernels launched, forward and backward.
+    pub kernels_fwd: u32,
+    pub kernels_bwd: u32,
+}
+
+/// Everything `analyze` finds for one batch size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    pub layers: Vec<LayerReport>,
+    pub params: u64,
+    /// Whole-batch FLOPs (flop_counter convention), including the loss's none.
+    pub fwd_flops: f64,
+    pub bwd_flops: f64,
+    /// Every storage autograd keeps for backward, de-duplicated, parameters excluded,
+    /// the loss's included: what saved-tensor hooks report.
+    pub saved_bytes: f64,
+    /// Bytes the loss keeps (log_softmax output, targets).
+    pub loss_saved_bytes: f64,
+    /// The input batch, when no layer keeps it (it is resident anyway).
+    pub unsaved_input_bytes: f64,
+    /// Largest temporary on top of the kept tensors (see `transient_bytes`).
+    pub transient_bytes: f64,
+    /// Per-sample output shape of the model.
+    pub output_shape: Vec<u64>,
+    /// The batch these figures are for.
+    pub batch: u64,
+    /// The memory terms as functions of the batch (the largest-batch search evaluates
+    /// them instead of re-running the analysis).
+    pub lines: MemoryLines,
+}
+
+/// Bytes that grow linearly with the batch: `per_sample x batch + fixed`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Bytes {
+    pub per_sample: f64,
+    pub fixed: f64,
+}
+
+impl Bytes {
+    pub const ZERO: Bytes = Bytes {
+        per_sample: 0.0,
+        fixed: 0.0,
+    };
+
+    pub fn at(self, batch: u64) -> f64 {
+        self.per_sample * batch as f64 + self.fixed
+    }
+}
+
+impl std::ops::Add for Bytes {
+    type Output = Bytes;
+    fn add(self, o: Bytes) -> Bytes {
+        Bytes {
+            per_sample: self.per_sample + o.per_sample,
+            fixed: self.fixed + o.fixed,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Bytes {
+    fn add_assign(&mut self, o: Bytes) {
+        *self = *self + o;
+    }
+}
+
+/// `Analysis`'s memory terms for any batch.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemoryLines {
+    /// Everything kept for backward (`Analysis::saved_bytes`).
+    pub saved: Bytes,
+    pub loss_saved: Bytes,
+    pub unsaved_input: Bytes,
+    /// One candidate per layer; the transient is their maximum.
+    pub transient: Vec<Bytes>,
+    /// Per layer: what it adds to the kept tensors, and its output.
+    pub layer_saved: Vec<Bytes>,
+    pub layer_output: Vec<Bytes>,
+}
+
+impl MemoryLines {
+    pub fn transient_at(&self, batch: u64) -> f64 {
+        self.transient
+            .iter()
+            .map(|t| t.at(batch))
+            .fold(0.0, f64::max)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Storage {
+    per_sample: u64,
+    fixed: u64,
+}
+
+/// A tensor flowing between layers (per sample).
+#[derive(Clone, Debug)]
+struct Value {
+    shape: Vec<u64>,
+    dtype: u64,
+    storage: usize,
+    requires_grad: bool,
+    contiguous: bool,
+}
+
+impl Value {
+    fn elements(&self) -> u64 {
+        saturating_product(&self.shape)
+    }
+    fn bytes(&self) -> u64 {
+        self.elements().saturating_mul(self.dtype)
+    }
+}
+
+struct Ctx {
+    precision: Precision,
+    storages: Vec<Storage>,
+    saved: BTreeSet<usize>,
+}
+
+impl Ctx {
+    fn new_storage(&mut self, per_sample: u64, fixed: u64) -> usize {
+        self.storages.push(Storage { per_sample, fixed });
+        self.storages.len() - 1
+    }
+
+    fn storage_bytes(&self, id: usize) -> Bytes {
+        let s = self.storages[id];
+        Bytes {
+            per_sample: s.per_sample as f64,
+            fixed: s.fixed as f64,
+        }
+    }
+
+    /// A fresh activation tensor of `shape` and `dtype`.
+    fn fresh(&mut self, shape: Vec<u64>, dtype: u64, requires_grad: bool) -> Value {
+        let storage = self.new_storage(saturating_product(&shape).saturating_mul(dtype), 0);
+        Value {
+            shape,
+            dtype,
+            storage,
+            requires_grad,
+            contiguous: true,
+        }
+    }
+
+    /// Keeps a storage for backward; returns the bytes newly kept.
+    fn keep(&mut self, id: usize) -> Bytes {
+        if self.saved.insert(id) {
+            self.storage_bytes(id)
+        } else {
+            Bytes::ZERO
+        }
+    }
+
+    /// Keeps a per-sample or fixed-size side tensor (mask, indices, statistics).
+    fn keep_new(&mut self, per_sample: u64, fixed: u64) -> Bytes {
+        let id = self.new_storage(per_sample, fixed);
+        self.keep(id)
+    }
+
+    /// The operand a conv/linear/matmul op actually uses and keeps: cast to 16 bit under
+    /// autocast; a contiguous copy of a strided view only when the op folds the leading
+    /// dimensions with `reshape` (`folds_leading`), as torch.matmul and F.linear do for
+    /// inputs above 2-D; conv and bmm take strided operands as they are.
+    fn matmul_operand(&mut self, v: &Value, folds_leading: bool) -> Value {
+        let dtype = self.compute_dtype(v.dtype);
+        if (v.contiguous || !folds_leading) && dtype == v.dtype {
+            return v.clone();
+        }
+        self.fresh(v.shape.clone(), dtype, v.requires_grad)
+    }
+
+    /// Dtype conv/linear/matmul compute in.
+    fn compute_dtype(&self, dtype: u64) -> u64 {
+        if self.precision.is_autocast() {
+            2
+        } else {
+            dtype
+        }
+    }
+
+    /// The input as an op in autocast's fp32 list (norms, softmax, loss) sees it.
+    fn fp32_operand(&mut self, v: &Value) -> Value {
+        if self.precision.is_autocast() && v.dtype != FP32 {
+            self.fresh(v.shape.clone(), FP32, v.requires_grad)
+        } else {
+            v.clone()
+        }
+    }
+
+    /// A half-precision weight copy autocast keeps (`params` elements, batch-independent).
+    fn keep_weight_copy(&mut self, params: u64) -> Bytes {
+        if self.precision.is_autocast() {
+            self.keep_new(0, params.saturating_mul(2))
+        } else {
+            Bytes::ZERO
+        }
+    }
+
+    fn param_dtype(&self) -> u64 {
+        self.precision.param_bytes()
+    }
+}
+
+/// What one layer contributes, per sample unless noted.
+#[derive(Default)]
+struct LayerAccount {
+    params: u64,
+    fwd_flops: f64,
+    bwd_flops: f64,
+    other_flops: f64,
+    saved: Bytes,
+    tensor_core: bool,
+    kernels_fwd: u32,
+    kernels_bwd: u32,
+    /// Temporaries beyond gradients (bytes per sample), e.g. attention scores.
+    scratch_per_sample: f64,
+}
+
+fn err(
+    index: usize,
+    name: &str,
+    kind: &str,
+    value: impl ToString,
+    allowed: impl ToString,
+) -> FieldError {
+    FieldError {
+        field: format!("model.layers[{index}] ({kind} '{name}')"),
+        value: value.to_string(),
+        allowed: allowed.to_string(),
+    }
+}
+
+/// Expands a per-dimension list: empty = default, one entry = repeated.
+fn per_dim(list: &[u64], dims: usize, default: u64) -> Option<Vec<u64>> {
+    match list.len() {
+        0 => Some(vec![default; dims]),
+        1 => Some(vec![list[0]; dims]),
+        n if n == dims => Some(list.to_vec()),
+        _ => None,
+    }
+}
+
+/// Product that stops at u64::MAX instead of overflowing: absurd sizes then fail the
+/// output-size and parameter limits with a field error.
+fn saturating_product(xs: &[u64]) -> u64 {
+    xs.iter().fold(1u64, |acc, &d| acc.saturating_mul(d))
+}
+
+fn checked_product(shape: &[u64]) -> Option<u64> {
+    shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
+}
+
+/// Runs shape inference and accounting for `spec` at `batch` samples per GPU.
+pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Analysis, FieldError> {
+    if spec.input.is_empty() || spec.input.contains(&0) {
+        return Err(FieldError {
+            field: "model.input".into(),
+            value: format!("{:?}", spec.input),
+            allowed: "a non-empty list of positive dimensions".into(),
+        });
+    }
+    if spec.layers.is_empty() {
+        return Err(FieldError {
+            field: "model.layers".into(),
+            value: "[]".into(),
+            allowed: "at least one layer".into(),
+        });
+    }
+    if checked_product(&spec.input).is_none_or(|n| n > MAX_ELEMENTS_PER_SAMPLE) {
+        return Err(FieldError {
+            field: "model.input".into(),
+            value: format!("{:?}", spec.input),
+            allowed: format!("at most {MAX_ELEMENTS_PER_SAMPLE} elements per sample"),
+        });
+    }
+    let mut ctx = Ctx {
+        precision,
+        storages: Vec::new(),
+        saved: BTreeSet::new(),
+    };
+    // The data arrive in fp32; a model cast to bf16 gets bf16 data.
+    let data_dtype = if precision == Precision::Bf16 {
+        2
+    } else {
+        FP32
+    };
+    let input = ctx.fresh(spec.input.clone(), data_dtype, false);
+    let input_storage = input.storage;
+    let mut values: HashMap<String, Value> = HashMap::new();
+    values.insert("input".into(), input.clone());
+    let mut previous = input;
+    let mut layers = Vec::with_capacity(spec.layers.len());
+    let mut lines = MemoryLines::default();
+
+    for (index, layer) in spec.layers.iter().enumerate() {
+        let kind = layer.op.kind();
+        let name = layer
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{kind}{index}"));
+        let inputs: Vec<Value> = if layer.from.is_empty() {
+            vec![previous.clone()]
+        } else {
+            layer
+                .from
+                .iter()
+                .map(|f| {
+                    values.get(f).cloned().ok_or_else(|| {
+                        err(
+                            index,
+                            &name,
+                            kind,
+                            format!("from '{f}'"),
+                            "names of earlier layers or 'input'",
+                        )
+                    })
+                })
+                .collect::<Result<_, _>>()?
+        };
+        let (output, account) = apply(&mut ctx, &layer.op, &inputs)
+            .map_err(|(value, allowed)| err(index, &name, kind, value, allowed))?;
+        if output.shape.contains(&0)
+            || checked_product(&output.shape).is_none_or(|n| n > MAX_ELEMENTS_PER_SAMPLE)
+        {
+            return Err(err(
+                index,
+                &name,
+                kind,
+                format!("output shape {:?}", output.shape),
+                format!(
+                    "positive dimensions, at most {MAX_ELEMENTS_PER_SAMPLE} elements per sample"
+                ),
+            ));
+        }
+        if account.params > MAX_PARAMS_PER_LAYER {
+            return Err(err(
+                index,
+                &name,
+                kind,
+                format!("{} parameters", account.params),
+                format!("at most {MAX_PARAMS_PER_LAYER} parameters in one layer"),
+            ));
+        }
+        let n = batch as f64;
+        let input_per_sample: f64 = inputs.iter().map(|v| v.bytes() as f64).sum();
+        let output_per_sample = output.bytes() as f64;
+        // Gradients of the output and of the inputs coexist in backward.
+        let input_grads = if inputs.iter().any(|v| v.requires_grad) {
+            input_per_sample
+        } else {
+            0.0
+        };
+        lines.transient.push(Bytes {
+            per_sample: output_per_sample + input_grads + account.scratch_per_sample,
+            fixed: 0.0,
+        });
+        lines.layer_saved.push(account.saved);
+        lines.layer_output.push(Bytes {
+            per_sample: output_per_sample,
+            fixed: 0.0,
+        });
+        let weight_dtype = ctx.compute_dtype(ctx.param_dtype());
+        layers.push(LayerReport {
+            name: name.clone(),
+            kind: kind.into(),
+            output_shape: output.shape.clone(),
+            params: account.params,
+            fwd_flops: account.fwd_flops * n,
+            bwd_flops: account.bwd_flops * n,
+            other_flops: account.other_flops * n,
+            input_bytes: input_per_sample * n,
+            output_bytes: output_per_sample * n,
+            weight_bytes: (account.params * weight_dtype) as f64,
+            saved_bytes: account.saved.at(batch),
+            tensor_core: account.tensor_core,
+            kernels_fwd: account.kernels_fwd,
+            kernels_bwd: account.kernels_bwd,
+        });
+        if values.insert(name.clone(), output.clone()).is_some() && layer.name.is_some() {
+            return Err(err(
+                index,
+                &name,
+                kind,
+                format!("name '{name}'"),
+                "a name not used by an earlier layer",
+            ));
+        }
+        previous = output;
+    }
+
+    // Cross-entropy: log_softmax (fp32 under autocast) keeps its output; nll_loss the
+    // targets and its 0-d fp32 `total_weight` (derivatives.yaml, nll_loss_forward).
+    let logits = ctx.fp32_operand(&previous);
+    let log_probs = ctx.fresh(logits.shape.clone(), logits.dtype, true);
+    let classes = previous.shape[0].max(1);
+    let targets_per_sample = previous.elements() / classes;
+    lines.loss_saved = ctx.keep(log_probs.storage)
+        + ctx.keep_new(targets_per_sample * INT64, 0)
+        + ctx.keep_new(0, FP32);
+
+    lines.saved = ctx
+        .saved
+        .iter()
+        .fold(Bytes::ZERO, |sum, &id| sum + ctx.storage_bytes(id));
+    if !ctx.saved.contains(&input_storage) {
+        lines.unsaved_input = ctx.storage_bytes(input_storage);
+    }
+    Ok(Analysis {
+        params: layers.iter().map(|l| l.params).sum(),
+        fwd_flops: layers.iter().map(|l| l.fwd_flops).sum(),
+        bwd_flops: layers.iter().map(|l| l.bwd_flops).sum(),
+        layers,
+        saved_bytes: lines.saved.at(batch),
+        loss_saved_bytes: lines.loss_saved.at(batch),
+        unsaved_input_bytes: lines.unsaved_input.at(batch),
+        transient_bytes: lines.transient_at(batch),
+        output_shape: previous.shape,
+        batch,
+        lines,
+    })
+}

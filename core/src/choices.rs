@@ -1,0 +1,98 @@
+//! The Scenario's choices by id: precision, optimizer, interconnect, parallel mode and
+//! the ViT size. Each id is written once, in its `json_enum!`.
+
+use crate::json::json_enum;
+
+json_enum! {
+    /// Numeric precision of training.
+    pub enum Precision {
+        /// Plain fp32 on CUDA cores (TF32 disabled).
+        Fp32 = "fp32",
+        /// fp32 storage, matmul/conv on TF32 tensor cores (`allow_tf32 = True`).
+        Tf32 = "tf32",
+        /// `torch.autocast(dtype=float16)` + GradScaler: fp32 weights, fp16 conv/linear.
+        AmpFp16 = "amp_fp16",
+        /// `torch.autocast(dtype=bfloat16)`: fp32 weights, bf16 conv/linear.
+        AmpBf16 = "amp_bf16",
+        /// The whole model cast to bf16 (`model.to(torch.bfloat16)`), optimizer states in
+        /// bf16.
+        Bf16 = "bf16",
+    }
+}
+
+impl Precision {
+    /// True for autocast modes, where fp32 parameters are the master weights and
+    /// conv/linear/matmul run on half-precision copies.
+    pub fn is_autocast(self) -> bool {
+        matches!(self, Precision::AmpFp16 | Precision::AmpBf16)
+    }
+
+    /// Bytes of one parameter (and of its gradient) as stored.
+    pub fn param_bytes(self) -> u64 {
+        match self {
+            Precision::Bf16 => 2,
+            _ => 4,
+        }
+    }
+
+    /// Bytes of one element of a conv/linear/matmul operand or result.
+    pub fn matmul_bytes(self) -> u64 {
+        match self {
+            Precision::Fp32 | Precision::Tf32 => 4,
+            _ => 2,
+        }
+    }
+}
+
+json_enum! {
+    pub enum Optimizer {
+        Sgd = "sgd",
+        SgdMomentum = "sgd_momentum",
+        Adam = "adam",
+        Adamw = "adamw",
+    }
+}
+
+impl Optimizer {
+    /// State tensors kept per parameter (momentum buffer; Adam's exp_avg and exp_avg_sq).
+    pub fn states_per_param(self) -> u64 {
+        match self {
+            Optimizer::Sgd => 0,
+            Optimizer::SgdMomentum => 1,
+            Optimizer::Adam | Optimizer::Adamw => 2,
+        }
+    }
+}
+
+json_enum! {
+    /// How the cards talk to each other.
+    pub enum Interconnect {
+        /// PCIe x16; peer-to-peer where the card allows it, else through host memory.
+        Pcie = "pcie",
+        /// NVLink bridges joining pairs of cards; the ring still crosses PCIe between
+        /// pairs.
+        NvlinkBridge = "nvlink_bridge",
+        /// SXM boards: every card on NVLink / NVSwitch.
+        Nvswitch = "nvswitch",
+    }
+}
+
+json_enum! {
+    /// How several cards are used.
+    pub enum ParallelMode {
+        /// One run, DistributedDataParallel over all cards (fixed per-GPU batch).
+        Ddp = "ddp",
+        /// N independent runs, one per card, no communication.
+        ParallelExperiments = "parallel_experiments",
+    }
+}
+
+json_enum! {
+    /// Vision-transformer foundation-model size presets.
+    pub enum VitSize {
+        Small = "small",
+        Base = "base",
+        Large = "large",
+        Huge = "huge",
+    }
+}

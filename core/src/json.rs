@@ -1,0 +1,380 @@
+//! One description per JSON type. `json_struct!` and `json_enum!` (and `graph::Op`'s
+//! `json_ops!`) take a type's fields or ids once, with each field's default and allowed
+//! range, and give:
+//! - the type itself, written by serde's derived `Serialize`;
+//! - `FromJson`: read from a `serde_json::Value`, refusing unknown fields (the error names
+//!   the field path and lists the allowed fields); a missing or null field takes its
+//!   default;
+//! - `Check`: every range, with its field path (`perf.scaling.overlap`);
+//! - `FIELDS` / `ALL`: the field names and ids, for the UI and the errors;
+//! - serde's `Deserialize`, through `FromJson` (for `serde_json::from_str`).
+//!
+//! Read by hand rather than with serde's derived readers: those cost the web page
+//! about 20 kB of its download budget (README, "Page size").
+
+use serde_json::{Map, Value};
+
+use crate::problems::{FieldError, Problems};
+
+/// A type read from JSON. Errors name the field path relative to the value read (an
+/// empty path is the value itself); `FieldError::at` puts them under their parent.
+pub trait FromJson: Sized {
+    /// What a list of these is, in errors.
+    const LIST: &'static str = "a list";
+    fn from_json(v: &Value) -> Result<Self, FieldError>;
+}
+
+/// Range checks of a value read from JSON (or set by the page), with field paths.
+pub trait Check {
+    /// Records every problem of `self`, found at `path`.
+    fn check(&self, _path: &str, _p: &mut Problems) {}
+}
+
+/// `path.key`, or `key` at the top.
+pub fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.into()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The error for a value of the wrong kind.
+pub(crate) fn wrong(v: &Value, allowed: impl Into<String>) -> FieldError {
+    FieldError {
+        field: String::new(),
+        value: v.to_string(),
+        allowed: allowed.into(),
+    }
+}
+
+/// The object `v`, refusing fields not in `known`.
+pub(crate) fn object<'a>(
+    v: &'a Value,
+    known: &[&str],
+) -> Result<&'a Map<String, Value>, FieldError> {
+    let map = v.as_object().ok_or_else(|| wrong(v, "a JSON object"))?;
+    match map.iter().find(|(key, _)| !known.contains(&key.as_str())) {
+        Some((key, v)) => Err(FieldError {
+            field: key.clone(),
+            value: format!("unknown field `{key}` = {v}"),
+            allowed: format!("a known field: {}", known.join(", ")),
+        }),
+        None => Ok(map),
+    }
+}
+
+/// Field `key` of `map` read as a `T`; None when missing or null.
+pub(crate) fn field<T: FromJson>(
+    map: &Map<String, Value>,
+    key: &str,
+) -> Result<Option<T>, FieldError> {
+    map.get(key)
+        .filter(|v| !v.is_null())
+        .map(|v| T::from_json(v).map_err(|e| e.at(key)))
+        .transpose()
+}
+
+/// `got`, or an error naming the missing field.
+pub(crate) fn required<T>(key: &str, got: Option<T>) -> Result<T, FieldError> {
+    got.ok_or_else(|| FieldError {
+        field: key.into(),
+        value: "missing".into(),
+        allowed: "a value: the field is required".into(),
+    })
+}
+
+/// A document read as a `T`; an error about the whole of it is named `whole`.
+pub fn read_document<T: FromJson>(v: &Value, whole: &str) -> Result<T, FieldError> {
+    T::from_json(v).map_err(|mut e| {
+        if e.field.is_empty() {
+            e.field = whole.into();
+        }
+        e
+    })
+}
+
+/// Largest JSON document accepted (a custom model of thousands of layers fits easily).
+pub const MAX_JSON_BYTES: usize = 4 << 20;
+
+/// What a JSON document is, for the errors `json_object_value` gives.
+pub struct JsonDocument {
+    /// Field name for errors about the document as a whole, e.g. "(document)".
+    pub field: &'static str,
+    /// What the document must be, e.g. "one JSON object: a Scenario".
+    pub expected: &'static str,
+}
+
+impl JsonDocument {
+    fn error(&self, value: String, allowed: String) -> FieldError {
+        FieldError {
+            field: self.field.into(),
+            value,
+            allowed,
+        }
+    }
+}
+
+/// One JSON object as a `serde_json::Value`, for documents read field by field (their
+/// errors name the field path). A syntax error has serde_json's line and column;
+/// documents over `MAX_JSON_BYTES` and other JSON values are refused.
+pub fn json_object_value(text: &str, doc: &JsonDocument) -> Result<Value, FieldError> {
+    if text.len() > MAX_JSON_BYTES {
+        return Err(doc.error(
+            format!("{} bytes", text.len()),
+            format!("at most {MAX_JSON_BYTES} bytes of JSON"),
+        ));
+    }
+    if !text.trim_start().starts_with('{') {
+        return Err(doc.error("not a JSON object".into(), doc.expected.into()));
+    }
+    serde_json::from_str(text).map_err(|e| doc.error(e.to_string(), doc.expected.into()))
+}
+
+/// A field's value: the one read, else its default, else (no default) an error.
+macro_rules! or_default {
+    ($got:expr, $key:expr) => {
+        $crate::json::required($key, $got)?
+    };
+    ($got:expr, $key:expr, $default:expr) => {
+        $got.unwrap_or_else(|| $default)
+    };
+}
+pub(crate) use or_default;
+
+/// A struct described once: `pub field: Type [lo, hi] = default,` per field (the range
+/// is optional). See the module documentation for what follows from it.
+macro_rules! json_struct {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $(
+                $(#[$fmeta:meta])*
+                pub $field:ident : $ty:ty $([$lo:expr, $hi:expr])? = $default:expr
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(serde::Serialize)]
+        pub struct $name {
+            $( $(#[$fmeta])* pub $field: $ty, )*
+        }
+
+        impl $name {
+            /// The JSON field names, in order.
+            pub const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name { $( $field: $default, )* }
+            }
+        }
+
+        impl $crate::json::FromJson for $name {
+            fn from_json(
+                v: &serde_json::Value,
+            ) -> Result<Self, $crate::problems::FieldError> {
+                let map = $crate::json::object(v, Self::FIELDS)?;
+                Ok($name {
+                    $( $field: $crate::json::field(map, stringify!($field))?
+                        .unwrap_or_else(|| $default), )*
+                })
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::json::read_document(&serde_json::Value::deserialize(d)?, "(document)")
+                    .map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl $crate::json::Check for $name {
+            fn check(&self, path: &str, p: &mut $crate::problems::Problems) {
+                $(
+                    let at = $crate::json::join(path, stringify!($field));
+                    $crate::json::Check::check(&self.$field, &at, p);
+                    $( $crate::json::Bounded::bound(&self.$field, &at, $lo, $hi, p); )?
+                )*
+            }
+        }
+    };
+}
+pub(crate) use json_struct;
+
+/// An enum of ids described once: `Variant = "id",` per variant. Gives `ALL`, `id`,
+/// `from_id`, serde's reader and writer (by id) and `FromJson`.
+macro_rules! json_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $id:literal ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        pub enum $name {
+            $( $(#[$vmeta])* #[serde(rename = $id)] $variant, )*
+        }
+
+        impl $name {
+            pub const ALL: [$name; <[&str]>::len(&[$($id),*])] = [$($name::$variant),*];
+
+            /// The JSON id.
+            pub fn id(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $id, )*
+                }
+            }
+
+            /// The variant with JSON id `id`.
+            pub fn from_id(id: &str) -> Option<Self> {
+                Self::ALL.into_iter().find(|c| c.id() == id)
+            }
+        }
+
+        impl $crate::json::FromJson for $name {
+            fn from_json(
+                v: &serde_json::Value,
+            ) -> Result<Self, $crate::problems::FieldError> {
+                v.as_str().and_then(Self::from_id).ok_or_else(|| {
+                    $crate::json::wrong(v, format!("one of {}", [$($id),*].join(", ")))
+                })
+            }
+        }
+
+        impl $crate::json::Check for $name {}
+    };
+}
+pub(crate) use json_enum;
+
+impl FromJson for f64 {
+    const LIST: &'static str = "a list of numbers";
+    fn from_json(v: &Value) -> Result<Self, FieldError> {
+        v.as_f64().ok_or_else(|| wrong(v, "a number"))
+    }
+}
+
+/// Whole numbers up to `max`.
+fn whole(v: &Value, max: u64) -> Result<u64, FieldError> {
+    v.as_u64()
+        .filter(|n| *n <= max)
+        .ok_or_else(|| wrong(v, format!("a whole number from 0 to {max}")))
+}
+
+macro_rules! whole_numbers {
+    ($($t:ty),*) => {$(
+        impl FromJson for $t {
+            const LIST: &'static str = "a list of whole numbers";
+            fn from_json(v: &Value) -> Result<Self, FieldError> {
+                whole(v, <$t>::MAX as u64).map(|n| n as $t)
+            }
+        }
+        impl Check for $t {}
+    )*};
+}
+whole_numbers!(u8, u32, u64, usize);
+
+impl FromJson for bool {
+    fn from_json(v: &Value) -> Result<Self, FieldError> {
+        v.as_bool().ok_or_else(|| wrong(v, "true or false"))
+    }
+}
+
+impl FromJson for String {
+    const LIST: &'static str = "a list of strings";
+    fn from_json(v: &Value) -> Result<Self, FieldError> {
+        v.as_str()
+            .map(String::from)
+            .ok_or_else(|| wrong(v, "a string"))
+    }
+}
+
+impl<T: FromJson> FromJson for Option<T> {
+    fn from_json(v: &Value) -> Result<Self, FieldError> {
+        match v {
+            Value::Null => Ok(None),
+            v => T::from_json(v).map(Some),
+        }
+    }
+}
+
+impl<T: FromJson> FromJson for Vec<T> {
+    fn from_json(v: &Value) -> Result<Self, FieldError> {
+        v.as_array()
+            .ok_or_else(|| wrong(v, T::LIST))?
+            .iter()
+            .enumerate()
+            .map(|(i, item)| T::from_json(item).map_err(|e| e.at(&format!("[{i}]"))))
+            .collect()
+    }
+}
+
+impl Check for f64 {}
+impl Check for bool {}
+impl Check for String {}
+
+impl<T: Check> Check for Option<T> {
+    fn check(&self, path: &str, p: &mut Problems) {
+        if let Some(v) = self {
+            v.check(path, p);
+        }
+    }
+}
+
+impl<T: Check> Check for Vec<T> {
+    fn check(&self, path: &str, p: &mut Problems) {
+        for (i, v) in self.iter().enumerate() {
+            v.check(&format!("{path}[{i}]"), p);
+        }
+    }
+}
+
+/// A field's allowed range, `[lo, hi]` in its description.
+pub trait Bounded {
+    type Bound;
+    fn bound(&self, path: &str, lo: Self::Bound, hi: Self::Bound, p: &mut Problems);
+}
+
+impl Bounded for f64 {
+    type Bound = f64;
+    fn bound(&self, path: &str, lo: f64, hi: f64, p: &mut Problems) {
+        p.range_f64(path, *self, lo, hi);
+    }
+}
+
+impl Bounded for u32 {
+    type Bound = u32;
+    fn bound(&self, path: &str, lo: u32, hi: u32, p: &mut Problems) {
+        p.range_u64(path, (*self).into(), lo.into(), hi.into());
+    }
+}
+
+impl Bounded for u64 {
+    type Bound = u64;
+    fn bound(&self, path: &str, lo: u64, hi: u64, p: &mut Problems) {
+        p.range_u64(path, *self, lo, hi);
+    }
+}
+
+impl<T: Bounded> Bounded for Option<T> {
+    type Bound = T::Bound;
+    fn bound(&self, path: &str, lo: T::Bound, hi: T::Bound, p: &mut Problems) {
+        if let Some(v) = self {
+            v.bound(path, lo, hi, p);
+        }
+    }
+}
+
+impl<T: Bounded> Bounded for Vec<T>
+where
+    T::Bound: Copy,
+{
+    type Bound = T::Bound;
+    fn bound(&self, path: &str, lo: T::Bound, hi: T::Bound, p: &mut Problems) {
+        for (i, v) in self.iter().enumerate() {
+            v.bound(&format!("{path}[{i}]"), lo, hi, p);
+        }
+    }
+}

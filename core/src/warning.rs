@@ -1,0 +1,47 @@
+//! Non-fatal remarks on an estimate. Imports nothing from the crate.
+
+use serde::Serialize;
+
+/// A non-fatal remark on an estimate. `Display` gives the English sentence (the CLI's
+/// JSON carries it); the web app words each kind in its own languages.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Warning {
+    /// No TF32 tensor cores: tf32 is estimated at the FP32 rate.
+    NoTf32 { gpu: String },
+    /// No BF16 support: PyTorch emulates bf16, estimated at the FP32 rate at best.
+    NoBf16 { gpu: String },
+    /// The dataset is not in the catalog: no epoch time.
+    UnknownDataset { id: String },
+    /// The card has no known price: it counts as 0 USD until cost.card_price_usd is set.
+    PriceUnknown { gpu: String },
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Warning::NoTf32 { gpu } => {
+                write!(
+                    f,
+                    "{gpu} has no TF32 tensor cores: tf32 runs at the FP32 rate"
+                )
+            }
+            Warning::NoBf16 { gpu } => write!(
+                f,
+                "{gpu} has no BF16 support: bf16 is emulated, estimated at the FP32 rate at best"
+            ),
+            Warning::UnknownDataset { id } => {
+                write!(f, "unknown dataset {id}: epoch time not estimated")
+            }
+            Warning::PriceUnknown { gpu } => write!(
+                f,
+                "no price known for {gpu}: set cost.card_price_usd (cards are counted at 0 USD)"
+            ),
+        }
+    }
+}
+
+impl Serialize for Warning {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}

@@ -1,0 +1,323 @@
+//! What the comparison shows: the side-by-side table with best marks, the charts, the
+//! decision with its flips, the fit map, and import errors on their line.
+
+use hsi_gpu_core::compare::decision::Decision;
+use hsi_gpu_core::compare::import::ImportError;
+use hsi_gpu_core::compare::sensitivity::{default_fit_grid, Largest};
+use hsi_gpu_core::compare::{Comparison, ComparisonReport, Metric, OptionOutcome};
+use hsi_gpu_core::scenario::FieldError;
+use hsi_gpu_core::{format, gpu};
+use yew::prelude::*;
+
+use super::chart::CompareBars;
+use super::text::{condition_phrase, flip_sentence, metric_name, C};
+use crate::i18n::Lang;
+
+/// A metric's figure as the table and the charts show it.
+fn metric_text(metric: Metric, value: Option<f64>, lang: Lang) -> String {
+    let Some(v) = value else {
+        return C::NoFigure.get(lang).into();
+    };
+    match metric {
+        Metric::MemoryUtilization => format::percent(v),
+        Metric::MaxBatch | Metric::LargestPatch | Metric::LargestBands | Metric::Cards => {
+            format::count(v as u64)
+        }
+        Metric::SamplesPerS => format::si(v, "/s"),
+        Metric::RunTime | Metric::SweepTime => format::duration(v),
+        Metric::Tco | Metric::CostPerExperiment => format::money(v),
+        Metric::Power => format::si(v, "W"),
+        Metric::OpsHours => format!("{v:.1} h"),
+    }
+}
+
+/// `≥` marks a limit that is only the input limit.
+fn limit_prefix(l: Largest) -> &'static str {
+    match l {
+        Largest::UpToLimit(_) => "≥ ",
+        _ => "",
+    }
+}
+
+/// A table row of plain cells after a row header.
+fn plain_row(header: &str, cells: Vec<String>, class: Option<&'static str>) -> Html {
+    html! {
+        <tr class={class}>
+            <th scope="row">{ header }</th>
+            { for cells.into_iter().map(|c| html! { <td>{ c }</td> }) }
+        </tr>
+    }
+}
+
+fn labels(report: &ComparisonReport) -> Vec<AttrValue> {
+    report
+        .options
+        .iter()
+        .map(|o| AttrValue::from(o.label.clone()))
+        .collect()
+}
+
+pub(super) fn table(report: &ComparisonReport, lang: Lang, editors: Html) -> Html {
+    let fits_row = report.options.iter().enumerate().map(|(i, o)| match &o.result {
+        Some(r) => html! {
+            <td data-testid={format!("cell-fits-{i}")}>
+                { if r.fits { C::Fits.get(lang) } else { C::DoesNotFit.get(lang) } }
+                { " · " }{ format::bytes(r.memory_per_gpu_bytes) }
+            </td>
+        },
+        None => html! {
+            <td data-testid={format!("cell-fits-{i}")} class="error">
+                { C::CannotEstimate.get(lang) }
+                <ul>{ for o.errors.iter().map(|e: &FieldError| html! { <li>{ e.to_string() }</li> }) }</ul>
+            </td>
+        },
+    });
+    let complexity_row = report.options.iter().enumerate().map(|(i, o)| {
+        let text = o.result.as_ref().map_or_else(String::new, |r| {
+            let c = &r.complexity;
+            format!(
+                "{} × {} · {} · {} {}",
+                c.cards,
+                r.gpu_name,
+                if c.nccl {
+                    C::Nccl.get(lang)
+                } else {
+                    C::NoNccl.get(lang)
+                },
+                C::Psu.get(lang),
+                format::si(c.psu_watts, "W"),
+            )
+        });
+        html! { <td data-testid={format!("cell-ops-{i}")}>{ text }</td> }
+    });
+    let price_unknown = report
+        .options
+        .iter()
+        .any(|o| o.result.as_ref().is_some_and(|r| r.tco_usd.is_none()));
+    html! {
+        <div class="table-scroll">
+            <table class="compare-table" data-testid="compare-table">
+                <thead>
+                    <tr><th scope="col"></th>{ editors }</tr>
+                </thead>
+                <tbody>
+                    <tr><th scope="row">{ C::Fits.get(lang) }</th>{ for fits_row }</tr>
+                    { for report.rows.iter().map(|row| {
+                        let name = row.metric.csv_name();
+                        html! {
+                            <tr data-testid={format!("row-{name}")}>
+                                <th scope="row">{ metric_name(row.metric, lang) }</th>
+                                { for row.values.iter().enumerate().map(|(i, v)| {
+                                    let best = row.best.contains(&i);
+                                    let prefix = report.options[i].result.as_ref().map_or("", |r| match row.metric {
+                                        Metric::LargestPatch => limit_prefix(r.largest_patch),
+                                        Metric::LargestBands => limit_prefix(r.largest_bands),
+                                        _ => "",
+                                    });
+                                    html! {
+                                        <td class={classes!("num", best.then_some("best"))}
+                                            data-testid={format!("cell-{name}-{i}")}
+                                            title={best.then(|| C::Best.get(lang))}>
+                                            { prefix }{ metric_text(row.metric, *v, lang) }{ if best { " ★" } else { "" } }
+                                        </td>
+                                    }
+                                }) }
+                            </tr>
+                        }
+                    }) }
+                    <tr><th scope="row">{ C::Complexity.get(lang) }</th>{ for complexity_row }</tr>
+                </tbody>
+            </table>
+            if price_unknown {
+                <p class="help">{ C::PriceUnknown.get(lang) }</p>
+            }
+        </div>
+    }
+}
+
+pub(super) fn charts(report: &ComparisonReport, lang: Lang) -> Html {
+    let row = |m: Metric| report.rows.iter().find(|r| r.metric == m);
+    let chart = |id: &'static str, title: C, metric: Metric, reference: Option<f64>| {
+        let Some(r) = row(metric) else {
+            return html! {};
+        };
+        let texts: Vec<AttrValue> = r
+            .values
+            .iter()
+            .map(|v| metric_text(metric, *v, lang).into())
+            .collect();
+        html! {
+            <CompareBars id={id} title={title.get(lang)} labels={labels(report)} values={r.values.clone()}
+                texts={texts} best={r.best.clone()} reference={reference} lang={lang} />
+        }
+    };
+    html! {
+        <div class="compare-charts">
+            { chart("chart-memory", C::ChartMemory, Metric::MemoryUtilization, Some(1.0)) }
+            { chart("chart-time", C::ChartTime, Metric::SweepTime, None) }
+            { chart("chart-cost", C::ChartCost, Metric::Tco, None) }
+        </div>
+    }
+}
+
+pub(super) fn decision_view(
+    d: &Decision,
+    options: &[OptionOutcome],
+    batch: u32,
+    lang: Lang,
+) -> Html {
+    let name = |i: usize| options.get(i).map_or("?", |o| o.label.as_str());
+    let yes_no = |b: Option<bool>| match b {
+        Some(true) => C::Yes.get(lang),
+        Some(false) => C::No.get(lang),
+        None => C::Unknown.get(lang),
+    };
+    let recommended = match d.recommended {
+        Some(i) => html! {
+            <p class="verdict" data-testid="recommended">
+                { C::Recommended.get(lang) }{ ": " }<strong>{ name(i) }</strong>
+                { d.assessments[i].as_ref().and_then(|a| a.time_to_result_s).map(|t|
+                    format!(" · {} {}", C::TimeToResult.get(lang), format::duration(t))).unwrap_or_default() }
+            </p>
+        },
+        None => {
+            html! { <p class="verdict" data-testid="recommended">{ C::NothingEligible.get(lang) }</p> }
+        }
+    };
+    let header: Vec<String> = [
+        C::Runs,
+        C::TimeToResult,
+        C::MetricTco,
+        C::WithinBudget,
+        C::MetricOps,
+        C::WithinOps,
+        C::Eligible,
+    ]
+    .iter()
+    .map(|c| c.get(lang).to_string())
+    .collect();
+    html! {
+        <>
+            { recommended }
+            <div class="table-scroll">
+                <table data-testid="assessments">
+                    <thead>{ plain_row("", header, None) }</thead>
+                    <tbody>
+                        { for d.assessments.iter().enumerate().filter_map(|(i, a)| a.as_ref().map(|a| plain_row(
+                            name(i),
+                            vec![
+                                a.runs.to_string(),
+                                a.time_to_result_s.map_or_else(|| C::DoesNotFit.get(lang).to_string(), format::duration),
+                                a.tco_usd.map_or_else(|| C::Unknown.get(lang).to_string(), format::money),
+                                yes_no(a.within_budget).to_string(),
+                                format!("{:.1}", a.ops_hours_per_month),
+                                yes_no(Some(a.within_ops)).to_string(),
+                                yes_no(Some(a.eligible)).to_string(),
+                            ],
+                            (d.recommended == Some(i)).then_some("best"),
+                        ))) }
+                    </tbody>
+                </table>
+            </div>
+            <h4>{ C::FlipsTitle.get(lang) }</h4>
+            if d.flips.is_empty() {
+                <p>{ C::NoFlips.get(lang) }</p>
+            } else {
+                <ul data-testid="flips">
+                    { for d.flips.iter().map(|f| {
+                        let lost: Vec<&str> = f.no_longer_fit.iter().map(|&i| name(i)).collect();
+                        let condition = condition_phrase(&f.condition, lang, format::money);
+                        html! { <li>{ flip_sentence(&condition, f.recommended.map(name), &lost, batch, lang) }</li> }
+                    }) }
+                </ul>
+            }
+        </>
+    }
+}
+
+pub(super) fn heat_map(
+    comparison: &Comparison,
+    report: &ComparisonReport,
+    selected: usize,
+    lang: Lang,
+) -> Html {
+    let Some(option) = comparison.options.get(selected) else {
+        return html! {};
+    };
+    let s = &option.scenario;
+    let limits = report
+        .options
+        .get(selected)
+        .and_then(|o| o.result.as_ref())
+        .map(|r| {
+            format!(
+                "{}: {}{} px · {}: {}{} · {}: {}",
+                C::Patch.get(lang),
+                limit_prefix(r.largest_patch),
+                r.largest_patch
+                    .value()
+                    .map_or("—".into(), |v| v.to_string()),
+                C::Bands.get(lang),
+                limit_prefix(r.largest_bands),
+                r.largest_bands
+                    .value()
+                    .map_or("—".into(), |v| v.to_string()),
+                C::MetricMaxBatch.get(lang),
+                r.max_batch,
+            )
+        });
+    let grid = gpu::gpu_by_id(&s.gpu).and_then(|g| default_fit_grid(s, g));
+    html! {
+        <>
+            if let Some(limits) = limits {
+                <p data-testid="limits">{ limits }</p>
+            }
+            <p class="help">{ C::HeatHelp.get(lang) }</p>
+            { match grid {
+                Some(grid) => html! {
+                    <div class="table-scroll">
+                        <table class="heat" data-testid="heat-map">
+                            <thead><tr>
+                                <th scope="col">{ format!("{} \\ {}", C::Patch.get(lang), C::Bands.get(lang)) }</th>
+                                { for grid.bands.iter().map(|b| html! { <th scope="col">{ *b }</th> }) }
+                            </tr></thead>
+                            <tbody>
+                                { for grid.patches.iter().zip(&grid.cells).map(|(p, row)| html! {
+                                    <tr>
+                                        <th scope="row">{ *p }</th>
+                                        { for row.iter().map(|cell| {
+                                            // Classes, not inline styles: the page runs under a strict CSP.
+                                            let (text, class) = match cell {
+                                                Some(u) if *u <= 0.8 => (format::percent(*u), "heat-fits"),
+                                                Some(u) if *u <= 1.0 => (format::percent(*u), "heat-tight"),
+                                                Some(u) => (format::percent(*u), "heat-over"),
+                                                None => ("·".to_string(), "heat-na"),
+                                            };
+                                            html! { <td class={class}>{ text }</td> }
+                                        }) }
+                                    </tr>
+                                }) }
+                            </tbody>
+                        </table>
+                    </div>
+                },
+                None => html! { <p>{ C::HeatNa.get(lang) }</p> },
+            } }
+        </>
+    }
+}
+
+pub(super) fn import_error_view(e: &ImportError, text: &str) -> Html {
+    let line_text = e
+        .line
+        .and_then(|l| text.lines().nth(l.saturating_sub(1)))
+        .unwrap_or("");
+    html! {
+        <li>
+            { e.to_string() }
+            if !line_text.is_empty() {
+                <br /><code>{ format!("{:>4} | {}", e.line.unwrap_or(0), line_text) }</code>
+            }
+        </li>
+    }
+}

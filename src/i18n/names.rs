@@ -1,0 +1,187 @@
+//! Names of the Scenario's values and labels of its assumption fields.
+
+use super::Lang;
+
+/// Names of the Scenario's enum values, the same in both languages where they are
+/// technical names.
+pub fn precision_name(p: hsi_gpu_core::scenario::Precision, lang: Lang) -> &'static str {
+    use hsi_gpu_core::scenario::Precision::*;
+    match (p, lang) {
+        (Fp32, _) => "FP32",
+        (Tf32, _) => "TF32",
+        (AmpFp16, Lang::En) => "AMP FP16",
+        (AmpFp16, Lang::Zh) => "混合精度 FP16",
+        (AmpBf16, Lang::En) => "AMP BF16",
+        (AmpBf16, Lang::Zh) => "混合精度 BF16",
+        (Bf16, Lang::En) => "pure BF16",
+        (Bf16, Lang::Zh) => "纯 BF16",
+    }
+}
+
+pub fn optimizer_name(o: hsi_gpu_core::scenario::Optimizer, lang: Lang) -> &'static str {
+    use hsi_gpu_core::scenario::Optimizer::*;
+    match (o, lang) {
+        (Sgd, _) => "SGD",
+        (SgdMomentum, Lang::En) => "SGD + momentum",
+        (SgdMomentum, Lang::Zh) => "SGD + 动量",
+        (Adam, _) => "Adam",
+        (Adamw, _) => "AdamW",
+    }
+}
+
+pub fn vit_size_name(size: hsi_gpu_core::scenario::VitSize) -> &'static str {
+    use hsi_gpu_core::scenario::VitSize::*;
+    match size {
+        Small => "ViT-S",
+        Base => "ViT-B",
+        Large => "ViT-L",
+        Huge => "ViT-H",
+    }
+}
+
+pub fn mode_name(m: hsi_gpu_core::scenario::ParallelMode, lang: Lang) -> &'static str {
+    use hsi_gpu_core::scenario::ParallelMode::*;
+    match (m, lang) {
+        (Ddp, Lang::En) => "One run, data-parallel (DDP)",
+        (Ddp, Lang::Zh) => "单次训练，数据并行（DDP）",
+        (ParallelExperiments, Lang::En) => "Independent experiments, one per card",
+        (ParallelExperiments, Lang::Zh) => "每卡一个独立实验",
+    }
+}
+
+pub fn interconnect_name(i: hsi_gpu_core::scenario::Interconnect, lang: Lang) -> &'static str {
+    use hsi_gpu_core::scenario::Interconnect::*;
+    match (i, lang) {
+        (Pcie, _) => "PCIe",
+        (NvlinkBridge, Lang::En) => "NVLink bridge (pairs)",
+        (NvlinkBridge, Lang::Zh) => "NVLink 桥接（两两）",
+        (Nvswitch, Lang::En) => "NVLink / NVSwitch (SXM)",
+        (Nvswitch, Lang::Zh) => "NVLink / NVSwitch（SXM）",
+    }
+}
+
+/// Label of an assumption field by its Scenario path; unknown paths show the path itself,
+/// so a field the core adds later is still editable.
+pub fn field_label(path: &str, lang: Lang) -> String {
+    let known: Option<(&str, &str)> = match path {
+        "memory.headroom" => Some(("Headroom kept free (fraction)", "预留余量（比例）")),
+        "memory.cuda_context_bytes" => Some(("CUDA context (bytes)", "CUDA 上下文（字节）")),
+        "memory.fragmentation" => {
+            Some(("Allocator fragmentation (fraction)", "分配器碎片（比例）"))
+        }
+        "memory.driver_reserved_bytes" => {
+            Some(("Driver-reserved memory (bytes)", "驱动保留显存（字节）"))
+        }
+        "workload.train_fraction" => Some(("Training fraction of labeled pixels", "训练样本比例")),
+        "workload.epochs" => Some(("Epochs", "训练轮数")),
+        "workload.sweep_runs" => Some(("Runs in a sweep", "超参搜索次数")),
+        "workload.grad_accum_steps" => Some(("Gradient-accumulation steps", "梯度累积步数")),
+        "perf.compute_efficiency" => Some((
+            "Compute efficiency of large kernels (fraction of peak)",
+            "大内核算力效率（峰值比例）",
+        )),
+        "perf.efficiency_ramp_s" => Some((
+            "Work for half efficiency (seconds at peak)",
+            "达到一半效率所需工作量（峰值下秒数）",
+        )),
+        "perf.memory_efficiency" => Some((
+            "Memory-bandwidth efficiency (fraction)",
+            "显存带宽效率（比例）",
+        )),
+        "perf.kernel_launch_s" => Some(("Least time per kernel (s)", "单个内核最短时间（秒）")),
+        "perf.optimizer_kernels" => Some((
+            "Kernels per optimizer update (empty = default)",
+            "每次优化器更新的内核数（留空为默认）",
+        )),
+        "perf.scaling.pcie_efficiency" => Some((
+            "PCIe ring efficiency (fraction)",
+            "PCIe 环形通信效率（比例）",
+        )),
+        "perf.scaling.host_staged_factor" => Some((
+            "Bandwidth factor without peer-to-peer",
+            "无 P2P 时的带宽系数",
+        )),
+        "perf.scaling.nvlink_efficiency" => Some((
+            "NVLink ring efficiency (fraction)",
+            "NVLink 环形通信效率（比例）",
+        )),
+        "perf.scaling.hop_latency_s" => Some(("Latency per ring step (s)", "环形每步延迟（秒）")),
+        "perf.scaling.bucket_bytes" => Some(("DDP bucket size (bytes)", "DDP 桶大小（字节）")),
+        "perf.scaling.first_bucket_bytes" => {
+            Some(("DDP first bucket size (bytes)", "DDP 首个桶大小（字节）"))
+        }
+        "perf.scaling.overlap" => Some((
+            "All-reduce overlap with backward (0-1)",
+            "All-reduce 与反向重叠程度（0-1）",
+        )),
+        "cost.card_price_usd" => Some((
+            "Card price (USD; empty = catalog price)",
+            "显卡单价（美元；留空用目录价）",
+        )),
+        "cost.platform_base_usd" => {
+            Some(("Workstation without GPUs (USD)", "不含显卡的工作站（美元）"))
+        }
+        "cost.platform_per_card_usd" => Some((
+            "Extra host RAM/storage per card (USD)",
+            "每卡额外内存/存储（美元）",
+        )),
+        "cost.multi_gpu_platform_usd" => Some((
+            "Premium for more than two cards (USD)",
+            "两卡以上平台溢价（美元）",
+        )),
+        "cost.system_base_watts" => {
+            Some(("System power without GPUs (W)", "不含显卡的系统功耗（瓦）"))
+        }
+        "cost.psu_margin" => Some(("PSU capacity over draw (factor)", "电源容量裕度（倍数）")),
+        "cost.psu_usd_per_watt" => Some(("PSU price (USD per W)", "电源价格（美元/瓦）")),
+        "cost.cooling_usd_per_card" => Some(("Cooling per card (USD)", "每卡散热（美元）")),
+        "cost.electricity_usd_per_kwh" => {
+            Some(("Electricity (USD per kWh)", "电价（美元/千瓦时）"))
+        }
+        "cost.pue" => Some(("Cooling overhead on power (PUE)", "制冷能耗系数（PUE）")),
+        "cost.utilization" => Some((
+            "Fraction of the lifetime training (0-1)",
+            "训练时间占比（0-1）",
+        )),
+        "cost.lifetime_years" => Some(("Lifetime (years)", "使用年限（年）")),
+        "cost.ops_hours_per_month" => {
+            Some(("Administration, one card (h/month)", "单卡运维（小时/月）"))
+        }
+        "cost.ops_hours_per_month_per_extra_card" => Some((
+            "Administration per extra card (h/month)",
+            "每增加一卡的运维（小时/月）",
+        )),
+        "cost.ops_usd_per_hour" => Some(("Engineer-hour (USD)", "工程师时薪（美元）")),
+        "cost.cloud_usd_per_gpu_hour" => {
+            Some(("Cloud rental (USD per GPU-hour)", "云租用（美元/GPU 小时）"))
+        }
+        _ => None,
+    };
+    match (known, lang) {
+        (Some((en, _)), Lang::En) => en.into(),
+        (Some((_, zh)), Lang::Zh) => zh.into(),
+        (None, _) => path.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_assumption_has_a_label_in_both_languages() {
+        let s = hsi_gpu_core::Scenario::default();
+        for (path, _) in crate::query::fields_under(&s, &crate::ASSUMPTION_SECTIONS) {
+            if crate::SCENARIO_PANEL_FIELDS.contains(&path.as_str()) {
+                continue;
+            }
+            for lang in [Lang::En, Lang::Zh] {
+                assert_ne!(
+                    field_label(&path, lang),
+                    path,
+                    "{path} has no {lang:?} label"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The core's remarks in the reader's language: measured terms and captions, notes on a
+//! measurement comparison, warnings on an estimate.
+
+use super::{Lang, T};
+
+/// Label of a predicted-versus-measured term (`measurement::Term::name`).
+pub fn measured_term_label(name: &str, lang: Lang) -> String {
+    let label = match (name, lang) {
+        ("peak_allocated_bytes", Lang::En) => "Peak allocated (max_memory_allocated)",
+        ("peak_allocated_bytes", Lang::Zh) => "已分配峰值（max_memory_allocated）",
+        ("peak_reserved_bytes", Lang::En) => "Peak reserved (max_memory_reserved)",
+        ("peak_reserved_bytes", Lang::Zh) => "保留峰值（max_memory_reserved）",
+        ("context_bytes", Lang::En) => "CUDA context and libraries",
+        ("context_bytes", Lang::Zh) => "CUDA 上下文与库",
+        ("device_total_bytes", Lang::En) => "Device total (as nvidia-smi shows)",
+        ("device_total_bytes", Lang::Zh) => "设备总占用（nvidia-smi 所示）",
+        ("step_time_s", Lang::En) => "Step time (median)",
+        ("step_time_s", Lang::Zh) => "单步时间（中位数）",
+        ("max_batch", Lang::En) => "Largest batch before out of memory",
+        ("max_batch", Lang::Zh) => "显存溢出前的最大批大小",
+        _ => name,
+    };
+    label.into()
+}
+
+/// Caption of one measurement's comparison.
+pub fn measured_caption(
+    lang: Lang,
+    source: &str,
+    device: &str,
+    batch: u32,
+    model: &str,
+    gpu: &str,
+) -> String {
+    match lang {
+        Lang::En => format!(
+            "{source}: measured on {device} at batch {batch}; estimated for {model} on {gpu}"
+        ),
+        Lang::Zh => {
+            format!("{source}：在 {device} 上实测，批大小 {batch}；按 {gpu} 上的 {model} 估算")
+        }
+    }
+}
+
+/// Why a comparison may not set like beside like (`measurement::Note`).
+pub fn note_text(note: &hsi_gpu_core::measurement::Note, lang: Lang) -> String {
+    use hsi_gpu_core::measurement::Note;
+    let Lang::Zh = lang else {
+        return note.to_string();
+    };
+    match note {
+        Note::OneCard(cards) => format!("场景为 {cards} 张卡；测量只针对单卡，按单卡对比"),
+        Note::Setting {
+            field,
+            measured,
+            scenario,
+        } => {
+            let label = match *field {
+                "bands" => T::Bands.get(lang),
+                "patch" => T::Patch.get(lang),
+                "classes" => T::Classes.get(lang),
+                "precision" => T::Precision.get(lang),
+                "optimizer" => T::Optimizer.get(lang),
+                "checkpointing" => T::Checkpointing.get(lang),
+                other => other,
+            };
+            format!("实测的{label}为 {measured}，场景为 {scenario}：按 {measured} 估算")
+        }
+        Note::OtherModel { measured, scenario } => {
+            format!("实测模型为 {measured}，场景模型为 {scenario}：数字可能不可比")
+        }
+        Note::OtherCard { measured, scenario } => {
+            format!("在 {measured} 上实测，场景显卡为 {scenario}")
+        }
+        Note::Synthetic => "合成示例：虚构数字，并非实测".into(),
+        Note::DryRun => "CPU 试运行：没有 CUDA 数据，其单步时间也不代表显卡".into(),
+    }
+}
+
+/// A remark on an estimate (`report::Warning`).
+pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> String {
+    use hsi_gpu_core::report::Warning;
+    let Lang::Zh = lang else {
+        return warning.to_string();
+    };
+    match warning {
+        Warning::NoTf32 { gpu } => format!("{gpu} 没有 TF32 张量核心：tf32 按 FP32 速率估算"),
+        Warning::NoBf16 { gpu } => {
+            format!("{gpu} 不支持 BF16：bf16 为模拟执行，最多按 FP32 速率估算")
+        }
+        Warning::UnknownDataset { id } => format!("未知数据集 {id}：未估算每轮时间"),
+        Warning::PriceUnknown { gpu } => {
+            format!("{gpu} 价格未知：请设置 cost.card_price_usd（显卡暂按 0 美元计）")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measurement_notes_and_terms_are_worded_in_both_languages() {
+        use hsi_gpu_core::measurement::Note;
+        let notes = [
+            Note::OneCard(4),
+            Note::Setting {
+                field: "bands",
+                measured: "60".into(),
+                scenario: "30".into(),
+            },
+            Note::OtherModel {
+                measured: "ssrn".into(),
+                scenario: "hybridsn".into(),
+            },
+            Note::OtherCard {
+                measured: "NVIDIA A100".into(),
+                scenario: "RTX A5500".into(),
+            },
+            Note::Synthetic,
+            Note::DryRun,
+        ];
+        for note in &notes {
+            assert_eq!(note_text(note, Lang::En), note.to_string());
+            assert_ne!(note_text(note, Lang::Zh), note.to_string());
+        }
+        assert!(note_text(&notes[1], Lang::Zh).contains(T::Bands.get(Lang::Zh)));
+        for term in [
+            "peak_allocated_bytes",
+            "peak_reserved_bytes",
+            "context_bytes",
+            "device_total_bytes",
+            "step_time_s",
+            "max_batch",
+        ] {
+            let (en, zh) = (
+                measured_term_label(term, Lang::En),
+                measured_term_label(term, Lang::Zh),
+            );
+            assert!(en != term && zh != term && en != zh, "{term}");
+        }
+    }
+
+    #[test]
+    fn estimate_warnings_are_worded_in_both_languages() {
+        use hsi_gpu_core::report::Warning;
+        let gpu = "V100 PCIe 32 GB".to_string();
+        let warnings = [
+            Warning::NoTf32 { gpu: gpu.clone() },
+            Warning::NoBf16 { gpu: gpu.clone() },
+            Warning::UnknownDataset { id: "mine".into() },
+            Warning::PriceUnknown { gpu },
+        ];
+        for w in &warnings {
+            assert_eq!(warning_text(w, Lang::En), w.to_string());
+            let zh = warning_text(w, Lang::Zh);
+            assert_ne!(zh, w.to_string());
+            assert!(!zh.is_ascii(), "{zh}");
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! Sentences with figures (pre-formatted by the caller).
+
+use super::Lang;
+
+/// Tooltip of a roofline point.
+pub fn roofline_point_sentence(
+    lang: Lang,
+    label: &str,
+    intensity: &str,
+    rate: &str,
+    bound: &str,
+    ridge: &str,
+) -> String {
+    match lang {
+        Lang::En => {
+            format!("{label}: {intensity}, {rate}; {bound} (the ridge of this roof is at {ridge}).")
+        }
+        Lang::Zh => format!("{label}：{intensity}，{rate}；{bound}（此上限的拐点为 {ridge}）。"),
+    }
+}
+
+/// "Run (100 epochs)".
+pub fn run_time_label(lang: Lang, epochs: u32) -> String {
+    match lang {
+        Lang::En => format!("Run ({epochs} epochs)"),
+        Lang::Zh => format!("整次训练（{epochs} 轮）"),
+    }
+}
+
+/// Where the step's time goes.
+pub fn step_breakdown_sentence(
+    lang: Lang,
+    forward: &str,
+    backward: &str,
+    optimizer: &str,
+    allreduce: &str,
+) -> String {
+    match lang {
+        Lang::En => format!(
+            "Per micro-step: forward {forward}, backward {backward}; optimizer update {optimizer}; all-reduce not hidden by backward {allreduce}."
+        ),
+        Lang::Zh => format!(
+            "每个微步：前向 {forward}，反向 {backward}；优化器更新 {optimizer}；未被反向掩盖的 all-reduce {allreduce}。"
+        ),
+    }
+}
+
+/// "The step is memory-bound." from the kind of pass that takes most of its time.
+pub fn step_bound_sentence(lang: Lang, bound: &str) -> String {
+    match lang {
+        Lang::En => format!("Most of the step is {bound}."),
+        Lang::Zh => format!("训练步的大部分时间{bound}。"),
+    }
+}
+
+/// "With NVLink bridge (pairs) the step would take 41 ms instead of 42 ms."
+pub fn alternative_sentence(lang: Lang, topology: &str, other: &str, chosen: &str) -> String {
+    match lang {
+        Lang::En => format!("With {topology} the step would take {other} instead of {chosen}."),
+        Lang::Zh => format!("若使用 {topology}，单步时间为 {other}（当前 {chosen}）。"),
+    }
+}
+
+/// "fits with 31 % headroom on RTX A5500" / "does not fit on RTX A5500 (needs 27.1 GiB of 24 GiB)".
+pub fn fit_sentence(
+    lang: Lang,
+    fits: bool,
+    gpu: &str,
+    headroom: &str,
+    total: &str,
+    capacity: &str,
+) -> String {
+    match (lang, fits) {
+        (Lang::En, true) => {
+            format!("Fits with {headroom} headroom on {gpu} ({total} of {capacity}).")
+        }
+        (Lang::Zh, true) => format!("可以放进 {gpu}，余量 {headroom}（{total} / {capacity}）。"),
+        (Lang::En, false) => format!("Does not fit on {gpu}: needs {total} of {capacity}."),
+        (Lang::Zh, false) => format!("放不进 {gpu}：需要 {total}，容量 {capacity}。"),
+    }
+}
+
+/// "The largest batch that fits with the 20 % headroom kept is 212."
+pub fn max_batch_sentence(lang: Lang, headroom: &str, max_batch: u32) -> String {
+    match (lang, max_batch) {
+        (Lang::En, 0) => format!("Not even batch 1 fits with {headroom} headroom kept."),
+        (Lang::Zh, 0) => format!("保留 {headroom} 余量时连批大小 1 也放不下。"),
+        (Lang::En, n) => format!("The largest batch per GPU with {headroom} headroom kept is {n}."),
+        (Lang::Zh, n) => format!("保留 {headroom} 余量时，每卡最大批大小为 {n}。"),
+    }
+}
+
+/// A constant calibration left alone, and why (the reason is the core's, in English).
+pub fn not_fitted_sentence(lang: Lang, label: &str, why: &str) -> String {
+    match lang {
+        Lang::En => format!("{label}: not fitted ({why})."),
+        Lang::Zh => format!("{label}：未拟合（已载入的测量缺少所需数据：{why}）。"),
+    }
+}
+
+/// Under a custom model: its layer list fixes the input, whatever the sliders say.
+pub fn custom_model_note(lang: Lang, input: &str) -> String {
+    match lang {
+        Lang::En => format!(
+            "The layer list fixes the input shape {input}: the band and patch sliders do not change the model (export it again for another geometry)."
+        ),
+        Lang::Zh => format!(
+            "层列表固定了输入形状 {input}：波段数与空间块大小滑块不会改变模型（如需其他尺寸请重新导出）。"
+        ),
+    }
+}
+
+pub fn could_not_read_sentence(lang: Lang, source: &str) -> String {
+    match lang {
+        Lang::En => format!("Could not use {source}:"),
+        Lang::Zh => format!("无法使用 {source}："),
+    }
+}
+
+pub fn cannot_compare_sentence(lang: Lang, source: &str) -> String {
+    match lang {
+        Lang::En => format!("{source} cannot be compared with this scenario:"),
+        Lang::Zh => format!("{source} 无法与此场景对比："),
+    }
+}

@@ -1,0 +1,169 @@
+//! The UI's fixed texts, each key with both languages.
+
+texts! {
+    /// A UI string.
+    enum T;
+    Title => "HSI GPU Planner", "高光谱 GPU 规划器";
+    Tagline => "Will this hyperspectral model fit on this GPU, how fast does it train, how does it scale and what does it cost?",
+        "这个高光谱模型能否放进这块 GPU？训练多快？多卡如何扩展？成本多少？";
+    EstimatesNote => "All figures are estimates from an analytic model (shapes, FLOPs, datasheet peaks and the assumptions below), not measurements. Check them with torch.cuda.max_memory_allocated() on your machine.",
+        "所有数字均为解析模型（张量形状、FLOPs、官方规格峰值与下方假设）的估算值，并非实测。请在自己的机器上用 torch.cuda.max_memory_allocated() 核对。";
+    LanguageToggle => "中文", "English";
+    LanguageToggleLabel => "Switch language to Chinese", "切换到英文";
+    Presentation => "Presentation mode", "演示模式";
+    CopyLink => "Copy link", "复制链接";
+    LinkCopied => "Link copied", "链接已复制";
+    LinkInAddressBar => "Copy the address bar", "请复制地址栏";
+    OpenFull => "Open the full planner", "打开完整版";
+    Reset => "Reset to defaults", "恢复默认";
+    Inputs => "Scenario", "场景";
+    Dataset => "Dataset", "数据集";
+    Model => "Model", "模型";
+    Gpu => "GPU", "GPU";
+    Bands => "Spectral bands", "光谱波段数";
+    Patch => "Spatial patch size", "空间块大小";
+    Classes => "Classes", "类别数";
+    Batch => "Batch per GPU", "每卡批大小";
+    Precision => "Precision", "精度";
+    Optimizer => "Optimizer", "优化器";
+    Cards => "Cards", "显卡数量";
+    Interconnect => "Interconnect", "互联";
+    Mode => "Use of the cards", "多卡用法";
+    ModelSize => "Model size", "模型规模";
+    Unverified => "Figures without a primary source (treat with care)", "缺少一手来源的数据（请谨慎参考）";
+    Checkpointing => "Activation checkpointing", "激活检查点";
+    UnitPixels => "px", "像素";
+    UnitBands => "bands", "波段";
+    Assumptions => "Assumptions (editable)", "假设（可修改）";
+    AssumptionsHelp => "Constants that cannot be derived from the model; each default is documented with its source in the core. Changing one updates every figure.",
+        "无法从模型推导的常数；每个默认值及其来源都记录在核心代码中。修改后所有数字随之更新。";
+    InvalidValue => "not a valid value", "数值无效";
+    Notices => "Some link parameters were not used", "部分链接参数未被采用";
+    NoticeFallback => "the default is used instead", "已改用默认值";
+    Dismiss => "Dismiss", "关闭";
+    Errors => "This scenario cannot be estimated", "无法估算此场景";
+    Allowed => "allowed", "允许";
+    Memory => "Memory per GPU", "每卡显存";
+    MemoryHelp => "Stacked terms of the peak memory on one card; the line marks the usable capacity, the dashed line the capacity less the headroom you keep free.",
+        "单卡峰值显存的各组成部分；实线为可用容量，虚线为扣除预留余量后的容量。";
+    TotalMemory => "Total", "合计";
+    Capacity => "Capacity", "容量";
+    HeadroomLine => "Capacity less headroom", "扣除余量后";
+    MaxBatch => "Largest batch that fits (with headroom)", "可容纳的最大批大小（含余量）";
+    TermContext => "CUDA context", "CUDA 上下文";
+    TermWeights => "Weights", "权重";
+    TermGradients => "Gradients", "梯度";
+    TermOptimizer => "Optimizer states", "优化器状态";
+    TermActivations => "Activations", "激活";
+    TermTransient => "Transient", "临时张量";
+    TermAllocator => "Allocator overhead", "分配器开销";
+    Verdict => "Verdict", "结论";
+    Fits => "fits", "可以放下";
+    DoesNotFit => "does not fit", "放不下";
+    Layers => "Per-layer breakdown", "逐层明细";
+    LaunchBound => "limited by kernel launches", "受内核启动开销限制";
+    Layer => "Layer", "层";
+    Kind => "Type", "类型";
+    OutputShape => "Output shape", "输出形状";
+    Params => "Parameters", "参数量";
+    FwdFlops => "Forward FLOPs (batch)", "前向 FLOPs（整批）";
+    Saved => "Kept for backward", "反向保留";
+    FwdTime => "Forward time", "前向时间";
+    BwdTime => "Backward time", "反向时间";
+    Limiter => "Forward limited by", "前向瓶颈";
+    Warnings => "Remarks", "备注";
+    Roofline => "Roofline", "屋顶线模型";
+    Scaling => "Scaling over cards", "多卡扩展";
+    Cost => "Cost", "成本";
+    MemoryBound => "memory-bound", "受带宽限制";
+    ComputeBound => "compute-bound", "受算力限制";
+    WholeStep => "Whole training step", "整个训练步";
+    RooflineHint => "Hover over or tab to a point to see its layer and why it is bound.",
+        "将鼠标悬停或用 Tab 键移到某点，查看对应的层及其瓶颈原因。";
+    PeakCompute => "Compute roof", "算力上限";
+    Bandwidth => "Memory bandwidth", "显存带宽";
+    Ridge => "Ridge point", "拐点";
+    IntensityAxis => "Arithmetic intensity (FLOP per byte of device memory traffic)", "算术强度（每字节显存访问的 FLOP）";
+    RoofPrecision => "Roof of the chosen precision", "所选精度的上限";
+    RoofFp32 => "FP32 CUDA-core roof (element-wise layers)", "FP32 CUDA 核心上限（逐元素层）";
+    Speed => "Speed", "速度";
+    StepTime => "Step time", "单步时间";
+    Throughput => "Samples", "样本";
+    EpochTime => "Epoch", "每轮";
+    Speedup => "Speedup", "加速比";
+    Efficiency => "Scaling efficiency", "扩展效率";
+    AllreduceShare => "All-reduce share of the step", "All-reduce 占单步时间";
+    ParallelExperiments => "Independent experiments, one per card", "每卡一个独立实验";
+    Ideal => "Ideal (linear)", "理想（线性）";
+    Tco => "Total cost of ownership", "总拥有成本";
+    TcoCaption => "Purchase, power and operations over the lifetime in the assumptions.", "按假设中的使用年限计算的购置、电费与运维成本。";
+    PerGpuHour => "Per GPU-hour", "每 GPU 小时";
+    SweepWall => "Sweep wall time", "超参搜索总耗时";
+    CostCards => "Cards", "显卡";
+    CostPlatform => "Platform (board, CPU, RAM, chassis)", "平台（主板、CPU、内存、机箱）";
+    CostPsu => "Power supply", "电源";
+    CostCooling => "Cooling", "散热";
+    CostEnergy => "Electricity", "电费";
+    CostOps => "Operations time", "运维人力";
+    PerMillionSamples => "Per million training samples", "每百万训练样本";
+    PerExperiment => "Per experiment (one run)", "每次实验（一次训练）";
+    PerSweep => "Per sweep", "每轮超参搜索";
+    OwnBox => "This box", "自建";
+    Cloud => "Cloud rental", "云租用";
+    LoadModel => "Your model (layer list from tools/export_model.py, or a scenario JSON)", "自己的模型（tools/export_model.py 导出的层列表，或场景 JSON）";
+    ComparisonFile => "this is a comparison: import it in the comparison view below", "这是一个对比文件：请在下方的对比视图中导入";
+    Custom => "custom", "自定义";
+    Measured => "Measured vs estimated", "实测与估算对比";
+    MeasuredHelp => "Load the JSON that tools/measure.py writes on a CUDA machine (see the README). Each figure is set beside the estimate for the scenario as measured: one card, the measurement's batch, geometry and precision. Error = (estimate − measured) / measured; positive means the estimate is high.",
+        "载入 tools/measure.py 在 CUDA 机器上写出的 JSON（见 README）。每项实测值与按实测条件（单卡、实测的批大小、尺寸与精度）得到的估算值并列。误差 =（估算 − 实测）/ 实测，正值表示估算偏高。";
+    LoadMeasurements => "Measurement files", "测量文件";
+    PasteMeasurement => "…or paste measurement JSON here", "……或在此粘贴测量 JSON";
+    LoadPasted => "Load pasted JSON", "载入粘贴的 JSON";
+    Pasted => "pasted", "粘贴内容";
+    Calibrate => "Calibrate to these measurements", "按这些测量校准";
+    CalibrateHelp => "Fits the CUDA context, allocator fragmentation, driver-reserved memory and one speed factor for the efficiencies to the loaded measurements, and puts them in the scenario.",
+        "根据已载入的测量拟合 CUDA 上下文、分配器碎片、驱动保留显存以及效率的统一速度系数，并写入场景。";
+    ClearMeasurements => "Clear measurements", "清除测量";
+    CannotCalibrate => "Cannot calibrate:", "无法校准：";
+    MeasuredFigure => "Figure", "指标";
+    Estimated => "Estimated", "估算";
+    MeasuredValue => "Measured", "实测";
+    ErrorPct => "Error", "误差";
+    NothingToCompare => "This file has no CUDA figure to compare (a dry run records the structure only).", "此文件没有可对比的 CUDA 数据（试运行只记录结构）。";
+    Calibrated => "Calibrated constants", "校准后的常数";
+    CalibratedHelp => "The fitted constants are now in the scenario: in the link, in storage and under Assumptions, and every figure on the page uses them. Hover over a constant to see how it was fitted.",
+        "拟合出的常数已写入场景：链接、本地存储与“假设”中都已更新，页面上所有数字都使用它们。将鼠标悬停在常数上可查看拟合方法。";
+    Constant => "Constant", "常数";
+    Before => "Before", "校准前";
+    After => "After", "校准后";
+    FromMeasurements => "Measurements used", "所用测量数";
+    MeanErrorCaption => "Mean |error| over the loaded measurements", "已载入测量的平均绝对误差";
+    UndoCalibration => "Undo calibration", "撤销校准";
+    PriceUnknown => "No price is known for this card: cards count as $0. Enter one under Assumptions (cost.card_price_usd).",
+        "此显卡价格未知，按 $0 计。请在“假设”中填写 cost.card_price_usd。";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Lang;
+
+    #[test]
+    fn every_string_exists_in_both_languages() {
+        for key in T::ALL {
+            let en = key.get(Lang::En);
+            let zh = key.get(Lang::Zh);
+            assert!(!en.trim().is_empty() && !zh.trim().is_empty(), "{key:?}");
+        }
+        // The Chinese side is actually Chinese (apart from technical names).
+        let translated = T::ALL
+            .iter()
+            .filter(|k| k.get(Lang::Zh) != k.get(Lang::En))
+            .count();
+        assert!(
+            translated + 2 >= T::ALL.len(),
+            "{translated} of {}",
+            T::ALL.len()
+        );
+    }
+}
