@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: formatting, clippy, native tests (core, CLI, SSR components), the release
-# build, then the browser tests against the release dist/. Installs what it needs first.
+# Runs every test: formatting, clippy, native tests (core, CLI, SSR components), the PyTorch
+# tools (self-tests, exporter coverage against PyTorch), the release build, then the browser
+# tests against the release dist/. Installs what it needs first (tools/setup.sh).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
