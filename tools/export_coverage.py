@@ -27,7 +27,6 @@ import time
 os.environ.setdefault("TIMM_FUSED_ATTN", "0")  # timm's written-out attention (see KNOWN_FAILURES)
 
 import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 from torch import nn  # noqa: E402
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))

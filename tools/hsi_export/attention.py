@@ -62,7 +62,6 @@ def window_attention_layers(ex, m, name, x, output, params):
     if m.training and (m.dropout > 0 or m.attention_dropout > 0):
         raise ExportError(f"{name}: {module_kind(m)} with dropout inside its forward: no op")
     op, _ = attention_op(ex, m, name, x, output)
-    n = x.shape[0]
     steps = [
         ("partition", {"op": "reshape", "shape": [h // wh, wh, w // ww, ww, c]}),
         ("partition.permute", {"op": "permute", "order": [0, 2, 1, 3, 4]}),
