@@ -2,9 +2,12 @@
 //! input event. Browser side effects (address bar, storage, readiness, embed height) run in
 //! effects, after rendering.
 
+use std::cell::Cell;
 use std::rc::Rc;
+use std::time::Duration;
 
-use hsi_gpu_core::{dataset, estimate, gpu};
+use hsi_gpu_core::whatifs::estimate_all;
+use hsi_gpu_core::{dataset, estimate, gpu, Report, Scenario};
 use yew::prelude::*;
 
 use crate::components::assumptions::AssumptionsPanel;
@@ -18,6 +21,9 @@ use crate::components::messages::{Errors, Notices};
 use crate::components::roofline::RooflineView;
 use crate::components::scaling_view::ScalingView;
 use crate::components::scenario_panel::ScenarioPanel;
+use crate::components::thesis::article_panel::ArticlePanel;
+use crate::components::thesis::inference_view::InferenceView;
+use crate::components::thesis::levers_view::LeversView;
 use crate::components::verdict::Verdict;
 use crate::i18n::T;
 use crate::platform;
@@ -36,6 +42,7 @@ pub fn App(props: &AppProps) -> Html {
         use_reducer_eq(move || initial)
     };
     let result = use_memo(store.scenario.clone(), |s| estimate(s).map(Rc::new));
+    let what_ifs = use_what_ifs(&store.scenario);
     let current_scenario = {
         let cell = use_mut_ref(|| store.scenario.clone());
         *cell.borrow_mut() = store.scenario.clone();
@@ -96,7 +103,17 @@ pub fn App(props: &AppProps) -> Html {
                 <ScalingView report={report.clone()} lang={lang} cards={s.cards} compact={embed} />
                 // Embedded, the page keeps to memory and speed; the full page has the rest.
                 if !embed {
+                    if let Some((full, stale)) = what_ifs.clone() {
+                        <div class={classes!("what-ifs", stale.then_some("stale"))} data-testid="what-ifs">
+                            <LeversView report={full.clone()} lang={lang} />
+                        </div>
+                    }
                     <RooflineView report={report.clone()} lang={lang} />
+                    if let Some((full, stale)) = what_ifs.clone() {
+                        <div class={classes!("what-ifs", stale.then_some("stale"))}>
+                            <InferenceView report={full} lang={lang} />
+                        </div>
+                    }
                     <CostView report={report.clone()} lang={lang} />
                     <LayerTable report={report.clone()} lang={lang} />
                 }
@@ -131,6 +148,7 @@ pub fn App(props: &AppProps) -> Html {
                         // Outside the estimate's match: an invalid scenario keeps the loaded files.
                         if !embed {
                             <MeasuredView />
+                            <ArticlePanel lang={lang} />
                         }
                     </main>
                 </div>
@@ -141,4 +159,36 @@ pub fn App(props: &AppProps) -> Html {
             </div>
         </ContextProvider<Store>>
     }
+}
+
+/// How long the scenario must rest before the what-ifs (levers, inference: a dozen more
+/// estimates and searches, several milliseconds) are recomputed, so that dragging a
+/// slider stays within a frame.
+const WHAT_IFS_DELAY: Duration = Duration::from_millis(150);
+
+/// The scenario's full report with the what-ifs, computed once the scenario has rested
+/// for `WHAT_IFS_DELAY`; `true` while it belongs to an earlier scenario (shown dimmed).
+#[hook]
+fn use_what_ifs(scenario: &Scenario) -> Option<(Rc<Report>, bool)> {
+    let latest = use_state_eq(|| None::<(Scenario, Rc<Report>)>);
+    {
+        let latest = latest.clone();
+        use_effect_with(scenario.clone(), move |s| {
+            let cancelled = Rc::new(Cell::new(false));
+            let s = s.clone();
+            let flag = cancelled.clone();
+            yew::platform::spawn_local(async move {
+                yew::platform::time::sleep(WHAT_IFS_DELAY).await;
+                if !flag.get() {
+                    if let Ok(report) = estimate_all(&s) {
+                        latest.set(Some((s, Rc::new(report))));
+                    }
+                }
+            });
+            move || cancelled.set(true)
+        });
+    }
+    (*latest)
+        .as_ref()
+        .map(|(s, report)| (report.clone(), s != scenario))
 }

@@ -120,6 +120,7 @@ pub enum Action {
     Cpu(CpuClass),
     Workers(u32),
     CubeOnGpu(bool),
+    Ecc(bool),
     Gpu(String),
     /// Picks a dataset and takes its band and class counts.
     Dataset(String),
@@ -162,6 +163,7 @@ impl Reducible for AppState {
             Action::Cpu(v) => s.cpu = v,
             Action::Workers(v) => s.pipeline.num_workers = v,
             Action::CubeOnGpu(v) => s.pipeline.cube_on_gpu = v,
+            Action::Ecc(v) => s.ecc = v,
             Action::Gpu(id) => s.gpu = id,
             Action::Dataset(id) => {
                 if let Some(d) = dataset::dataset_by_id(&id) {

@@ -112,6 +112,10 @@ json_struct! {
         pub gpu: String = "rtx_a5500".into(),
         pub cards: u32 [1, MAX_CARDS] = 1,
         pub interconnect: Interconnect = Interconnect::Pcie,
+        /// ECC on (`nvidia-smi -e 1`): inline GDDR ECC takes 1/16 of the memory and some
+        /// bandwidth (`memory.ecc_bandwidth_loss`); HBM's is free; cards without ECC ignore
+        /// it.
+        pub ecc: bool = false,
         /// The host CPU's class: sets the per-op dispatch speed and the cores.
         pub cpu: CpuClass = CpuClass::Workstation,
         /// How the data reach the model (DataLoader workers, cube on the GPU, ...).

@@ -118,7 +118,7 @@ fn model(p: &Point) -> ModelSpec {
 /// The card as the benchmark ran it: with `NCCL_P2P_DISABLE=1` NCCL uses neither NVLink
 /// nor PCIe peer-to-peer but stages through host memory.
 fn card_as_run(p: &Point) -> GpuSpec {
-    let mut gpu = gpu_by_id(&p.gpu).unwrap().clone();
+    let mut gpu = *gpu_by_id(&p.gpu).unwrap();
     if !p.nccl_p2p {
         gpu.nvlink = NvLink::None;
         gpu.pcie_p2p = false;

@@ -14,4 +14,5 @@ pub mod palette;
 pub mod roofline;
 pub mod scaling_view;
 pub mod scenario_panel;
+pub mod thesis;
 pub mod verdict;

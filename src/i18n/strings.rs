@@ -152,8 +152,8 @@ texts! {
     FromMeasurements => "Measurements used", "所用测量数";
     MeanErrorCaption => "Mean |error| over the loaded measurements", "已载入测量的平均绝对误差";
     UndoCalibration => "Undo calibration", "撤销校准";
-    PriceUnknown => "No price is known for this card: cards count as $0. Enter one under Assumptions (cost.card_price_usd).",
-        "此显卡价格未知，按 $0 计。请在“假设”中填写 cost.card_price_usd。";
+    PriceUnknown => "No price is known for this card, so the figures that need one are left out. Enter one under Assumptions (cost.card_price_usd).",
+        "这张卡没有已知价格，需要价格的数字暂不显示。请在“假设”中输入（cost.card_price_usd）。";
 }
 
 #[cfg(test)]

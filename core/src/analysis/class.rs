@@ -40,9 +40,11 @@ pub fn op_class(op: &Op) -> OpClass {
         Op::Conv { .. } => OpClass::Conv,
         Op::Linear { .. } | Op::Matmul | Op::Attention { .. } => OpClass::Gemm,
         Op::BatchNorm | Op::LayerNorm | Op::GroupNorm { .. } => OpClass::Norm,
-        Op::Flatten | Op::Reshape { .. } | Op::Permute { .. } | Op::TakeToken { .. } => {
-            OpClass::View
-        }
+        Op::Flatten
+        | Op::Reshape { .. }
+        | Op::Permute { .. }
+        | Op::TakeToken { .. }
+        | Op::Slice { .. } => OpClass::View,
         Op::Act { .. }
         | Op::Dropout { .. }
         | Op::MaxPool { .. }
@@ -53,7 +55,9 @@ pub fn op_class(op: &Op) -> OpClass {
         | Op::Mul
         | Op::Concat { .. }
         | Op::ClassToken
-        | Op::PositionEmbedding => OpClass::Elementwise,
+        | Op::PositionEmbedding
+        | Op::Scale { .. }
+        | Op::DropPath => OpClass::Elementwise,
     }
 }
 
@@ -62,8 +66,14 @@ pub fn param_tensors(op: &Op) -> u32 {
     match op {
         Op::Conv { bias, .. } | Op::Linear { bias, .. } => 1 + u32::from(*bias),
         Op::BatchNorm | Op::LayerNorm | Op::GroupNorm { .. } => 2,
-        // qkv weight (and bias), output projection weight and bias.
-        Op::Attention { qkv_bias, .. } => 3 + u32::from(*qkv_bias),
+        // qkv weight (and bias), output projection weight and bias, and any extra
+        // parameters (a relative position bias table).
+        Op::Attention {
+            qkv_bias,
+            extra_params,
+            ..
+        } => 3 + u32::from(*qkv_bias) + u32::from(*extra_params > 0),
+        Op::Scale { bias, .. } => 1 + u32::from(*bias),
         Op::ClassToken | Op::PositionEmbedding => 1,
         _ => 0,
     }

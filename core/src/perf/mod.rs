@@ -35,7 +35,7 @@ use crate::analysis::LayerReport;
 use crate::choices::{Optimizer, ParallelMode, Precision};
 use crate::cost::{CostReport, Usage};
 use crate::dataset::dataset_by_id;
-use crate::device::Maths;
+use crate::device::{device_layer, Maths};
 use crate::gpu::{GpuSpec, PrecisionPeak};
 use crate::host::cpu_profile;
 use crate::scaling::{BackwardSlice, ScalingReport, StepCompute};
@@ -444,4 +444,14 @@ pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warni
         startup_s: scenario.perf.host.startup_s,
         run_s: f64::from(w.epochs) * epoch_s + scenario.perf.host.startup_s,
     }
+}
+
+/// One forward pass of every layer on one card (no backward, no optimizer): what an
+/// evaluation or prediction batch costs the device.
+pub fn forward_s(layers: &[LayerReport], scenario: &Scenario, gpu: &GpuSpec) -> f64 {
+    let maths = Maths::of(scenario.precision, gpu);
+    layers
+        .iter()
+        .map(|l| device_layer(l, maths, gpu, &scenario.perf).forward.time_s)
+        .sum()
 }
