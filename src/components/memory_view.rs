@@ -42,6 +42,7 @@ pub fn MemoryView(props: &MemoryViewProps) -> Html {
         (T::TermActivations, m.activations),
         (T::TermTransient, m.transient),
         (T::TermAllocator, m.allocator),
+        (T::TermInputCube, m.input_cube),
     ];
     let in_gib: Vec<f64> = terms.iter().map(|(_, bytes)| bytes / GIB).collect();
     let (_, axis_max) = nice_domain(0.0, (m.total.max(m.capacity)) / GIB, 6);
