@@ -117,10 +117,10 @@ pub enum Action {
     Interconnect(Interconnect),
     Mode(ParallelMode),
     Checkpointing(bool),
+    Ecc(bool),
     Cpu(CpuClass),
     Workers(u32),
     CubeOnGpu(bool),
-    Ecc(bool),
     Gpu(String),
     /// Picks a dataset and takes its band and class counts.
     Dataset(String),
@@ -160,10 +160,10 @@ impl Reducible for AppState {
             Action::Interconnect(v) => s.interconnect = v,
             Action::Mode(v) => s.workload.mode = v,
             Action::Checkpointing(v) => s.checkpointing = v,
+            Action::Ecc(v) => s.ecc = v,
             Action::Cpu(v) => s.cpu = v,
             Action::Workers(v) => s.pipeline.num_workers = v,
             Action::CubeOnGpu(v) => s.pipeline.cube_on_gpu = v,
-            Action::Ecc(v) => s.ecc = v,
             Action::Gpu(id) => s.gpu = id,
             Action::Dataset(id) => {
                 if let Some(d) = dataset::dataset_by_id(&id) {

@@ -132,16 +132,25 @@ impl GpuSpec {
     /// Last-level (L2) cache, bytes, from the architecture whitepapers (GA102: 6 MB;
     /// GA104 and TU104: 4 MB; GV100: 6 MB; GA100: 40 MB; GH100: 50 MB; AD102 as cut for the
     /// 4090: 72 MB, for the RTX 6000 Ada / L40S: 96 MB; AD103: 64 MB; AD104: 48 MB;
-    /// GB202 as cut for the 5090: 96 MB).
+    /// GB202 as cut for the 5090: 96 MB, full for the RTX PRO 6000: 128 MB; GB203: 64 MB,
+    /// as cut for the 5070 Ti: 48 MB; TU102: 6 MB, as cut for the 2080 Ti: 5.5 MB; Orin:
+    /// 4 MB; H20 60 MB and B200 126 MB as reported, not from a whitepaper).
     pub fn l2_bytes(&self) -> f64 {
         let mb = match self.id {
-            "rtx_4090" => 72.0,
-            "rtx_4080" => 64.0,
-            "rtx_5090" | "rtx_6000_ada" | "l40s" => 96.0,
-            "l4" => 48.0,
+            "rtx_4090" | "rtx_4090_d" => 72.0,
+            "rtx_4080" | "rtx_5080" => 64.0,
+            "rtx_5090" | "rtx_6000_ada" | "l40s" | "l40" => 96.0,
+            "rtx_pro_6000_bw" => 128.0,
+            "l4" | "rtx_5070_ti" => 48.0,
+            "rtx_2080_ti" => 5.5,
+            "h20" => 60.0,
+            "b200" => 126.0,
             "rtx_a4000" | "t4" => 4.0,
-            id if id.starts_with("a100") => 40.0,
-            id if id.starts_with("h100") => 50.0,
+            id if id.starts_with("jetson") => 4.0,
+            id if id.starts_with("a100") || id.starts_with("a800") => 40.0,
+            id if id.starts_with("h100") || id.starts_with("h200") || id.starts_with("h800") => {
+                50.0
+            }
             _ => 6.0,
         };
         mb * (1u64 << 20) as f64

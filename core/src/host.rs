@@ -21,7 +21,6 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::assumptions::HostAssumptions;
-use crate::assumptions::PerfAssumptions;
 pub use crate::choices::CpuClass;
 
 /// What a CPU class means. Laptop chips sustain ~25 % lower clocks than desktop ones
@@ -67,33 +66,6 @@ impl CpuProfile {
             single_thread: self.single_thread * (1.0 + self.all_core_slowdown * share),
             ..self
         }
-    }
-}
-
-/// `a` with every CPU cost of a step (the host's per-op costs and the input pipeline's
-/// per-sample, per-byte and per-batch costs) multiplied by `factor`: a CPU `1 / factor`
-/// times as fast.
-pub fn scale_cpu_costs(a: &mut PerfAssumptions, factor: f64) {
-    let h = &mut a.host;
-    for cost in [
-        &mut h.op_forward_s,
-        &mut h.op_backward_s,
-        &mut h.optimizer_op_s,
-        &mut h.foreach_tensor_s,
-        &mut h.step_fixed_s,
-    ] {
-        *cost *= factor;
-    }
-    let p = &mut a.pipeline;
-    for cost in [
-        &mut p.precut_sample_s,
-        &mut p.cut_sample_s,
-        &mut p.byte_s,
-        &mut p.augment_byte_s,
-        &mut p.batch_s,
-        &mut p.worker_byte_s,
-    ] {
-        *cost *= factor;
     }
 }
 

@@ -5,8 +5,7 @@
 //! memory capacity x1.5 and x2, memory bandwidth x1.5, compute (every peak) x1.5 and x2,
 //! the best interconnect the card family offers (NVLink bridge pairs for a PCIe card that
 //! has a bridge connector; SXM modules already sit on NVSwitch), and the host CPU x1.5
-//! (every CPU cost of the step, the host's dispatch and the input pipeline's, shrinks by
-//! the factor: `host::scale_cpu_costs`).
+//! (the eager-mode launch floor, which is host-side dispatch, shrinks by the factor).
 //! Each outcome has the time to result (one run at the scenario's batch), the speed-up
 //! over the scenario, the largest batch and patch that fit, and what limits next.
 //!
@@ -19,7 +18,6 @@
 use serde::Serialize;
 
 use crate::gpu::GpuSpec;
-use crate::host::scale_cpu_costs;
 use crate::scaling::{ring_bus_bytes_per_s, valid_interconnects};
 use crate::scenario::Scenario;
 
@@ -35,15 +33,19 @@ pub enum Lever {
     Compute,
     Interconnect,
     HostCpu,
+    /// The data cube kept on the GPU: patches gathered there instead of by the
+    /// DataLoader.
+    InputPipeline,
 }
 
 impl Lever {
-    pub const ALL: [Lever; 5] = [
+    pub const ALL: [Lever; 6] = [
         Lever::MemoryCapacity,
         Lever::MemoryBandwidth,
         Lever::Compute,
         Lever::Interconnect,
         Lever::HostCpu,
+        Lever::InputPipeline,
     ];
 
     pub fn id(self) -> &'static str {
@@ -53,6 +55,7 @@ impl Lever {
             Lever::Compute => "compute",
             Lever::Interconnect => "interconnect",
             Lever::HostCpu => "host_cpu",
+            Lever::InputPipeline => "input_pipeline",
         }
     }
 }
@@ -67,8 +70,11 @@ pub enum Limit {
     Bandwidth,
     /// Compute-bound kernels take the most time.
     Compute,
-    /// The host bounds the step (eager dispatch, the input pipeline) or tiny kernels do.
+    /// The host CPU (eager dispatch, autograd, the optimizer loop) or the device's
+    /// kernel launch floor takes the most time.
     Host,
+    /// The input pipeline (cutting and copying patches) bounds the step.
+    Input,
     /// The exposed all-reduce takes more than any kind of kernel.
     Interconnect,
 }
@@ -129,6 +135,33 @@ fn faster_compute(gpu: &GpuSpec, factor: f64) -> GpuSpec {
     out
 }
 
+/// The scenario on a host whose every CPU cost (per op, per optimizer tensor, per step,
+/// per patch cut) is `factor` times smaller.
+fn faster_host(s: &Scenario, factor: f64) -> Scenario {
+    let mut out = s.clone();
+    let h = &mut out.perf.host;
+    for cost in [
+        &mut h.op_forward_s,
+        &mut h.op_backward_s,
+        &mut h.optimizer_op_s,
+        &mut h.foreach_tensor_s,
+        &mut h.step_fixed_s,
+    ] {
+        *cost /= factor;
+    }
+    let p = &mut out.perf.pipeline;
+    for cost in [
+        &mut p.precut_sample_s,
+        &mut p.cut_sample_s,
+        &mut p.byte_s,
+        &mut p.augment_byte_s,
+        &mut p.batch_s,
+    ] {
+        *cost /= factor;
+    }
+    out
+}
+
 /// The levers that apply to a scenario on a card (the interconnect only where the card
 /// family offers a faster link than the scenario's).
 pub fn trials(s: &Scenario, gpu: &GpuSpec) -> Vec<LeverTrial> {
@@ -165,9 +198,12 @@ pub fn trials(s: &Scenario, gpu: &GpuSpec) -> Vec<LeverTrial> {
             out.push(trial(Lever::Interconnect, better / now, linked, *gpu));
         }
     }
-    let mut host = s.clone();
-    scale_cpu_costs(&mut host.perf, 1.0 / 1.5);
-    out.push(trial(Lever::HostCpu, 1.5, host, *gpu));
+    out.push(trial(Lever::HostCpu, 1.5, faster_host(s, 1.5), *gpu));
+    if !s.pipeline.cube_on_gpu {
+        let mut resident = s.clone();
+        resident.pipeline.cube_on_gpu = true;
+        out.push(trial(Lever::InputPipeline, 1.0, resident, *gpu));
+    }
     out
 }
 

@@ -47,18 +47,17 @@ fn lever_point(
         time_to_result_s: fits.then_some(r.perf.epoch.total_s),
         largest_batch: r.max_batch,
         largest_patch: known_patch.unwrap_or_else(|| largest_patch(s, gpu).value()),
-        limit: levers::limit_of(
-            fits,
-            accum * t.memory_limited_s,
-            accum * t.compute_limited_s,
-            // The host (dispatch or input) when the step model says it bounds the step,
-            // else the device's least-time-per-kernel share.
-            if t.bound == StepBound::Device {
-                accum * t.launch_limited_s
-            } else {
-                t.host_s.max(t.input_s)
-            },
-            t.allreduce_exposed_s,
-        ),
+        limit: match t.bound {
+            _ if !fits => levers::Limit::Capacity,
+            StepBound::Host => levers::Limit::Host,
+            StepBound::Input => levers::Limit::Input,
+            StepBound::Device => levers::limit_of(
+                fits,
+                accum * t.memory_limited_s,
+                accum * t.compute_limited_s,
+                accum * t.launch_limited_s,
+                t.allreduce_exposed_s,
+            ),
+        },
     }
 }

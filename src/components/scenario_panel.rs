@@ -132,16 +132,6 @@ pub fn ScenarioPanel() -> Html {
         let store = store.clone();
         Callback::from(move |on: bool| store.dispatch(Action::Checkpointing(on)))
     };
-    let cpus = options(
-        CpuClass::ALL
-            .iter()
-            .map(|c| (c.id().to_string(), i18n::cpu_name(*c, lang).to_string())),
-    );
-    let on_cpu = send_id(&store, CpuClass::from_id, Action::Cpu);
-    let on_cube = {
-        let store = store.clone();
-        Callback::from(move |on: bool| store.dispatch(Action::CubeOnGpu(on)))
-    };
     let on_ecc = {
         let store = store.clone();
         Callback::from(move |on: bool| store.dispatch(Action::Ecc(on)))
@@ -151,6 +141,16 @@ pub fn ScenarioPanel() -> Html {
         Some(Ecc::Inline) => None,
         Some(Ecc::Free) => Some(X::EccFree.get(lang)),
         _ => Some(X::EccNone.get(lang)),
+    };
+    let cpus = options(
+        CpuClass::ALL
+            .iter()
+            .map(|c| (c.id().to_string(), i18n::cpu_name(*c, lang).to_string())),
+    );
+    let on_cpu = send_id(&store, CpuClass::from_id, Action::Cpu);
+    let on_cube = {
+        let store = store.clone();
+        Callback::from(move |on: bool| store.dispatch(Action::CubeOnGpu(on)))
     };
 
     html! {

@@ -54,10 +54,10 @@ pub fn op_class(op: &Op) -> OpClass {
         | Op::Add
         | Op::Mul
         | Op::Concat { .. }
-        | Op::ClassToken
-        | Op::PositionEmbedding
         | Op::Scale { .. }
-        | Op::DropPath => OpClass::Elementwise,
+        | Op::DropPath
+        | Op::ClassToken
+        | Op::PositionEmbedding => OpClass::Elementwise,
     }
 }
 
@@ -66,8 +66,8 @@ pub fn param_tensors(op: &Op) -> u32 {
     match op {
         Op::Conv { bias, .. } | Op::Linear { bias, .. } => 1 + u32::from(*bias),
         Op::BatchNorm | Op::LayerNorm | Op::GroupNorm { .. } => 2,
-        // qkv weight (and bias), output projection weight and bias, and any extra
-        // parameters (a relative position bias table).
+        // qkv weight (and bias), output projection weight and bias, and a bias table
+        // (or BEiT's q and v biases) when it has extra parameters.
         Op::Attention {
             qkv_bias,
             extra_params,

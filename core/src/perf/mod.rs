@@ -35,7 +35,7 @@ use crate::analysis::LayerReport;
 use crate::choices::{Optimizer, ParallelMode, Precision};
 use crate::cost::{CostReport, Usage};
 use crate::dataset::dataset_by_id;
-use crate::device::{device_layer, Maths};
+use crate::device::Maths;
 use crate::gpu::{GpuSpec, PrecisionPeak};
 use crate::host::cpu_profile;
 use crate::scaling::{BackwardSlice, ScalingReport, StepCompute};
@@ -447,11 +447,19 @@ pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warni
 }
 
 /// One forward pass of every layer on one card (no backward, no optimizer): what an
-/// evaluation or prediction batch costs the device.
+/// evaluation or prediction batch costs. The host issues every op (a view costs one too)
+/// while the device runs them, so the slower of the two sets the time.
 pub fn forward_s(layers: &[LayerReport], scenario: &Scenario, gpu: &GpuSpec) -> f64 {
     let maths = Maths::of(scenario.precision, gpu);
-    layers
+    let device_s: f64 = layers
         .iter()
-        .map(|l| device_layer(l, maths, gpu, &scenario.perf).forward.time_s)
-        .sum()
+        .map(|l| {
+            crate::device::device_layer(l, maths, gpu, &scenario.perf)
+                .forward
+                .time_s
+        })
+        .sum();
+    let ops: f64 = layers.iter().map(|l| f64::from(l.kernels_fwd.max(1))).sum();
+    let host_s = cpu_profile(scenario.cpu).single_thread * ops * scenario.perf.host.op_forward_s;
+    device_s.max(host_s)
 }
