@@ -156,6 +156,7 @@ fn faster_host(s: &Scenario, factor: f64) -> Scenario {
         &mut p.byte_s,
         &mut p.augment_byte_s,
         &mut p.batch_s,
+        &mut p.worker_byte_s,
     ] {
         *cost /= factor;
     }
