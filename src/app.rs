@@ -1,5 +1,7 @@
-//! The page: inputs on the left, live views on the right, recomputed by the core on every
-//! input event. Browser side effects (address bar, storage, readiness, embed height) run in
+//! The page: a one-screen dashboard (inputs on the left; the verdict and the live charts
+//! beside them, each with a faint ghost of the figures before the last change), then the
+//! details below (tables, assumptions, measurements, comparison). Everything is
+//! recomputed by the core on every input event. Browser side effects (address bar, storage, readiness, embed height) run in
 //! effects, after rendering.
 
 use std::rc::Rc;
@@ -9,6 +11,7 @@ use yew::prelude::*;
 
 use crate::components::assumptions::AssumptionsPanel;
 use crate::components::compare::{CompareView, CurrentScenario};
+use crate::components::cost_chart::CostChart;
 use crate::components::cost_view::CostView;
 use crate::components::header::Header;
 use crate::components::layer_table::LayerTable;
@@ -16,9 +19,10 @@ use crate::components::measured_view::MeasuredView;
 use crate::components::memory_view::MemoryView;
 use crate::components::messages::{Errors, Notices};
 use crate::components::roofline::RooflineView;
-use crate::components::scaling_view::ScalingView;
+use crate::components::scaling_view::{ScalingTable, ScalingView};
 use crate::components::scenario_panel::ScenarioPanel;
 use crate::components::verdict::Verdict;
+use crate::ghost::Ghost;
 use crate::i18n::T;
 use crate::platform;
 use crate::state::{Action, AppState};
@@ -36,6 +40,12 @@ pub fn App(props: &AppProps) -> Html {
         use_reducer_eq(move || initial)
     };
     let result = use_memo(store.scenario.clone(), |s| estimate(s).map(Rc::new));
+    let ghost = {
+        let memory = use_mut_ref(Ghost::default);
+        let shown = result.as_ref().as_ref().ok();
+        let ghost = memory.borrow_mut().update(shown, platform::now_ms());
+        ghost
+    };
     let current_scenario = {
         let cell = use_mut_ref(|| store.scenario.clone());
         *cell.borrow_mut() = store.scenario.clone();
@@ -86,23 +96,37 @@ pub fn App(props: &AppProps) -> Html {
         let store = store.clone();
         Callback::from(move |()| store.dispatch(Action::DismissNotices))
     };
-    let views = match &*result {
+    // The dashboard: what a meeting watches while a slider moves, on one screen.
+    let dashboard = match &*result {
         Ok(report) => html! {
             <>
                 <Verdict report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
                     headroom={s.memory.headroom} cards={s.cards} unverified={unverified} />
-                <MemoryView report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
-                    headroom={s.memory.headroom} />
-                <ScalingView report={report.clone()} lang={lang} cards={s.cards} compact={embed} />
-                // Embedded, the page keeps to memory and speed; the full page has the rest.
-                if !embed {
-                    <RooflineView report={report.clone()} lang={lang} />
-                    <CostView report={report.clone()} lang={lang} />
-                    <LayerTable report={report.clone()} lang={lang} />
-                }
+                <div class="tiles">
+                    <MemoryView report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
+                        headroom={s.memory.headroom} ghost={ghost.clone()} />
+                    <ScalingView report={report.clone()} lang={lang} cards={s.cards} ghost={ghost.clone()} />
+                    // Embedded, the page keeps to memory and speed; the full page has the rest.
+                    if !embed {
+                        <RooflineView report={report.clone()} lang={lang} ghost={ghost.clone()} />
+                        <CostChart report={report.clone()} lang={lang} ghost={ghost.clone()} />
+                        // The grid keeps an area for "what would help most" (issue 13's lever
+                        // chart, data-testid chart-levers): `.tiles .levers` in static/app.css.
+                    }
+                </div>
             </>
         },
         Err(errors) => html! { <Errors errors={errors.clone()} lang={lang} /> },
+    };
+    let details = match (&*result, embed) {
+        (Ok(report), false) => html! {
+            <>
+                <ScalingTable report={report.clone()} lang={lang} />
+                <CostView report={report.clone()} lang={lang} />
+                <LayerTable report={report.clone()} lang={lang} />
+            </>
+        },
+        _ => html! {},
     };
 
     html! {
@@ -118,25 +142,27 @@ pub fn App(props: &AppProps) -> Html {
                     <Header />
                 }
                 <Notices notices={store.notices.clone()} lang={lang} on_dismiss={on_dismiss} />
-                <p class="estimates-note" data-testid="estimates-note">{ T::EstimatesNote.get(lang) }</p>
-                <div class="layout">
+                <div class="dashboard">
                     <div class="side">
                         <ScenarioPanel />
-                        if !embed {
-                            <AssumptionsPanel />
-                        }
                     </div>
                     <main class="views">
-                        { views }
-                        // Outside the estimate's match: an invalid scenario keeps the loaded files.
-                        if !embed {
-                            <MeasuredView />
-                        }
+                        { dashboard }
                     </main>
                 </div>
-                // Comparison view (issue 5), mounted below the single-scenario views.
+                <p class="estimates-note" data-testid="estimates-note">{ T::EstimatesNote.get(lang) }</p>
                 if !embed {
-                    <CompareView lang={lang} scenario={current_scenario} />
+                    <section class="details" aria-label={T::Details.get(lang)}>
+                        <h2 class="details-heading">{ T::Details.get(lang) }</h2>
+                        <div class="details-grid">
+                            { details }
+                            <AssumptionsPanel />
+                            // Outside the estimate's match: an invalid scenario keeps the loaded files.
+                            <MeasuredView />
+                        </div>
+                        // Comparison view (issue 5).
+                        <CompareView lang={lang} scenario={current_scenario} />
+                    </section>
                 }
             </div>
         </ContextProvider<Store>>
