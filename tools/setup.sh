@@ -5,6 +5,11 @@
 #
 #   tools/setup.sh             Rust targets/components, trunk, wasm-bindgen-cli, wasm-opt, crates
 #   tools/setup.sh --browser   the above plus chromium and the e2e test's node packages
+#   tools/setup.sh --torch     the above plus tools/.venv: PyTorch, torchvision and timm at the
+#                              versions tools/requirements-torch.txt pins (the exporter's and
+#                              measure.py's tests; PyPI's torch wheel brings CUDA libraries,
+#                              several GB, whose wheels stay in ~/.cache/hsi-gpu-planner for the next fresh clone)
+# The options combine (tools/test.sh passes both).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,11 +18,14 @@ cd "$repo"
 readonly trunk_version="0.21.14"
 
 with_browser=false
-case "${1:-}" in
-  "") ;;
-  --browser) with_browser=true ;;
-  *) echo "usage: tools/setup.sh [--browser]" >&2; exit 2 ;;
-esac
+with_torch=false
+for option in "$@"; do
+  case "$option" in
+    --browser) with_browser=true ;;
+    --torch) with_torch=true ;;
+    *) echo "usage: tools/setup.sh [--browser] [--torch]" >&2; exit 2 ;;
+  esac
+done
 
 say() { printf '\n==> %s\n' "$*"; }
 die() { printf 'setup: %s\n' "$*" >&2; exit 1; }
@@ -89,6 +97,36 @@ if $with_browser; then
   say "e2e node packages (tests/e2e)"
   # playwright-core has no browser download step; the variable guards against a future one.
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix tests/e2e --no-audit --no-fund
+fi
+
+if $with_torch; then
+  venv="$repo/tools/.venv"
+  requirements="$repo/tools/requirements-torch.txt"
+  say "PyTorch, torchvision, timm in tools/.venv (versions: tools/requirements-torch.txt)"
+  command -v python3 >/dev/null || die "python3 not found: install Python >= 3.10 first"
+  if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv" ||
+      die "python3 -m venv failed: install the venv module (Debian: apt-get install python3-venv)"
+  fi
+  # Installed already at the pinned versions? (pip's own check, no network.)
+  if ! "$venv/bin/python" - "$requirements" <<'PY'
+import sys
+from importlib.metadata import PackageNotFoundError, version
+
+pins = [line.split("#")[0].strip() for line in open(sys.argv[1])]
+pins = [p.split("==") for p in pins if p]
+try:
+    sys.exit(any(version(name) != wanted for name, wanted in pins))
+except PackageNotFoundError:
+    sys.exit(1)
+PY
+  then
+    # PyPI's answers here are not kept by pip's HTTP cache, so the wheels are kept in a
+    # folder of their own: a second fresh clone installs them without downloading.
+    wheels="${XDG_CACHE_HOME:-$HOME/.cache}/hsi-gpu-planner/wheels"
+    "$venv/bin/python" -m pip download -q -d "$wheels" -r "$requirements"
+    "$venv/bin/python" -m pip install -q --no-index --find-links "$wheels" -r "$requirements"
+  fi
 fi
 
 say "setup done"

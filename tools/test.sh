@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: formatting, clippy, native tests (core, CLI, SSR components), the release
-# build, then the browser tests against the release dist/. Installs what it needs first.
+# Runs every test: formatting, clippy, native tests (core, CLI, SSR components), the PyTorch
+# tools (self-tests, exporter coverage against PyTorch), the release build, then the browser
+# tests against the release dist/. Installs what it needs first (tools/setup.sh).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -9,7 +10,8 @@ cd "$repo"
 # Each stage with the time since the start, so a slow CI log shows where the time went.
 say() { printf '\n==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
-"$repo/tools/setup.sh" --browser
+"$repo/tools/setup.sh" --browser --torch
+python="$repo/tools/.venv/bin/python"  # PyTorch, torchvision, timm (tools/requirements-torch.txt)
 
 say "cargo fmt --check"
 cargo fmt --all --check
@@ -24,16 +26,15 @@ say "CLI (the browser tests compare the page against it)"
 cargo build --locked -p hsi-gpu-cli
 
 say "PyTorch tools (export_model.py, measure.py): self-tests and a dry run the CLI reads"
-if python3 -c "import torch" 2>/dev/null; then
-  python3 tools/export_model.py --self-test
-  python3 tools/measure.py --self-test
-  dry_run="$(mktemp)"
-  python3 tools/measure.py tools/samples/scenario_hu1d.json --dry-run --steps 2 --output "$dry_run"
-  target/debug/hsi-gpu compare tools/samples/scenario_hu1d.json "$dry_run" > /dev/null
-  rm -f "$dry_run"
-else
-  echo "skipped: no PyTorch for python3 (pip install torch; the CPU build is enough)"
-fi
+"$python" tools/export_model.py --self-test
+"$python" tools/measure.py --self-test
+dry_run="$(mktemp)"
+"$python" tools/measure.py tools/samples/scenario_hu1d.json --dry-run --steps 2 --output "$dry_run"
+target/debug/hsi-gpu compare tools/samples/scenario_hu1d.json "$dry_run" > /dev/null
+rm -f "$dry_run"
+
+say "exporter coverage: one torchvision/timm model per family, estimated vs PyTorch"
+"$python" tools/export_coverage.py
 
 say "release build"
 "$repo/tools/build.sh"

@@ -15,7 +15,9 @@ point (bands, patch, classes, batch, width, size) and precision it measures, in 
 mode, with a float32 random input and int64 random targets:
 - params: elements of the trainable parameters;
 - fwd_flops, bwd_flops: torch.utils.flop_counter.FlopCounterMode totals (conv, linear,
-  matmul; multiply-add = 2) over forward + cross-entropy and over backward, whole batch;
+  matmul; multiply-add = 2) over forward + cross-entropy and over backward, whole batch
+  (a grouped conv's weight gradient counted once per group's weights: see
+  `conv_backward_flop`);
 - saved_bytes: every tensor autograd packs for backward during forward + cross-entropy
   (torch.autograd.graph.saved_tensors_hooks), taken as its whole untyped storage,
   storages of parameters and buffers skipped, de-duplicated by storage address.
@@ -133,15 +135,28 @@ def make_batch(entry, p):
 
 
 def saved_bytes(model, x, y, precision):
+    return measure_step(model, x, y, precision)[2]
+
+
+def measure_step(model, x, y, precision):
+    """(forward FLOPs, backward FLOPs, saved bytes) of one training step, in one pass."""
     packed = []
 
     def pack(tensor):
         packed.append(tensor)
         return tensor
 
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-        with precision_mode(precision):
-            F.cross_entropy(model(x), y)
+    with FlopCounterMode(display=False, custom_mapping=FLOP_FIXES) as forward:
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+            with precision_mode(precision):
+                loss = F.cross_entropy(model(x), y)
+    with FlopCounterMode(display=False, custom_mapping=FLOP_FIXES) as backward:
+        loss.backward()
+    return forward.get_total_flops(), backward.get_total_flops(), storage_bytes(model, packed)
+
+
+def storage_bytes(model, packed):
+    """Bytes of the distinct storages among `packed`, parameters and buffers excluded."""
     excluded = {t.untyped_storage().data_ptr() for t in itertools.chain(model.parameters(), model.buffers())}
     seen, total = set(), 0
     # `packed` keeps every tensor alive until here, so no storage address is reused.
@@ -156,12 +171,46 @@ def saved_bytes(model, x, y, precision):
 
 
 def flops(model, x, y, precision):
-    with FlopCounterMode(display=False) as forward:
+    with FlopCounterMode(display=False, custom_mapping=FLOP_FIXES) as forward:
         with precision_mode(precision):
             loss = F.cross_entropy(model(x), y)
-    with FlopCounterMode(display=False) as backward:
+    with FlopCounterMode(display=False, custom_mapping=FLOP_FIXES) as backward:
         loss.backward()
     return forward.get_total_flops(), backward.get_total_flops()
+
+
+def conv_backward_flop(grad_out_shape, x_shape, w_shape, bias, stride, padding, dilation, transposed,
+                       output_padding, groups, output_mask, out_shape, **kwargs):
+    """flop_counter's convolution backward with the weight gradient counted per group:
+    torch <= 2.14 counts it `groups` times over (all input x output channel pairs), which
+    PyTorch's own fix (pull request 183405, "the transposed shapes lose the group
+    division") divides out. Only installed when the running torch overcounts."""
+    from torch.utils.flop_counter import conv_flop_count
+
+    def t(shape):
+        return [shape[1], shape[0]] + list(shape[2:])
+
+    count = 0
+    if output_mask[0]:
+        count += conv_flop_count(grad_out_shape, w_shape, out_shape[0], not transposed)
+    if output_mask[1]:
+        pair = (t(grad_out_shape), t(x_shape)) if transposed else (t(x_shape), t(grad_out_shape))
+        count += conv_flop_count(*pair, t(out_shape[1]), transposed=False) // groups
+    return count
+
+
+def grouped_conv_overcounted():
+    """True when this torch's flop counter counts a depthwise conv's weight gradient
+    more than once per weight and output position."""
+    conv = torch.nn.Conv2d(4, 4, 3, groups=4, bias=False)
+    x = torch.randn(1, 4, 5, 5)
+    with FlopCounterMode(display=False) as counter:
+        conv(x).sum().backward()
+    forward = 2 * 4 * 9 * 3 * 3  # 2 x out channels x positions x (1 input channel x 3 x 3)
+    return counter.get_total_flops() > 2 * forward  # forward + weight gradient
+
+
+FLOP_FIXES = {torch.ops.aten.convolution_backward: conv_backward_flop} if grouped_conv_overcounted() else {}
 
 
 def measure(model_id, entry, p, precision):

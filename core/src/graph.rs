@@ -114,7 +114,36 @@ json_enum! {
         Sigmoid = "sigmoid",
         /// Softmax over the last dimension.
         Softmax = "softmax",
+        /// x * relu6(x + 3) / 6 (MobileNetV3).
+        Hardswish = "hardswish",
+        /// relu6(x + 3) / 6 (MobileNetV3's squeeze-excitation gate).
+        Hardsigmoid = "hardsigmoid",
+        /// min(max(x, 0), 6); keeps its input (in place too: autograd keeps a copy).
+        Relu6 = "relu6",
     }
+}
+
+json_enum! {
+    /// How `Op::Upsample` fills the new positions (neither keeps anything for backward).
+    pub enum UpsampleMode {
+        Nearest = "nearest",
+        /// Linear, bilinear or trilinear interpolation (by `dims`), align_corners=False.
+        Linear = "linear",
+    }
+}
+
+impl UpsampleMode {
+    fn is_nearest(&self) -> bool {
+        *self == UpsampleMode::Nearest
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 /// The ops, described once: `Variant = "tag" { field: Type (= default), ... }`. A field
@@ -200,17 +229,28 @@ json_ops! {
             kernel: Vec<u64>,
             stride: Vec<u64> = vec![],
             padding: Vec<u64> = vec![],
+            /// True adds a last, partial window where the input leaves one.
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            ceil_mode: bool = false,
         },
         AvgPool = "avg_pool" {
             dims: u8,
             kernel: Vec<u64>,
             stride: Vec<u64> = vec![],
             padding: Vec<u64> = vec![],
+            /// As for `MaxPool`.
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            ceil_mode: bool = false,
         },
         /// nn.AdaptiveAvgPool1d/2d/3d to `output` (e.g. [1, 1] for global pooling).
         AdaptiveAvgPool = "adaptive_avg_pool" { dims: u8, output: Vec<u64> },
-        /// Nearest-neighbour upsampling of the spatial dimensions by an integer factor.
-        Upsample = "upsample" { dims: u8, scale: u64 },
+        /// Upsampling of the spatial dimensions by an integer factor.
+        Upsample = "upsample" {
+            dims: u8,
+            scale: u64,
+            #[serde(skip_serializing_if = "UpsampleMode::is_nearest")]
+            mode: UpsampleMode = UpsampleMode::Nearest,
+        },
         /// Flatten everything but the batch dimension.
         Flatten = "flatten",
         /// Reshape (a view; element count must match).
@@ -226,7 +266,8 @@ json_ops! {
         Concat = "concat" { axis: usize },
         /// Batched matrix product of two inputs [.., M, K] x [.., K, N].
         Matmul = "matmul",
-        /// Multi-head self-attention on tokens [T, D], written out as PyTorch reference
+        /// Multi-head self-attention on tokens [.., T, D] (leading dimensions are
+        /// independent token sets, e.g. Swin's windows), written out as PyTorch reference
         /// code does: qkv = Linear(D, 3*heads*head_dim); scores = q k^T * scale; softmax;
         /// attn v; out = Linear(heads*head_dim, D). The N x heads x T x T matrix is kept.
         Attention = "attention" {
@@ -235,6 +276,11 @@ json_ops! {
             #[serde(skip_serializing_if = "Option::is_none")]
             head_dim: Option<u64> = None,
             qkv_bias: bool = false,
+            /// Learned parameters besides the projections that change neither FLOPs nor
+            /// kept bytes: a relative position bias table added to the scores (Swin, BEiT,
+            /// MaxViT), separate q and v biases (BEiT).
+            #[serde(skip_serializing_if = "is_zero")]
+            extra_params: u64 = 0,
         },
         /// Prepend a learnable class token: [T, D] -> [T+1, D] (D parameters).
         ClassToken = "class_token",
@@ -242,6 +288,22 @@ json_ops! {
         PositionEmbedding = "position_embedding",
         /// Take one token: [T, D] -> [D].
         TakeToken = "take_token" { index: u64 },
+        /// Multiply by a learned tensor of `shape` broadcast over the input (layer scale:
+        /// ConvNeXt, CaiT, BEiT), plus a learned tensor of the same shape with `bias`
+        /// (ResMLP's affine).
+        Scale = "scale" { shape: Vec<u64>, bias: bool = false },
+        /// Stochastic depth in training: each sample's branch times 0 or 1/(1-p), a
+        /// per-sample random factor (torchvision's StochasticDepth, timm's DropPath).
+        DropPath = "drop_path",
+        /// Every `step`-th element of `start..end` of per-sample dimension `axis`
+        /// (x[:, a:b:step]): a strided view.
+        Slice = "slice" {
+            axis: usize,
+            start: u64,
+            end: u64,
+            #[serde(skip_serializing_if = "is_one")]
+            step: u64 = 1,
+        },
     }
 }
 
@@ -273,6 +335,9 @@ impl Op {
             Op::ClassToken => "class_token",
             Op::PositionEmbedding => "position_embedding",
             Op::TakeToken { .. } => "take_token",
+            Op::Scale { .. } => "scale",
+            Op::DropPath => "drop_path",
+            Op::Slice { .. } => "slice",
         }
     }
 }

@@ -3,6 +3,14 @@
 //! version (tools/torch_zoo/) and for a torchvision-style ResNet-18
 //! (tools/samples/example_models.py); regenerate them with
 //! `python3 tools/export_model.py --fixtures`.
+//!
+//! The fixtures in tests/fixtures/families/ are common torchvision and timm architectures as the
+//! exporter writes them, with what PyTorch measures for them on the CPU (torch's
+//! parameter count, FLOPs and saved-for-backward bytes, fp32 and emulated CUDA bf16
+//! autocast), written by `tools/.venv/bin/python tools/export_coverage.py --fixtures`;
+//! together they use every op added for these architectures (activations, layer scale,
+//! stochastic depth, slices, ceil-mode pools, linear upsampling, windowed attention,
+//! single-input concat).
 
 use std::path::{Path, PathBuf};
 
@@ -232,4 +240,57 @@ fn resnet_matches_pytorch_flops_and_saved_bytes(f: &Fixture) {
             m.saved_bytes
         );
     }
+}
+
+#[derive(Deserialize)]
+struct FamilyFixture {
+    uses: String,
+    torch_params: u64,
+    torch_measured: Vec<TorchMeasured>,
+    spec: ModelSpec,
+}
+
+/// The coverage test's tolerance (tools/export_coverage.py).
+const TOLERANCE: f64 = 0.01;
+
+fn within(estimated: f64, measured: f64) -> bool {
+    (estimated - measured).abs() <= TOLERANCE * measured.max(1.0)
+}
+
+#[test]
+fn exported_families_match_pytorch() {
+    let mut checked = Vec::new();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/families");
+    for entry in std::fs::read_dir(dir).expect("fixture directory exists") {
+        let path = entry.expect("readable entry").path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with(".json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let f: FamilyFixture =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(f.torch_measured.len(), 2, "{name}: fp32 and amp_bf16");
+        for m in &f.torch_measured {
+            let a = analyze(&f.spec, m.batch, m.precision)
+                .unwrap_or_else(|e| panic!("{name} ({}): {e:?}", f.uses));
+            let case = format!("{name} ({}), {:?} batch {}", f.uses, m.precision, m.batch);
+            assert_eq!(a.params, f.torch_params, "{case}: parameters");
+            for (what, estimated, measured) in [
+                ("fwd FLOPs", a.fwd_flops, m.fwd_flops),
+                ("bwd FLOPs", a.bwd_flops, m.bwd_flops),
+                ("saved bytes", a.saved_bytes, m.saved_bytes),
+            ] {
+                assert!(
+                    within(estimated, measured),
+                    "{case}: {what} {estimated} vs torch {measured}"
+                );
+            }
+        }
+        checked.push(name);
+    }
+    assert!(
+        checked.len() >= 10,
+        "expected the family fixtures, found {checked:?}"
+    );
 }

@@ -1,7 +1,7 @@
 //! The layer-list JSON: every op reads back what it writes, optional fields take their
 //! documented defaults, and bad layers are refused naming the field and what is allowed.
 
-use hsi_gpu_core::graph::{Activation, Layer, ModelSpec, Op};
+use hsi_gpu_core::graph::{Activation, Layer, ModelSpec, Op, UpsampleMode};
 
 fn layer(op: Op) -> Layer {
     Layer {
@@ -36,18 +36,29 @@ fn every_op() -> Vec<Op> {
             kernel: vec![2],
             stride: vec![2],
             padding: vec![],
+            ceil_mode: true,
         },
         Op::AvgPool {
             dims: 1,
             kernel: vec![3],
             stride: vec![],
             padding: vec![1],
+            ceil_mode: false,
         },
         Op::AdaptiveAvgPool {
             dims: 2,
             output: vec![1, 1],
         },
-        Op::Upsample { dims: 2, scale: 2 },
+        Op::Upsample {
+            dims: 2,
+            scale: 2,
+            mode: UpsampleMode::Nearest,
+        },
+        Op::Upsample {
+            dims: 1,
+            scale: 4,
+            mode: UpsampleMode::Linear,
+        },
         Op::Flatten,
         Op::Reshape { shape: vec![4, 25] },
         Op::Permute { order: vec![1, 0] },
@@ -59,15 +70,38 @@ fn every_op() -> Vec<Op> {
             heads: 4,
             head_dim: Some(16),
             qkv_bias: true,
+            extra_params: 0,
         },
         Op::Attention {
             heads: 2,
             head_dim: None,
             qkv_bias: false,
+            extra_params: 507,
         },
         Op::ClassToken,
         Op::PositionEmbedding,
         Op::TakeToken { index: 0 },
+        Op::Scale {
+            shape: vec![8, 1, 1],
+            bias: false,
+        },
+        Op::Scale {
+            shape: vec![16],
+            bias: true,
+        },
+        Op::DropPath,
+        Op::Slice {
+            axis: 0,
+            start: 2,
+            end: 5,
+            step: 1,
+        },
+        Op::Slice {
+            axis: 1,
+            start: 1,
+            end: 9,
+            step: 2,
+        },
     ]
     .into_iter()
     .chain(Activation::ALL.map(|kind| Op::Act { kind }))
@@ -117,7 +151,33 @@ fn optional_fields_take_the_documented_defaults() {
         Op::Attention {
             heads: 2,
             head_dim: None,
-            qkv_bias: false
+            qkv_bias: false,
+            extra_params: 0
+        }
+    );
+    assert_eq!(
+        read(r#"{"op": "max_pool", "dims": 2, "kernel": [2]}"#),
+        Op::MaxPool {
+            dims: 2,
+            kernel: vec![2],
+            stride: vec![],
+            padding: vec![],
+            ceil_mode: false
+        }
+    );
+    assert_eq!(
+        read(r#"{"op": "upsample", "dims": 2, "scale": 2}"#),
+        Op::Upsample {
+            dims: 2,
+            scale: 2,
+            mode: UpsampleMode::Nearest
+        }
+    );
+    assert_eq!(
+        read(r#"{"op": "scale", "shape": [4]}"#),
+        Op::Scale {
+            shape: vec![4],
+            bias: false
         }
     );
     let plain: Layer = serde_json::from_str(r#"{"op": "flatten"}"#).unwrap();

@@ -82,6 +82,7 @@ fn resnet50(input: Vec<u64>, classes: u64) -> hsi_gpu_core::graph::ModelSpec {
             kernel: vec![3],
             stride: vec![2],
             padding: vec![1],
+            ceil_mode: false,
         },
     );
     let mut prev = "stem".to_string();

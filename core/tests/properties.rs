@@ -212,8 +212,8 @@ proptest! {
     /// error (naming the layer) or a scenario that estimates or says why not.
     #[test]
     fn hostile_layer_fields_give_field_errors(
-        op in prop::sample::select(vec!["conv", "linear", "group_norm", "act", "dropout", "max_pool", "adaptive_avg_pool", "upsample", "reshape", "permute", "concat", "attention", "take_token"]),
-        field in prop::sample::select(vec!["dims", "out_channels", "kernel", "stride", "padding", "dilation", "groups", "bias", "out_features", "kind", "p", "output", "scale", "shape", "order", "axis", "heads", "head_dim", "index", "from", "name"]),
+        op in prop::sample::select(vec!["conv", "linear", "group_norm", "act", "dropout", "max_pool", "adaptive_avg_pool", "upsample", "reshape", "permute", "concat", "attention", "take_token", "scale", "drop_path", "slice"]),
+        field in prop::sample::select(vec!["dims", "out_channels", "kernel", "stride", "padding", "dilation", "groups", "bias", "out_features", "kind", "p", "output", "scale", "shape", "order", "axis", "heads", "head_dim", "index", "from", "name", "ceil_mode", "mode", "extra_params", "start", "end", "step"]),
         value in hostile_value(),
     ) {
         let layer = format!(r#"{{"op": "{op}", "{field}": {value}}}"#);

@@ -4,7 +4,9 @@ ResNet18 is torchvision's resnet18 (torchvision/models/resnet.py, BasicBlock wit
 in-place `out += identity`, ReLU(inplace=True), 1x1 conv + BN shortcut where the shape
 changes) with the first convolution taking `bands` channels, so a B-band s x s patch goes
 in. WithCustomLayers holds two layers the planner has no op for (a PReLU and a cumulative
-sum over the bands), to check that the exporter reports them by name.
+sum over the bands), to check that the exporter reports them by name. VisionBlocks uses,
+in one small network, the pieces of torchvision's and timm's architectures that have
+their own handlers (tools/export_coverage.py checks the real models).
 """
 
 import torch
@@ -74,3 +76,31 @@ class WithCustomLayers(nn.Module):
     def forward(self, x):
         x = self.act2(self.conv(self.spectral_sum(x)))
         return self.fc(self.pool(x).flatten(1))
+
+
+class VisionBlocks(nn.Module):
+    """A concat of one tensor (DenseNet), Hardswish and a Hardsigmoid gate
+    (MobileNetV3's squeeze-excitation), ReLU6, channels-last LayerNorm with a layer
+    scale (ConvNeXt), stochastic depth in training, a channel slice (GhostNet) and a
+    mean over the spatial dimensions of a channels-last tensor."""
+
+    def __init__(self, bands, classes, width=8):
+        super().__init__()
+        self.conv = nn.Conv2d(bands, width, 3, padding=1)
+        self.act = nn.Hardswish()
+        self.se_reduce = nn.Conv2d(width, 4, 1)
+        self.se_expand = nn.Conv2d(4, width, 1)
+        self.gate = nn.Hardsigmoid()
+        self.clip = nn.ReLU6(inplace=True)
+        self.norm = nn.LayerNorm(width)
+        self.gamma = nn.Parameter(torch.full((width,), 1e-6))
+        self.head = nn.Linear(width // 2, classes)
+
+    def forward(self, x):
+        x = torch.cat([self.act(self.conv(x))], 1)
+        x = x * self.gate(self.se_expand(self.clip(self.se_reduce(x.mean((2, 3), keepdim=True)))))
+        y = self.norm(x.permute(0, 2, 3, 1)) * self.gamma
+        keep = torch.empty(x.shape[0], 1, 1, 1).bernoulli_(0.9) / 0.9
+        x = x + y.permute(0, 3, 1, 2) * keep
+        return self.head(x[:, : x.shape[1] // 2].permute(0, 2, 3, 1).mean((1, 2)))
+

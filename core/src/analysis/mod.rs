@@ -6,10 +6,11 @@
 //! - conv keeps its input and its weight; linear/matmul keep each operand the other
 //!   operand's gradient needs (the input only when the weight needs a gradient, the
 //!   weight only when the input does);
-//! - ReLU, tanh, sigmoid and softmax keep their output; LeakyReLU, GELU, SiLU and Mish
-//!   their input; dropout a 1-byte mask; max-pool its input and int64 indices; average
+//! - ReLU, tanh, sigmoid and softmax keep their output; LeakyReLU, GELU, SiLU, Mish,
+//!   Hardswish, Hardsigmoid and ReLU6 their input; dropout a 1-byte mask; layer scale
+//!   (`scale`) its input; stochastic depth (`drop_path`) its per-sample factor; max-pool its input and int64 indices; average
 //!   pools their input, except a global adaptive pool (a `mean`, which keeps nothing); batch/layer/group norm their input plus fp32 mean and inverse std;
-//! - views (flatten, reshape, permute, token selection) share their input's storage; a
+//! - views (flatten, reshape, permute, token selection, slices) share their input's storage; a
 //!   reshape of a non-contiguous view makes a copy, and so do linear and matmul where
 //!   they fold leading dimensions into one (linear on [.., T, D], matmul on [.., B, M, K]);
 //!   conv, and a matmul of per-sample matrices (bmm), keep a strided view as it is;
@@ -21,18 +22,21 @@
 //!
 //! FLOPs follow `torch.utils.flop_counter`: only conv, linear and matmul count
 //! (multiply-add = 2, bias ignored); backward counts the input gradient only where the
-//! input requires one, so a first layer fed by the data costs 1x its forward, others 2x.
+//! input requires one, so a first layer fed by the data costs 1x its forward, others 2x
+//! (a grouped conv's weight gradient once per group's weights, as PyTorch's fix of the
+//! counter, pull request 183405, counts it; torch 2.14 counts it `groups` times).
 
 use std::collections::{BTreeSet, HashMap};
 
 use crate::choices::Precision;
+mod extra;
 mod ops;
 mod tensor_ops;
 mod window;
 
 use ops::apply;
 
-use crate::graph::{Activation, ModelSpec, Op};
+use crate::graph::{Activation, ModelSpec, Op, UpsampleMode};
 use crate::problems::FieldError;
 use serde::{Deserialize, Serialize};
 

@@ -153,6 +153,8 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 first.clone()
             };
             let output = ctx.fresh(first.shape.clone(), operand.dtype, first.requires_grad);
+            // The others (LeakyReLU, GELU, SiLU, Mish, Hardswish, Hardsigmoid, ReLU6 in
+            // place or not) keep their input.
             let keeps_output = matches!(
                 kind,
                 Activation::Relu | Activation::Tanh | Activation::Sigmoid | Activation::Softmax
@@ -165,8 +167,12 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 ctx.keep(operand.storage)
             };
             let flops_per_element = match kind {
-                Activation::Relu | Activation::LeakyRelu => 1.0,
-                Activation::Sigmoid | Activation::Tanh | Activation::Silu => 4.0,
+                Activation::Relu | Activation::LeakyRelu | Activation::Relu6 => 1.0,
+                Activation::Hardsigmoid => 3.0,
+                Activation::Sigmoid
+                | Activation::Tanh
+                | Activation::Silu
+                | Activation::Hardswish => 4.0,
                 Activation::Gelu | Activation::Mish | Activation::Softmax => 8.0,
             };
             Ok((
@@ -195,16 +201,19 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             kernel,
             stride,
             padding,
+            ceil_mode,
         }
         | Op::AvgPool {
             dims,
             kernel,
             stride,
             padding,
+            ceil_mode,
         } => {
             expect_inputs(inputs, 1)?;
             let (channels, spatial) = spatial_input(&first, *dims)?;
-            let w = window(*dims as usize, kernel, stride, padding, &[], true)?;
+            let mut w = window(*dims as usize, kernel, stride, padding, &[], true)?;
+            w.ceil_mode = *ceil_mode;
             if w.padding.iter().zip(&w.kernel).any(|(p, k)| 2 * p > *k) {
                 return Err(bad(
                     format!("padding {:?} with kernel {:?}", w.padding, w.kernel),
@@ -256,7 +265,7 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 * channels as f64;
             Ok((output.clone(), elementwise(&output, per_output, saved, 1)))
         }
-        Op::Upsample { dims, scale } => {
+        Op::Upsample { dims, scale, mode } => {
             expect_inputs(inputs, 1)?;
             let (channels, spatial) = spatial_input(&first, *dims)?;
             if *scale == 0 {
@@ -265,7 +274,13 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             let mut shape = vec![channels];
             shape.extend(spatial.iter().map(|s| s.saturating_mul(*scale)));
             let output = ctx.fresh(shape, first.dtype, first.requires_grad);
-            Ok((output.clone(), elementwise(&output, 0.0, Bytes::ZERO, 1)))
+            // Linear interpolation weighs 2 neighbours per dimension; neither mode keeps
+            // anything (backward needs only the sizes).
+            let flops = match mode {
+                UpsampleMode::Nearest => 0.0,
+                UpsampleMode::Linear => 3.0 * f64::from(1u32 << *dims),
+            };
+            Ok((output.clone(), elementwise(&output, flops, Bytes::ZERO, 1)))
         }
         Op::Flatten => {
             expect_inputs(inputs, 1)?;
@@ -351,13 +366,8 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             );
             Ok((output.clone(), elementwise(&output, 1.0, saved, 1)))
         }
+        // One input is a copy (DenseNet's first layer concatenates a list of one).
         Op::Concat { axis } => {
-            if inputs.len() < 2 {
-                return Err(bad(
-                    format!("{} inputs", inputs.len()),
-                    "two or more inputs",
-                ));
-            }
             let rank = first.shape.len();
             let same_elsewhere = inputs.iter().all(|v| {
                 v.shape.len() == rank
@@ -394,9 +404,29 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             heads,
             head_dim,
             qkv_bias,
+            extra_params,
         } => {
             expect_inputs(inputs, 1)?;
-            attention(ctx, &first, *heads, *head_dim, *qkv_bias)
+            let (output, mut account) = attention(ctx, &first, *heads, *head_dim, *qkv_bias)?;
+            account.params = account.params.saturating_add(*extra_params);
+            Ok((output, account))
+        }
+        Op::Scale { shape, bias } => {
+            expect_inputs(inputs, 1)?;
+            extra::scale(ctx, &first, shape, *bias)
+        }
+        Op::DropPath => {
+            expect_inputs(inputs, 1)?;
+            Ok(extra::drop_path(ctx, &first))
+        }
+        Op::Slice {
+            axis,
+            start,
+            end,
+            step,
+        } => {
+            expect_inputs(inputs, 1)?;
+            extra::slice(&first, *axis, *start, *end, *step)
         }
         Op::ClassToken => {
             expect_inputs(inputs, 1)?;

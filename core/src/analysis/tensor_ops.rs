@@ -139,9 +139,15 @@ pub(super) fn attention(
     head_dim: Option<u64>,
     qkv_bias: bool,
 ) -> OpResult {
-    let [tokens, dim] = x.shape[..] else {
-        return Err(bad(format!("input shape {:?}", x.shape), "tokens [T, D]"));
+    // Leading dimensions are independent token sets (Swin's windows: [windows, T, D]).
+    let [.., tokens, dim] = x.shape[..] else {
+        return Err(bad(
+            format!("input shape {:?}", x.shape),
+            "tokens [.., T, D]",
+        ));
     };
+    let sets = saturating_product(&x.shape[..x.shape.len() - 2]);
+    let rows = sets.saturating_mul(tokens);
     if heads == 0 || (head_dim.is_none() && dim % heads != 0) || head_dim == Some(0) {
         return Err(bad(
             format!("{heads} heads over dim {dim}"),
@@ -157,7 +163,7 @@ pub(super) fn attention(
         .saturating_add(out_weight)
         .saturating_add(dim)
         .saturating_add(qkv_bias_params);
-    let scores = saturating_product(&[heads, tokens, tokens]);
+    let scores = saturating_product(&[sets, heads, tokens, tokens]);
 
     // qkv projection keeps x (and its weight copy under autocast).
     let xin = ctx.matmul_operand(x, true);
@@ -169,7 +175,7 @@ pub(super) fn attention(
     // q, k and v are strided views of the qkv output; the two batched matmuls copy them
     // to [N*heads, T, hd] and keep the copies.
     for _ in 0..3 {
-        saved += ctx.keep_new(saturating_product(&[tokens, inner, act]), 0);
+        saved += ctx.keep_new(saturating_product(&[rows, inner, act]), 0);
     }
     // Softmax (fp32 under autocast) keeps its output; the second matmul keeps the
     // probabilities again as a 16-bit copy under autocast.
@@ -183,14 +189,14 @@ pub(super) fn attention(
         saved += ctx.keep_new(scores.saturating_mul(act), 0);
     }
     // Heads merged back to [T, inner]: a copy the output projection keeps.
-    saved += ctx.keep_new(saturating_product(&[tokens, inner, act]), 0);
+    saved += ctx.keep_new(saturating_product(&[rows, inner, act]), 0);
     saved += ctx.keep_weight_copy(out_weight);
 
-    let tokens_f = tokens as f64;
+    let tokens_f = rows as f64;
     let qkv_flops = 2.0 * tokens_f * qkv_weight as f64;
     let fwd = qkv_flops + 4.0 * scores as f64 * hd as f64 + 2.0 * tokens_f * out_weight as f64;
     let input_grad_flops = if x.requires_grad { qkv_flops } else { 0.0 };
-    let output = ctx.fresh(vec![tokens, dim], act, true);
+    let output = ctx.fresh(x.shape.clone(), act, true);
     Ok((
         output,
         LayerAccount {

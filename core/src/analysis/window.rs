@@ -3,8 +3,16 @@
 use super::ops::bad;
 use super::per_dim;
 
-/// Output length of a sliding window (PyTorch's formula, floor mode).
-fn window_out(len: u64, kernel: u64, stride: u64, padding: u64, dilation: u64) -> Option<u64> {
+/// Output length of a sliding window (PyTorch's formula; ceil mode adds a last, partial
+/// window unless it would start in the padding).
+fn window_out(
+    len: u64,
+    kernel: u64,
+    stride: u64,
+    padding: u64,
+    dilation: u64,
+    ceil_mode: bool,
+) -> Option<u64> {
     let span = dilation
         .checked_mul(kernel.checked_sub(1)?)?
         .checked_add(1)?;
@@ -12,7 +20,10 @@ fn window_out(len: u64, kernel: u64, stride: u64, padding: u64, dilation: u64) -
     if stride == 0 || kernel == 0 || padded < span {
         return None;
     }
-    Some((padded - span) / stride + 1)
+    let round_up = if ceil_mode { stride - 1 } else { 0 };
+    let out = (padded - span).checked_add(round_up)? / stride + 1;
+    let starts_in_padding = ceil_mode && (out - 1).checked_mul(stride)? >= len + padding;
+    Some(out - u64::from(starts_in_padding))
 }
 
 /// A window's per-dimension kernel, stride, padding and dilation.
@@ -21,6 +32,8 @@ pub(super) struct Window {
     pub(super) stride: Vec<u64>,
     pub(super) padding: Vec<u64>,
     pub(super) dilation: Vec<u64>,
+    /// Pools only: PyTorch's ceil_mode.
+    pub(super) ceil_mode: bool,
 }
 
 pub(super) fn window(
@@ -53,6 +66,7 @@ pub(super) fn window(
         padding: list(padding, 0, "padding")?,
         dilation: list(dilation, 1, "dilation")?,
         kernel,
+        ceil_mode: false,
     })
 }
 
@@ -61,17 +75,23 @@ pub(super) fn window_output(spatial: &[u64], w: &Window) -> Result<Vec<u64>, (St
         .iter()
         .enumerate()
         .map(|(i, &len)| {
-            window_out(len, w.kernel[i], w.stride[i], w.padding[i], w.dilation[i]).ok_or_else(
-                || {
-                    bad(
-                        format!(
-                            "input size {len} with kernel {} (dilation {}, padding {})",
-                            w.kernel[i], w.dilation[i], w.padding[i]
-                        ),
-                        "an input at least as large as the dilated kernel, and stride >= 1",
-                    )
-                },
+            window_out(
+                len,
+                w.kernel[i],
+                w.stride[i],
+                w.padding[i],
+                w.dilation[i],
+                w.ceil_mode,
             )
+            .ok_or_else(|| {
+                bad(
+                    format!(
+                        "input size {len} with kernel {} (dilation {}, padding {})",
+                        w.kernel[i], w.dilation[i], w.padding[i]
+                    ),
+                    "an input at least as large as the dilated kernel, and stride >= 1",
+                )
+            })
         })
         .collect()
 }

@@ -33,6 +33,7 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
             kernel: vec![pool],
             stride: vec![],
             padding: vec![],
+            ceil_mode: false,
         })
         .push(ops::act(Activation::Tanh))
         .push(Op::Flatten)

@@ -60,6 +60,7 @@ impl EncoderBlock {
                 heads: self.heads,
                 head_dim: self.head_dim,
                 qkv_bias: self.qkv_bias,
+                extra_params: 0,
             },
         );
         self.dropout_after(chain, &name("attn_drop"));

@@ -14,7 +14,7 @@
 use super::cnn::{channels, no_size};
 use super::transformer::{at_least, Chain};
 use super::ZooOptions;
-use crate::graph::{ops, ModelBuilder, ModelSpec, Op};
+use crate::graph::{ops, ModelBuilder, ModelSpec, Op, UpsampleMode};
 use crate::problems::FieldError;
 
 const LEVELS: u32 = 4;
@@ -50,13 +50,22 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
                 kernel: vec![2],
                 stride: vec![],
                 padding: vec![],
+                ceil_mode: false,
             },
         );
     }
     double_conv(&mut c, "bottleneck", base << LEVELS);
     for level in (0..LEVELS).rev() {
         let up = format!("up{level}");
-        c.then(&up, Op::Upsample { dims: 2, scale: 2 }).join(
+        c.then(
+            &up,
+            Op::Upsample {
+                dims: 2,
+                scale: 2,
+                mode: UpsampleMode::Nearest,
+            },
+        )
+        .join(
             &format!("concat{level}"),
             &[&up, &skips[level as usize]],
             Op::Concat { axis: 0 },

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Exports one model per architecture family the exporter promises (torchvision's
+classification and segmentation models, the common timm families), and checks each
+against PyTorch on the CPU:
+
+- the layer list represents every trainable parameter (torch's count exactly);
+- `hsi-gpu estimate` accepts it, and its forward and backward FLOPs and its
+  saved-for-backward bytes are within 1 % of what PyTorch measures (fp32 and emulated
+  CUDA bf16 autocast, at the batch below; tools/validate_zoo.py's method).
+
+    tools/.venv/bin/python tools/export_coverage.py [--family NAME ...] [--markdown]
+
+Models are built with random weights (pretrained=False: nothing is downloaded) at a small
+input so the run stays short on two cores. A family listed in KNOWN_FAILURES must fail
+with the reason given there; any other failure, or a known failure that now passes,
+fails the run (so the README's coverage table stays true).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("TIMM_FUSED_ATTN", "0")  # timm's written-out attention (see KNOWN_FAILURES)
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, TOOLS)
+
+import validate_zoo  # noqa: E402
+from hsi_export import ExportError, export  # noqa: E402
+
+CLI = os.path.join(os.path.dirname(TOOLS), "target", "debug", "hsi-gpu")
+BATCH = 2
+TOLERANCE = 0.01
+CLASSES = 10
+
+# swin_t's architecture (torchvision/models/swin_transformer.py) with 2 x 2 windows, so
+# a 64-pixel input divides into windows at every stage (7 x 7 needs 224 pixels).
+SWIN_T_WINDOW_2 = {"patch_size": [4, 4], "embed_dim": 96, "depths": [2, 2, 6, 2], "num_heads": [3, 6, 12, 24],
+                   "window_size": [2, 2], "stochastic_depth_prob": 0.2, "num_classes": 10}
+
+# maxvit_t's architecture with 2 x 2 partitions for a 64-pixel input (7 x 7 needs 224).
+MAXVIT_T_PARTITION_2 = {"input_size": (64, 64), "stem_channels": 64, "block_channels": [64, 128, 256, 512],
+                        "block_layers": [2, 2, 5, 2], "head_dim": 32, "stochastic_depth_prob": 0.2,
+                        "partition_size": 2, "num_classes": 10}
+
+# (family, library, model name, constructor kwargs, per-sample input shape); library
+# "torchvision.class" builds a class of torchvision.models with the kwargs alone.
+FAMILIES = [
+    ("tv alexnet", "torchvision", "alexnet", {}, [3, 64, 64]),
+    ("tv convnext", "torchvision", "convnext_tiny", {}, [3, 64, 64]),
+    ("tv densenet", "torchvision", "densenet121", {}, [3, 32, 32]),
+    ("tv efficientnet", "torchvision", "efficientnet_b0", {}, [3, 32, 32]),
+    ("tv efficientnet_v2", "torchvision", "efficientnet_v2_s", {}, [3, 32, 32]),
+    ("tv googlenet", "torchvision", "googlenet", {"aux_logits": False, "init_weights": False}, [3, 64, 64]),
+    ("tv inception", "torchvision", "inception_v3", {"aux_logits": False, "init_weights": False}, [3, 96, 96]),
+    ("tv maxvit", "torchvision.class", "MaxVit", MAXVIT_T_PARTITION_2, [3, 64, 64]),
+    ("tv mnasnet", "torchvision", "mnasnet0_5", {}, [3, 64, 64]),
+    ("tv mobilenet_v2", "torchvision", "mobilenet_v2", {}, [3, 64, 64]),
+    ("tv mobilenet_v3", "torchvision", "mobilenet_v3_large", {}, [3, 64, 64]),
+    ("tv regnet_x", "torchvision", "regnet_x_400mf", {}, [3, 64, 64]),
+    ("tv regnet_y", "torchvision", "regnet_y_400mf", {}, [3, 64, 64]),
+    ("tv resnet", "torchvision", "resnet18", {}, [3, 64, 64]),
+    ("tv resnext", "torchvision", "resnext50_32x4d", {}, [3, 32, 32]),
+    ("tv shufflenet", "torchvision", "shufflenet_v2_x0_5", {}, [3, 64, 64]),
+    ("tv squeezenet", "torchvision", "squeezenet1_1", {}, [3, 64, 64]),
+    ("tv swin", "torchvision.class", "SwinTransformer", SWIN_T_WINDOW_2, [3, 64, 64]),
+    ("tv swin_v2", "torchvision", "swin_v2_t", {}, [3, 64, 64]),
+    ("tv vgg", "torchvision", "vgg11_bn", {}, [3, 64, 64]),
+    ("tv vit", "torchvision", "vit_b_32", {"image_size": 64}, [3, 64, 64]),
+    ("tv wide_resnet", "torchvision", "wide_resnet50_2", {}, [3, 32, 32]),
+    ("tv fcn", "torchvision.segmentation", "fcn_resnet50", {"weights_backbone": None}, [3, 32, 32]),
+    ("tv deeplabv3", "torchvision.segmentation", "deeplabv3_mobilenet_v3_large", {"weights_backbone": None}, [3, 64, 64]),
+    ("tv lraspp", "torchvision.segmentation", "lraspp_mobilenet_v3_large", {"weights_backbone": None}, [3, 64, 64]),
+    ("timm resnet", "timm", "resnet18", {}, [3, 64, 64]),
+    ("timm resnext", "timm", "resnext50_32x4d", {}, [3, 32, 32]),
+    ("timm wide_resnet", "timm", "wide_resnet50_2", {}, [3, 32, 32]),
+    ("timm densenet", "timm", "densenet121", {}, [3, 32, 32]),
+    ("timm efficientnet", "timm", "efficientnet_b0", {}, [3, 32, 32]),
+    ("timm efficientnetv2", "timm", "efficientnetv2_rw_t", {}, [3, 32, 32]),
+    ("timm mobilenetv2", "timm", "mobilenetv2_100", {}, [3, 64, 64]),
+    ("timm mobilenetv3", "timm", "mobilenetv3_large_100", {}, [3, 32, 32]),
+    ("timm convnext", "timm", "convnext_tiny", {}, [3, 64, 64]),
+    ("timm regnet", "timm", "regnety_002", {}, [3, 64, 64]),
+    ("timm vit", "timm", "vit_tiny_patch16_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm deit", "timm", "deit_tiny_patch16_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm swin", "timm", "swin_tiny_patch4_window7_224", {"img_size": 64, "window_size": 2}, [3, 64, 64]),
+    ("timm beit", "timm", "beit_base_patch16_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm mixer", "timm", "mixer_s16_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm resmlp", "timm", "resmlp_12_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm poolformer", "timm", "poolformer_s12", {}, [3, 64, 64]),
+    ("timm ghostnet", "timm", "ghostnet_100", {}, [3, 64, 64]),
+    ("timm mnasnet", "timm", "mnasnet_100", {}, [3, 64, 64]),
+    ("timm inception_v3", "timm", "inception_v3", {}, [3, 96, 96]),
+    ("timm vgg", "timm", "vgg11", {}, [3, 64, 64]),
+]
+
+# family -> the reason it does not export unchanged (a part of the error it gives).
+KNOWN_FAILURES = {
+    "tv swin_v2": "(Swin V2) computes cosine attention with a continuous position bias MLP",
+    "tv vit": "amp_bf16 saved",
+}
+
+# Families whose layer list and PyTorch figures core/tests/exporter_families.rs checks
+# (the estimator without Python): together they use every op the exporter added for
+# these architectures.
+FIXTURE_FAMILIES = {
+    "timm densenet": "concat of one input",
+    "timm mobilenetv3": "hardswish, hardsigmoid, squeeze-excitation",
+    "tv mobilenet_v2": "relu6",
+    "timm convnext": "layer scale on channels-last, layer norm over channels",
+    "tv efficientnet": "stochastic depth",
+    "tv googlenet": "ceil-mode pools",
+    "tv lraspp": "bilinear upsampling",
+    "timm swin": "window attention with a relative position bias, batch-folded windows",
+    "tv swin": "window partition inside the attention, strided slices (patch merging)",
+    "tv maxvit": "block and grid attention over [.., G, P, D], swapaxes",
+    "timm beit": "separate q/v biases, layer scale",
+    "timm resmlp": "scale with bias (affine)",
+    "timm ghostnet": "channel slices",
+}
+FIXTURES = os.path.join(os.path.dirname(TOOLS), "core", "tests", "fixtures", "families")
+
+
+def write_fixture(family, fixture):
+    name = family.replace(" ", "_") + ".json"
+    fixture = {"generated_by": "tools/export_coverage.py --fixtures", "uses": FIXTURE_FAMILIES[family], **fixture}
+    with open(os.path.join(FIXTURES, name), "w") as f:
+        json.dump(fixture, f, separators=(",", ":"))
+        f.write("\n")
+
+
+def build(library, name, kwargs):
+    torch.manual_seed(0)
+    if library == "timm":
+        import timm
+
+        if name not in timm.list_models():
+            raise AssertionError(f"timm {timm.__version__} has no model {name}")
+        return timm.create_model(name, pretrained=False, num_classes=CLASSES, **kwargs)
+    import torchvision
+
+    if library == "torchvision.class":
+        return getattr(torchvision.models, name)(**kwargs)
+    module = torchvision.models.segmentation if library.endswith("segmentation") else torchvision.models
+    return getattr(module, name)(weights=None, num_classes=CLASSES, **kwargs)
+
+
+class MainOutput(nn.Module):
+    """The tensor a segmentation model returns under "out" (what the exporter reads)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        out = self.model(x)
+        return out["out"] if isinstance(out, dict) else out
+
+
+def measured(model, input_shape, output_shape, precision):
+    torch.manual_seed(0)
+    x = torch.randn(BATCH, *input_shape)
+    y = torch.randint(0, CLASSES, (BATCH, *output_shape[1:]))  # a class per sample or per pixel
+    fwd, bwd, saved = validate_zoo.measure_step(MainOutput(model).train(), x, y, precision)
+    return {"fwd": fwd, "bwd": bwd, "saved": saved}
+
+
+def estimated(cli, spec, precision):
+    scenario = {"model": {"kind": "custom", "spec": spec}, "batch_per_gpu": BATCH, "precision": precision}
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        json.dump(scenario, f)
+        f.flush()
+        run = subprocess.run([cli, "estimate", f.name], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise ExportError(f"hsi-gpu estimate refused the layer list: {run.stderr.strip()}")
+    report = json.loads(run.stdout)
+    out = report["layers"][-1]["output_shape"]
+    elements = 1
+    for d in out:
+        elements *= d
+    # Cross-entropy keeps the fp32 log-probabilities and the int64 targets (+ a 4-byte
+    # total weight), as core/src/analysis.rs counts them.
+    loss = BATCH * (elements * 4 + elements // out[0] * 8) + 4
+    return {
+        "output_shape": out,
+        "params": report["params"],
+        "fwd": report["fwd_flops_per_sample"] * BATCH,
+        "bwd": report["bwd_flops_per_sample"] * BATCH,
+        "saved": sum(layer["saved_bytes"] for layer in report["layers"]) + loss,
+    }
+
+
+def check(cli, library, name, kwargs, input_shape):
+    """(status, detail, fixture): "ok", or "fail" with the first reason found; the fixture
+    holds the layer list and PyTorch's figures."""
+    model = build(library, name, kwargs)
+    spec, info = export(model, input_shape, name)
+    if info["unsupported"]:
+        u = info["unsupported"][0]
+        return "fail", f"unsupported {u['layer']}: {u['what']}", None
+    if info["params_not_represented"]:
+        return "fail", f"parameters not represented: {', '.join(info['params_not_represented'][:3])}", None
+    fixture = {"source": {"library": library, "model": name, "kwargs": kwargs, "input": input_shape},
+               "torch": torch.__version__, "torch_params": info["torch_params"], "torch_measured": [], "spec": spec}
+    worst = 0.0
+    for precision in validate_zoo.PRECISIONS:
+        got = estimated(cli, spec, precision)
+        want = measured(model, input_shape, got["output_shape"], precision)
+        fixture["torch_measured"].append({"batch": BATCH, "precision": precision, "fwd_flops": want["fwd"],
+                                          "bwd_flops": want["bwd"], "saved_bytes": want["saved"]})
+        if got["params"] != info["torch_params"]:
+            return "fail", f"estimate counts {got['params']} parameters, torch {info['torch_params']}", None
+        for key in ("fwd", "bwd", "saved"):
+            error = got[key] / max(want[key], 1) - 1
+            if abs(error) > TOLERANCE:
+                return "fail", f"{precision} {key} {got[key]:.4g} vs torch {want[key]:.4g} ({error * 100:+.1f} %)", None
+            worst = max(worst, abs(error))
+    return "ok", f"{info['torch_params']} params, {len(spec['layers'])} layers, largest error {worst:.2%}", fixture
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--family", action="append", help="only this family (repeatable), e.g. 'timm swin'")
+    parser.add_argument("--cli", default=CLI, help="the hsi-gpu binary (default: %(default)s)")
+    parser.add_argument("--fixtures", action="store_true",
+                        help="write core/tests/fixtures/families/*.json for FIXTURE_FAMILIES")
+    parser.add_argument("--markdown", action="store_true", help="print the coverage table for the README")
+    args = parser.parse_args()
+    torch.set_num_threads(min(2, os.cpu_count() or 1))
+    chosen = [f for f in FAMILIES if not args.family or f[0] in args.family]
+    results, unexpected = [], []
+    for family, library, name, kwargs, input_shape in chosen:
+        start = time.monotonic()
+        try:
+            status, detail, fixture = check(args.cli, library, name, kwargs, input_shape)
+        except ExportError as e:
+            status, detail, fixture = "fail", str(e).splitlines()[0], None
+        except Exception as e:  # a crash is a failure too, reported as unexpected below
+            status, detail, fixture = "fail", f"crash: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", None
+        if args.fixtures and family in FIXTURE_FAMILIES and fixture:
+            write_fixture(family, fixture)
+        seconds = time.monotonic() - start
+        results.append((family, name, status, detail))
+        print(f"{family:22} {name:32} {status:4} {seconds:5.1f}s  {detail}", flush=True)
+        known = KNOWN_FAILURES.get(family)
+        if status == "ok" and known:
+            unexpected.append(f"{family} passes now: remove it from KNOWN_FAILURES ({known})")
+        elif status == "fail" and not (known and known in detail):
+            unexpected.append(f"{family}: {detail}")
+    passed = sum(1 for r in results if r[2] == "ok")
+    print(f"\n{passed} of {len(results)} families export unchanged and match PyTorch within {TOLERANCE:.0%}")
+    if args.markdown:
+        print("\n| family | model | result |\n|---|---|---|")
+        for family, name, status, detail in results:
+            print(f"| {family} | `{name}` | {detail} |")
+    for line in unexpected:
+        print(f"unexpected: {line}", file=sys.stderr)
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
