@@ -1,12 +1,16 @@
 //! The page: a one-screen dashboard (inputs on the left; the verdict and the live charts
 //! beside them, each with a faint ghost of the figures before the last change), then the
 //! details below (tables, assumptions, measurements, comparison). Everything is
-//! recomputed by the core on every input event. Browser side effects (address bar, storage, readiness, embed height) run in
-//! effects, after rendering.
+//! recomputed by the core on every input event; the what-ifs (levers, inference) once the
+//! scenario rests. Browser side effects (address bar, storage, readiness, embed height)
+//! run in effects, after rendering.
 
+use std::cell::Cell;
 use std::rc::Rc;
+use std::time::Duration;
 
-use hsi_gpu_core::{dataset, estimate, gpu};
+use hsi_gpu_core::whatifs::estimate_all;
+use hsi_gpu_core::{dataset, estimate, gpu, Report, Scenario};
 use yew::prelude::*;
 
 use crate::components::assumptions::AssumptionsPanel;
@@ -21,6 +25,9 @@ use crate::components::messages::{Errors, Notices};
 use crate::components::roofline::RooflineView;
 use crate::components::scaling_view::{ScalingTable, ScalingView};
 use crate::components::scenario_panel::ScenarioPanel;
+use crate::components::thesis::article_panel::ArticlePanel;
+use crate::components::thesis::inference_view::InferenceView;
+use crate::components::thesis::levers_view::{LeversTable, LeversView};
 use crate::components::verdict::Verdict;
 use crate::ghost::Ghost;
 use crate::i18n::T;
@@ -46,6 +53,7 @@ pub fn App(props: &AppProps) -> Html {
         let ghost = memory.borrow_mut().update(shown, platform::now_ms());
         ghost
     };
+    let what_ifs = use_what_ifs(&store.scenario);
     let current_scenario = {
         let cell = use_mut_ref(|| store.scenario.clone());
         *cell.borrow_mut() = store.scenario.clone();
@@ -110,8 +118,12 @@ pub fn App(props: &AppProps) -> Html {
                     if !embed {
                         <RooflineView report={report.clone()} lang={lang} ghost={ghost.clone()} />
                         <CostChart report={report.clone()} lang={lang} ghost={ghost.clone()} />
-                        // The grid keeps an area for "what would help most" (issue 13's lever
-                        // chart, data-testid chart-levers): `.tiles .levers` in static/app.css.
+                        // What would help most: computed once the scenario rests, dimmed until then.
+                        if let Some((full, stale)) = what_ifs.clone() {
+                            <div class={classes!("levers-tile", "what-ifs", stale.then_some("stale"))}>
+                                <LeversView report={full} lang={lang} />
+                            </div>
+                        }
                     }
                 </div>
             </>
@@ -122,6 +134,12 @@ pub fn App(props: &AppProps) -> Html {
         (Ok(report), false) => html! {
             <>
                 <ScalingTable report={report.clone()} lang={lang} />
+                if let Some((full, stale)) = what_ifs.clone() {
+                    <div class={classes!("what-ifs", stale.then_some("stale"))} data-testid="what-ifs">
+                        <LeversTable report={full.clone()} lang={lang} />
+                        <InferenceView report={full} lang={lang} />
+                    </div>
+                }
                 <CostView report={report.clone()} lang={lang} />
                 <LayerTable report={report.clone()} lang={lang} />
             </>
@@ -159,6 +177,7 @@ pub fn App(props: &AppProps) -> Html {
                             <AssumptionsPanel />
                             // Outside the estimate's match: an invalid scenario keeps the loaded files.
                             <MeasuredView />
+                            <ArticlePanel lang={lang} />
                         </div>
                         // Comparison view (issue 5).
                         <CompareView lang={lang} scenario={current_scenario} />
@@ -167,4 +186,36 @@ pub fn App(props: &AppProps) -> Html {
             </div>
         </ContextProvider<Store>>
     }
+}
+
+/// How long the scenario must rest before the what-ifs (levers, inference: a dozen more
+/// estimates and searches, several milliseconds) are recomputed, so that dragging a
+/// slider stays within a frame.
+const WHAT_IFS_DELAY: Duration = Duration::from_millis(150);
+
+/// The scenario's full report with the what-ifs, computed once the scenario has rested
+/// for `WHAT_IFS_DELAY`; `true` while it belongs to an earlier scenario (shown dimmed).
+#[hook]
+fn use_what_ifs(scenario: &Scenario) -> Option<(Rc<Report>, bool)> {
+    let latest = use_state_eq(|| None::<(Scenario, Rc<Report>)>);
+    {
+        let latest = latest.clone();
+        use_effect_with(scenario.clone(), move |s| {
+            let cancelled = Rc::new(Cell::new(false));
+            let s = s.clone();
+            let flag = cancelled.clone();
+            yew::platform::spawn_local(async move {
+                yew::platform::time::sleep(WHAT_IFS_DELAY).await;
+                if !flag.get() {
+                    if let Ok(report) = estimate_all(&s) {
+                        latest.set(Some((s, Rc::new(report))));
+                    }
+                }
+            });
+            move || cancelled.set(true)
+        });
+    }
+    (*latest)
+        .as_ref()
+        .map(|(s, report)| (report.clone(), s != scenario))
 }

@@ -117,6 +117,7 @@ pub enum Action {
     Interconnect(Interconnect),
     Mode(ParallelMode),
     Checkpointing(bool),
+    Ecc(bool),
     Gpu(String),
     /// Picks a dataset and takes its band and class counts.
     Dataset(String),
@@ -156,6 +157,7 @@ impl Reducible for AppState {
             Action::Interconnect(v) => s.interconnect = v,
             Action::Mode(v) => s.workload.mode = v,
             Action::Checkpointing(v) => s.checkpointing = v,
+            Action::Ecc(v) => s.ecc = v,
             Action::Gpu(id) => s.gpu = id,
             Action::Dataset(id) => {
                 if let Some(d) = dataset::dataset_by_id(&id) {

@@ -99,12 +99,15 @@ async fn a_custom_model_is_named_in_the_model_choice_with_its_fixed_input() {
 
 #[tokio::test]
 async fn chinese_page_uses_chinese_strings() {
-    let html = page(state("lang=zh")).await;
+    // A card without a known price, so that the core has a remark to word.
+    let unpriced = ssr_support::unpriced_gpu();
+    let query = format!("lang=zh&gpu={}", unpriced.id);
+    let html = page(state(&query)).await;
     assert!(html.contains(T::Title.get(Lang::Zh)));
     assert!(html.contains(T::EstimatesNote.get(Lang::Zh)));
     assert!(!html.contains(T::EstimatesNote.get(Lang::En)));
-    // The core's remarks too: the default card has no known price.
-    let s = state("lang=zh").scenario;
+    // The core's remarks too.
+    let s = state(&query).scenario;
     let warning = &report(&s).warnings[0];
     assert!(html.contains(&hsi_gpu_planner::i18n::warning_text(warning, Lang::Zh)));
     assert!(!html.contains(&warning.to_string()));

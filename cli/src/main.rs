@@ -1,7 +1,9 @@
 //! `hsi-gpu`: the estimator core on the command line.
 //!
-//! hsi-gpu estimate FILE.json   Scenario JSON (`-` = stdin) -> Report JSON on stdout
-//! hsi-gpu presets              GPUs, models and datasets as JSON
+//! hsi-gpu estimate FILE.json   Scenario JSON (`-` = stdin) -> Report JSON on stdout, with
+//!                              the levers and the evaluation / prediction what-ifs
+//! hsi-gpu presets              GPUs (with ECC, form factor, dated prices), models and
+//!                              datasets as JSON
 //! hsi-gpu scenario             the default Scenario as JSON (a starting point to edit)
 //! hsi-gpu compare SCENARIO.json MEASUREMENT.json
 //!                              estimate vs a `tools/measure.py` measurement, term by term
@@ -15,7 +17,8 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use hsi_gpu_core::scenario::scenario_from_json;
-use hsi_gpu_core::{dataset, estimate, gpu, measurement, zoo, FieldError, Scenario};
+use hsi_gpu_core::whatifs::estimate_all;
+use hsi_gpu_core::{dataset, gpu, market, measurement, zoo, FieldError, Scenario};
 use serde_json::json;
 
 const USAGE: &str = "usage: hsi-gpu estimate FILE.json|- | hsi-gpu presets | hsi-gpu scenario \
@@ -42,7 +45,7 @@ fn run(args: &[String]) -> Result<String, String> {
     match args {
         [cmd, path] if cmd == "estimate" => {
             let scenario = scenario_from_json(&read_input(path)?).map_err(|e| e.to_string())?;
-            let report = estimate(&scenario).map_err(|errors| one_line(&errors))?;
+            let report = estimate_all(&scenario).map_err(|errors| one_line(&errors))?;
             Ok(pretty(
                 &serde_json::to_value(report).expect("Report serialises"),
             ))
@@ -107,8 +110,18 @@ fn presets() -> serde_json::Value {
         .iter()
         .map(|m| json!({"id": m.id, "name": m.name, "source": m.source, "default_patch": m.default_patch}))
         .collect();
+    // Each card's datasheet with its market row: ECC and its cost, form factor, dated prices.
+    let gpus: Vec<_> = gpu::GPUS
+        .iter()
+        .map(|g| {
+            let mut card = serde_json::to_value(g).expect("GpuSpec serialises");
+            card["market"] =
+                serde_json::to_value(market::market_by_id(g.id)).expect("CardMarket serialises");
+            card
+        })
+        .collect();
     json!({
-        "gpus": gpu::GPUS,
+        "gpus": gpus,
         "models": models,
         "datasets": dataset::DATASETS,
     })

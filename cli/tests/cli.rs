@@ -71,6 +71,74 @@ fn presets_list_gpus_models_and_datasets() {
 }
 
 #[test]
+fn estimate_carries_the_levers_the_best_lever_and_inference() {
+    let report = json(&run(&["estimate", "-"], "{}"));
+    let expected = hsi_gpu_core::whatifs::estimate_all(&hsi_gpu_core::Scenario::default()).unwrap();
+    let levers = report["levers"].as_array().unwrap();
+    assert_eq!(levers.len(), expected.levers.len());
+    for (got, want) in levers.iter().zip(&expected.levers) {
+        for key in [
+            "lever",
+            "factor",
+            "time_to_result_s",
+            "speedup",
+            "largest_batch",
+            "largest_patch",
+        ] {
+            assert!(
+                !got[key].is_null() || key == "largest_patch",
+                "{key} in {got}"
+            );
+        }
+        let (got, want) = (got["speedup"].as_f64().unwrap(), want.speedup.unwrap());
+        assert!((got / want - 1.0).abs() < 1e-12, "{got} vs {want}");
+    }
+    let best = expected.best_lever.map(|b| b.lever.id());
+    assert_eq!(report["best_lever"]["lever"].as_str(), best);
+    let inference = &report["inference"];
+    let want = expected.inference.unwrap();
+    assert_eq!(inference["scene_pixels"], want.scene_pixels);
+    assert_eq!(inference["max_batch_no_grad"], want.max_batch_no_grad);
+    for key in ["eval_pass_s", "scene_prediction_s", "no_grad_peak_bytes"] {
+        assert!(inference[key].as_f64().unwrap() > 0.0, "{key}");
+    }
+}
+
+#[test]
+fn presets_give_every_card_ecc_form_factor_and_dated_prices() {
+    let presets = json(&run(&["presets"], ""));
+    let gpus = presets["gpus"].as_array().unwrap();
+    for id in [
+        "h200_sxm",
+        "b200",
+        "rtx_pro_6000_bw",
+        "rtx_5080",
+        "rtx_5070_ti",
+        "l40",
+        "a40",
+        "rtx_4090_d",
+        "a800_80_pcie",
+        "h800_sxm",
+        "h20",
+        "rtx_2080_ti",
+        "titan_rtx",
+    ] {
+        assert!(gpus.iter().any(|g| g["id"] == id), "{id} missing");
+    }
+    for g in gpus {
+        let market = &g["market"];
+        assert!(market["ecc"].is_string(), "{g}");
+        assert!(market["form"]["cooler"].is_string(), "{g}");
+        if let Some(price) = market["street"].as_object() {
+            assert!(price["date"].as_str().unwrap().len() == 7, "{g}");
+            assert!(!price["source"].as_str().unwrap().is_empty());
+        }
+    }
+    let a5500 = gpus.iter().find(|g| g["id"] == "rtx_a5500").unwrap();
+    assert!(a5500["market"]["street"]["amount"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
 fn bad_input_exits_non_zero_with_one_line_naming_the_field() {
     for (input, field) in [
         ("{\"batch_per_gpu\": \"x\"}", "batch_per_gpu"),

@@ -6,9 +6,18 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use hsi_gpu_core::scenario::{ModelChoice, VitSize};
-use hsi_gpu_core::{estimate, Scenario};
+use hsi_gpu_core::whatifs::estimate_all;
+use hsi_gpu_core::{estimate, FieldError, Report, Scenario};
 
 fn median_time(label: &str, scenario: &Scenario) {
+    median_time_of(label, scenario, estimate);
+}
+
+fn median_time_of(
+    label: &str,
+    scenario: &Scenario,
+    estimate: fn(&Scenario) -> Result<Report, Vec<FieldError>>,
+) {
     let runs = 101;
     // Enough calls per run to lift the timing above the clock's resolution.
     let calls = 20;
@@ -40,17 +49,21 @@ fn main() {
             ..default.clone()
         },
     );
-    median_time(
-        "estimate: ViT-Base foundation model",
-        &Scenario {
-            model: ModelChoice::Preset {
-                id: "vit".into(),
-                width: None,
-                size: Some(VitSize::Base),
-            },
-            patch: 64,
-            bands: 128,
-            ..default
-        },
+    median_time_of(
+        "estimate_all: default, with levers, inference",
+        &default,
+        estimate_all,
     );
+    let vit = Scenario {
+        model: ModelChoice::Preset {
+            id: "vit".into(),
+            width: None,
+            size: Some(VitSize::Base),
+        },
+        patch: 64,
+        bands: 128,
+        ..default
+    };
+    median_time("estimate: ViT-Base foundation model", &vit);
+    median_time_of("estimate_all: ViT-Base", &vit, estimate_all);
 }

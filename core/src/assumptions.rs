@@ -3,7 +3,7 @@
 //! Each field is named once, in its `json_struct!`: reading, writing, checking and the
 //! page's field list follow from it. To add an assumption, add one line here.
 
-use crate::choices::ParallelMode;
+use crate::choices::{Currency, ParallelMode};
 use crate::json::json_struct;
 
 const MIB: f64 = (1u64 << 20) as f64;
@@ -22,6 +22,13 @@ pub const DEFAULT_FRAGMENTATION: f64 = 0.05;
 /// Memory the driver keeps on the card (ECC reserve, display). 0 by default: the catalog
 /// gives physical memory; set it from `nvidia-smi` (total - usable) for your box.
 pub const DEFAULT_DRIVER_RESERVED_BYTES: u64 = 0;
+/// Effective-bandwidth loss of inline GDDR ECC when it is on (CUDA C++ Best Practices
+/// Guide, "Theoretical Bandwidth Calculation": "approximately 20 %", higher for some
+/// access patterns). HBM's ECC costs nothing.
+pub const DEFAULT_GDDR_ECC_BANDWIDTH_LOSS: f64 = 0.20;
+/// CNY per USD for prices seen in China and for showing costs in CNY: a rough late-2025 /
+/// 2026 rate. Set today's.
+pub const DEFAULT_CNY_PER_USD: f64 = 7.1;
 
 json_struct! {
     /// What is trained, for how long: drives epoch time, sweeps and cost.
@@ -51,6 +58,8 @@ json_struct! {
         pub fragmentation: f64 [0.0, 1.0] = DEFAULT_FRAGMENTATION,
         /// Bytes of the card's memory that the driver keeps for itself (not usable by CUDA).
         pub driver_reserved_bytes: u64 [0, 1 << 36] = DEFAULT_DRIVER_RESERVED_BYTES,
+        /// Effective-bandwidth loss of inline GDDR ECC when `ecc` is on (0.2 = 20 %).
+        pub ecc_bandwidth_loss: f64 [0.0, 0.9] = DEFAULT_GDDR_ECC_BANDWIDTH_LOSS,
     }
 }
 
@@ -119,7 +128,8 @@ json_struct! {
     /// default: set your own.
     #[derive(Clone, Debug, PartialEq)]
     pub struct CostAssumptions {
-        /// Price of one card, USD; None = the catalog's launch price (unknown for some cards).
+        /// Price of one card, USD; None = the card's dated street price, else its launch
+        /// price (`market`; unknown for some cards).
         pub card_price_usd: Option<f64> [0.0, 1e6] = None,
         /// Workstation without GPUs: board, CPU, 64 GB RAM, SSD, case. Rough 2025 retail
         /// estimate, USD.
@@ -155,9 +165,19 @@ json_struct! {
         pub ops_hours_per_month_per_extra_card: f64 [0.0, 744.0] = 1.5,
         /// Cost of an engineer-hour, USD. Rough estimate.
         pub ops_usd_per_hour: f64 [0.0, 1e4] = 50.0,
-        /// On-demand cloud rental per GPU-hour, USD. Default: rough 2025 rate for a
-        /// 24-48 GB workstation-class card on GPU clouds (A10/A5000/A6000 class are listed
-        /// at about 0.5-1.5 USD); set the rate for your card and provider.
-        pub cloud_usd_per_gpu_hour: f64 [0.0, 1e3] = 1.0,
+        /// On-demand cloud rental per GPU-hour, USD; None = the card's dated cloud rate
+        /// (`market`; unknown for some cards). Set the rate of your provider.
+        pub cloud_usd_per_gpu_hour: Option<f64> [0.0, 1e3] = None,
+        /// CNY per USD: converts prices seen in China and shows costs in CNY.
+        pub cny_per_usd: f64 [0.01, 1000.0] = DEFAULT_CNY_PER_USD,
+        /// The currency costs are shown in: usd or cny.
+        pub currency: Currency = Currency::Usd,
+        /// Expansion-slot positions of the workstation the cards go in: 8 in an EATX /
+        /// SSI-EEB tower whose board has four double-spaced x16 slots (7 in a plain ATX
+        /// tower).
+        pub chassis_slots: u32 [1, 32] = 8,
+        /// Largest single power supply for the box, W: 1600 W is the largest common ATX
+        /// unit (and about what one 120 V / 15 A circuit delivers continuously).
+        pub max_psu_watts: f64 [100.0, 1e5] = 1600.0,
     }
 }

@@ -170,6 +170,25 @@ pub fn bar_rows(rows: &[&[f64]], range: (f64, f64), target_ticks: usize) -> BarR
     }
 }
 
+/// Bars from a common base (1x in a speed-up chart) to each value, in pixels; a missing
+/// or non-finite value gets an empty bar at the base.
+pub fn bars_from(base: f64, values: &[Option<f64>], scale: &LinearScale) -> Vec<Segment> {
+    let at = scale.map(base);
+    values
+        .iter()
+        .map(|v| match v {
+            Some(v) if v.is_finite() => {
+                let end = scale.map(*v);
+                Segment {
+                    start: at.min(end),
+                    end: at.max(end),
+                }
+            }
+            _ => Segment { start: at, end: at },
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,5 +295,20 @@ mod tests {
         let empty = bar_rows(&[&[0.0], &[f64::NAN]], (0.0, 100.0), 5);
         assert!(empty.axis_max > 0.0);
         assert_eq!(empty.rows[1][0].length(), 0.0);
+    }
+
+    #[test]
+    fn bars_grow_from_the_base_either_way() {
+        let scale = LinearScale::new((0.0, 2.0), (100.0, 300.0));
+        let bars = bars_from(
+            1.0,
+            &[Some(1.5), Some(1.0), Some(0.5), None, Some(f64::NAN)],
+            &scale,
+        );
+        assert!(close(bars[0].start, 200.0) && close(bars[0].end, 250.0));
+        assert_eq!(bars[1].length(), 0.0);
+        assert!(close(bars[2].start, 150.0) && close(bars[2].end, 200.0));
+        assert_eq!((bars[3].start, bars[3].length()), (200.0, 0.0));
+        assert_eq!(bars[4].length(), 0.0);
     }
 }

@@ -45,6 +45,16 @@ impl Precision {
 }
 
 json_enum! {
+    /// The currency costs are shown in (the model computes in USD).
+    #[derive(Default)]
+    pub enum Currency {
+        #[default]
+        Usd = "usd",
+        Cny = "cny",
+    }
+}
+
+json_enum! {
     pub enum Optimizer {
         Sgd = "sgd",
         SgdMomentum = "sgd_momentum",

@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::assumptions::CostAssumptions;
+use crate::choices::Currency;
 
 use crate::gpu::GpuSpec;
 
@@ -38,8 +39,17 @@ pub struct Usage {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CostReport {
     pub card_price_usd: f64,
-    /// False when neither the scenario nor the catalog has a card price (cards cost 0).
+    /// False when neither the scenario nor the catalog has a card price: the figures that
+    /// contain it (cards, capex, TCO and every cost per unit) are not to be shown.
     pub card_price_known: bool,
+    /// The cloud rate used, USD per GPU-hour (0 when unknown).
+    pub cloud_usd_per_gpu_hour: f64,
+    /// False when neither the scenario nor the catalog has a cloud rate: the cloud
+    /// figures are not to be shown.
+    pub cloud_rate_known: bool,
+    /// The currency the figures are shown in, and its rate (the model computes in USD).
+    pub currency: Currency,
+    pub cny_per_usd: f64,
     pub cards_usd: f64,
     pub platform_usd: f64,
     pub psu_watts: f64,
@@ -66,9 +76,25 @@ pub struct CostReport {
     pub cloud_usd_same_usage: f64,
 }
 
+impl CostReport {
+    /// A USD amount in the currency the scenario shows costs in.
+    pub fn money(&self, usd: f64) -> String {
+        match self.currency {
+            Currency::Usd => crate::format::money(usd),
+            Currency::Cny => crate::format::money_cny(usd * self.cny_per_usd),
+        }
+    }
+}
+
 pub fn cost(a: &CostAssumptions, gpu: &GpuSpec, usage: &Usage) -> CostReport {
     let cards = f64::from(usage.cards);
-    let price = a.card_price_usd.or(gpu.launch_price_usd);
+    let price = a
+        .card_price_usd
+        .or_else(|| crate::market::default_card_price_usd(gpu, a.cny_per_usd));
+    let cloud_rate = a
+        .cloud_usd_per_gpu_hour
+        .or_else(|| crate::market::default_cloud_usd_per_hour(gpu, a.cny_per_usd));
+    let cloud_usd_per_gpu_hour = cloud_rate.unwrap_or(0.0);
     let card_price_usd = price.unwrap_or(0.0);
     let cards_usd = cards * card_price_usd;
     let multi_gpu = if usage.cards > 2 {
@@ -107,6 +133,10 @@ pub fn cost(a: &CostAssumptions, gpu: &GpuSpec, usage: &Usage) -> CostReport {
     CostReport {
         card_price_usd,
         card_price_known: price.is_some(),
+        cloud_usd_per_gpu_hour,
+        cloud_rate_known: cloud_rate.is_some(),
+        currency: a.currency,
+        cny_per_usd: a.cny_per_usd,
         cards_usd,
         platform_usd,
         psu_watts,
@@ -120,13 +150,13 @@ pub fn cost(a: &CostAssumptions, gpu: &GpuSpec, usage: &Usage) -> CostReport {
         gpu_hours,
         usd_per_gpu_hour,
         usd_per_million_samples: million_gpu_hours * usd_per_gpu_hour,
-        cloud_usd_per_million_samples: million_gpu_hours * a.cloud_usd_per_gpu_hour,
+        cloud_usd_per_million_samples: million_gpu_hours * cloud_usd_per_gpu_hour,
         experiment_gpu_hours,
         usd_per_experiment: experiment_gpu_hours * usd_per_gpu_hour,
-        cloud_usd_per_experiment: experiment_gpu_hours * a.cloud_usd_per_gpu_hour,
+        cloud_usd_per_experiment: experiment_gpu_hours * cloud_usd_per_gpu_hour,
         sweep_wall_s: f64::from(rounds) * usage.run_s,
         sweep_usd: sweep_runs * experiment_gpu_hours * usd_per_gpu_hour,
-        cloud_sweep_usd: sweep_runs * experiment_gpu_hours * a.cloud_usd_per_gpu_hour,
-        cloud_usd_same_usage: gpu_hours * a.cloud_usd_per_gpu_hour,
+        cloud_sweep_usd: sweep_runs * experiment_gpu_hours * cloud_usd_per_gpu_hour,
+        cloud_usd_same_usage: gpu_hours * cloud_usd_per_gpu_hour,
     }
 }

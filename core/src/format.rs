@@ -125,17 +125,26 @@ pub fn count(value: u64) -> String {
 /// significant digits below (per-sample costs are fractions of a cent):
 /// "$12,400", "$3.17", "$0.00421".
 pub fn money(usd: f64) -> String {
-    if !usd.is_finite() {
+    money_with("$", usd)
+}
+
+/// Chinese yuan, written like `money`: "¥88,000".
+pub fn money_cny(cny: f64) -> String {
+    money_with("¥", cny)
+}
+
+fn money_with(symbol: &str, amount: f64) -> String {
+    if !amount.is_finite() {
         return "—".into();
     }
-    let sign = if usd < 0.0 { "-" } else { "" };
-    let abs = usd.abs();
+    let sign = if amount < 0.0 { "-" } else { "" };
+    let abs = amount.abs();
     if abs >= 100.0 {
-        format!("{sign}${}", count(abs.round() as u64))
+        format!("{sign}{symbol}{}", count(abs.round() as u64))
     } else if abs >= 0.01 || abs == 0.0 {
-        format!("{sign}${abs:.2}")
+        format!("{sign}{symbol}{abs:.2}")
     } else {
-        format!("{sign}${}", significant(abs))
+        format!("{sign}{symbol}{}", significant(abs))
     }
 }
 
@@ -219,5 +228,12 @@ mod tests {
         assert_eq!(percent(0.05), "5 %");
         assert_eq!(percent(-0.12), "-12 %");
         assert_eq!(times(3.624), "3.62×");
+    }
+
+    #[test]
+    fn yuan_are_written_like_dollars() {
+        assert_eq!(money_cny(88_000.4), "¥88,000");
+        assert_eq!(money_cny(3.174), "¥3.17");
+        assert_eq!(money(3.174), "$3.17");
     }
 }

@@ -14,6 +14,8 @@
 //!   every transfer through host memory there (facts.md; NCCL issue reports of
 //!   `NCCL_P2P_DISABLE` behaviour on 4090 boxes).
 
+mod cards_2026;
+
 use serde::Serialize;
 
 use crate::choices::Precision;
@@ -53,7 +55,7 @@ impl NvLink {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct GpuSpec {
     pub id: &'static str,
     pub name: &'static str,
@@ -198,7 +200,7 @@ const fn card(
 }
 
 #[rustfmt::skip]
-pub static GPUS: &[GpuSpec] = &[
+const CARDS_TO_2024: [GpuSpec; 25] = [
     card("rtx_3090", "RTX 3090", 24, "GDDR6X", 936.0, 35.6, Some(35.6), 71.0, true, GA102_BRIDGE, 4, true, 350.0, false, Some(1499.0), SRC_GEFORCE, &[]),
     card("rtx_3090_ti", "RTX 3090 Ti", 24, "GDDR6X", 1008.0, 40.0, Some(40.0), 80.0, true, NvLink::None, 4, true, 450.0, false, Some(1999.0), SRC_GEFORCE, &["nvlink", "launch_price_usd"]),
     card("rtx_4080", "RTX 4080", 16, "GDDR6X", 716.8, 48.7, Some(48.7), 97.5, true, NvLink::None, 4, false, 320.0, false, Some(1199.0), SRC_GEFORCE, &[]),
@@ -225,3 +227,24 @@ pub static GPUS: &[GpuSpec] = &[
     card("h100_pcie", "H100 PCIe", 80, "HBM2e", 2000.0, 51.0, Some(378.0), 756.0, true, DATACENTER_BRIDGE, 5, true, 350.0, true, None, SRC_DATACENTER, &["nvlink"]),
     card("h100_sxm", "H100 SXM", 80, "HBM3", 3350.0, 66.9, Some(494.7), 989.4, true, NvLink::Sxm { total_gb_s: 900.0 }, 5, true, 700.0, true, None, SRC_DATACENTER, &[]),
 ];
+
+/// Every card: the catalog above and the cards added for a 2026 lab (`cards_2026`).
+pub static GPUS: &[GpuSpec] = &ALL_CARDS;
+
+static ALL_CARDS: [GpuSpec; 25 + cards_2026::CARDS_2026.len()] =
+    concat(&CARDS_TO_2024, &cards_2026::CARDS_2026);
+
+/// `a` followed by `b`, in a const context (`N` must be their total length).
+const fn concat<const A: usize, const B: usize, const N: usize>(
+    a: &[GpuSpec; A],
+    b: &[GpuSpec; B],
+) -> [GpuSpec; N] {
+    assert!(A + B == N);
+    let mut out = [a[0]; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < A { a[i] } else { b[i - A] };
+        i += 1;
+    }
+    out
+}

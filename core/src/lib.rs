@@ -2,6 +2,7 @@
 //! `estimate(&Scenario)` turns a scenario into a `Report`.
 
 pub mod analysis;
+pub mod article;
 pub mod assumptions;
 pub mod chart;
 pub mod choices;
@@ -11,7 +12,10 @@ pub mod dataset;
 pub mod format;
 pub mod gpu;
 pub mod graph;
+pub mod inference;
 pub mod json;
+pub mod levers;
+pub mod market;
 pub mod measurement;
 pub mod memory;
 pub mod perf;
@@ -20,6 +24,7 @@ pub mod report;
 pub mod scaling;
 pub mod scenario;
 pub mod warning;
+pub mod whatifs;
 pub mod zoo;
 
 pub use problems::FieldError;
@@ -59,10 +64,22 @@ pub fn build_model(s: &Scenario) -> Result<ModelSpec, FieldError> {
 /// walk, step by step.
 pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     let (spec, gpu) = checked(s)?;
+    estimate_with(s, &spec, &gpu)
+}
+
+/// The scenario's model on any card, for what-ifs on a modified card (`levers`): the
+/// scenario is assumed valid for the catalog card it names.
+pub fn estimate_on(s: &Scenario, gpu: &GpuSpec) -> Result<Report, Vec<FieldError>> {
+    let spec = build_model(s).map_err(|e| vec![e])?;
+    estimate_with(s, &spec, gpu)
+}
+
+/// The walk after `checked`: analysis -> memory -> performance -> the Report.
+fn estimate_with(s: &Scenario, spec: &ModelSpec, gpu: &GpuSpec) -> Result<Report, Vec<FieldError>> {
     let analysis =
-        analysis::analyze(&spec, s.batch_per_gpu.into(), s.precision).map_err(|e| vec![e])?;
+        analysis::analyze(spec, s.batch_per_gpu.into(), s.precision).map_err(|e| vec![e])?;
     let memory = memory::breakdown(&analysis, s, gpu);
-    let max_batch = memory::max_batch(&spec, s, gpu).map_err(|e| vec![e])?;
+    let max_batch = memory::max_batch(spec, s, gpu).map_err(|e| vec![e])?;
     let (perf, warnings) = performance(&analysis.layers, analysis.params, s, gpu);
     Ok(Report {
         model_name: spec.name.clone(),
@@ -72,17 +89,21 @@ pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
         memory,
         max_batch,
         perf,
+        lever_baseline: None,
+        levers: Vec::new(),
+        best_lever: None,
+        inference: None,
         warnings,
         layers: analysis.layers,
     })
 }
 
 /// The scenario validated, its model built and its card found; every problem otherwise.
-fn checked(s: &Scenario) -> Result<(ModelSpec, &'static GpuSpec), Vec<FieldError>> {
+fn checked(s: &Scenario) -> Result<(ModelSpec, GpuSpec), Vec<FieldError>> {
     let mut errors = s.validate();
     let spec = build_model(s).map_err(|e| errors.push(e)).ok();
-    let gpu = gpu::gpu_by_id(&s.gpu);
-    if let Some(gpu) = gpu {
+    let gpu = market::scenario_card(s);
+    if let Some(gpu) = &gpu {
         let allowed = scaling::valid_interconnects(gpu);
         if !allowed.contains(&s.interconnect) {
             let ids: Vec<_> = allowed.iter().map(|i| i.id()).collect();

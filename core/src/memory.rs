@@ -43,6 +43,9 @@ pub struct MemoryBreakdown {
     pub total: f64,
     /// Usable card memory (physical minus driver reserve).
     pub capacity: f64,
+    /// Bytes ECC takes from the card when the scenario turns it on (inline GDDR ECC:
+    /// 1/16); `capacity` is what is left.
+    pub ecc_reserved: f64,
     /// What the planner lets a batch use: capacity x (1 - memory.headroom), the budget
     /// `max_batch` searches within.
     pub budget: f64,
@@ -120,6 +123,7 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
         allocator,
         total,
         capacity,
+        ecc_reserved: crate::market::ecc_reserved_bytes(s),
         budget: budget(s, gpu),
         fits: total <= capacity,
         spare_fraction: if capacity > 0.0 {

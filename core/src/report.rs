@@ -19,6 +19,14 @@ pub struct Report {
     /// Largest per-GPU batch whose total stays within capacity x (1 - headroom); 0 if none.
     pub max_batch: u32,
     pub perf: crate::perf::PerfReport,
+    /// The scenario's own point in the lever table (`estimate_all` only).
+    pub lever_baseline: Option<crate::levers::LeverPoint>,
+    /// One resource improved at a time (`estimate_all` only; empty otherwise).
+    pub levers: Vec<crate::levers::LeverOutcome>,
+    /// The lever that pays most; None when none helps (or without `estimate_all`).
+    pub best_lever: Option<crate::levers::BestLever>,
+    /// Evaluation and whole-scene prediction (`estimate_all` with a catalog dataset).
+    pub inference: Option<crate::inference::InferenceReport>,
     /// Non-fatal remarks (e.g. a precision the card runs only in emulation).
     pub warnings: Vec<Warning>,
 }

@@ -110,6 +110,10 @@ json_struct! {
         pub gpu: String = "rtx_a5500".into(),
         pub cards: u32 [1, MAX_CARDS] = 1,
         pub interconnect: Interconnect = Interconnect::Pcie,
+        /// ECC on (`nvidia-smi -e 1`): inline GDDR ECC takes 1/16 of the memory and some
+        /// bandwidth (`memory.ecc_bandwidth_loss`); HBM's is free; cards without ECC ignore
+        /// it.
+        pub ecc: bool = false,
         pub workload: Workload = Workload::default(),
         pub memory: MemoryAssumptions = MemoryAssumptions::default(),
         pub perf: PerfAssumptions = PerfAssumptions::default(),

@@ -12,7 +12,8 @@ pub enum Warning {
     NoBf16 { gpu: String },
     /// The dataset is not in the catalog: no epoch time.
     UnknownDataset { id: String },
-    /// The card has no known price: it counts as 0 USD until cost.card_price_usd is set.
+    /// The card has no known price: the cost figures that contain it are not meaningful
+    /// until cost.card_price_usd is set (the page shows "enter a price").
     PriceUnknown { gpu: String },
 }
 
@@ -34,7 +35,7 @@ impl std::fmt::Display for Warning {
             }
             Warning::PriceUnknown { gpu } => write!(
                 f,
-                "no price known for {gpu}: set cost.card_price_usd (cards are counted at 0 USD)"
+                "no price known for {gpu}: set cost.card_price_usd (the cost figures that need it are not meaningful until then)"
             ),
         }
     }

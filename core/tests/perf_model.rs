@@ -147,9 +147,9 @@ proptest! {
     ) {
         let gpu = gpu_by_id(&s.gpu).unwrap();
         let base = run(&layers, &s, gpu).time.step_s;
-        let mut faster_memory = gpu.clone();
+        let mut faster_memory = *gpu;
         faster_memory.bandwidth_bytes_per_s *= bw_gain;
-        let mut faster_compute = gpu.clone();
+        let mut faster_compute = *gpu;
         faster_compute.fp32_flops *= flops_gain;
         faster_compute.fp16_tensor_flops *= flops_gain;
         faster_compute.tf32_flops = gpu.tf32_flops.map(|f| f * flops_gain);
@@ -428,11 +428,21 @@ fn cost_adds_up() {
     assert!(close(c.energy_kwh, draw * hours * a.pue / 1000.0));
     assert!(close(c.tco_usd, c.capex_usd + c.energy_usd + c.ops_usd));
     assert!(close(c.usd_per_gpu_hour, c.tco_usd / (4.0 * hours)));
-    // The catalog price is used when the scenario sets none.
+    // The dated street price is used when the scenario sets none...
     s.cost.card_price_usd = None;
-    let launch = run(&layers, &s, gpu).cost;
-    assert_eq!(launch.card_price_usd, 1599.0);
-    assert!(launch.card_price_known);
+    let street = run(&layers, &s, gpu).cost;
+    let market = hsi_gpu_core::market::market_by_id(gpu.id).unwrap();
+    assert_eq!(street.card_price_usd, market.street.unwrap().amount);
+    assert!(street.card_price_known);
+    // ... and the launch price for a card without one.
+    let rtx4080 = gpu_by_id("rtx_4080").unwrap();
+    assert!(hsi_gpu_core::market::market_by_id(rtx4080.id)
+        .unwrap()
+        .street
+        .is_none());
+    s.gpu = rtx4080.id.into();
+    let launch = run(&layers, &s, rtx4080).cost;
+    assert_eq!(Some(launch.card_price_usd), rtx4080.launch_price_usd);
 }
 
 #[test]

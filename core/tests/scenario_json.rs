@@ -2,6 +2,7 @@
 //! Scenario writes is read back (so a field added to a section but not to the reader
 //! fails here), a top-level typo is refused, and what is left out keeps its default.
 
+use hsi_gpu_core::choices::Currency;
 use hsi_gpu_core::scenario::{
     scenario_from_json, Interconnect, Optimizer, ParallelMode, Precision, Scenario,
 };
@@ -38,6 +39,7 @@ fn alternatives(current: &Value) -> Vec<Value> {
             .chain(Optimizer::ALL.iter().map(|o| o.id()))
             .chain(Interconnect::ALL.iter().map(|i| i.id()))
             .chain(ParallelMode::ALL.iter().map(|m| m.id()))
+            .chain(Currency::ALL.iter().map(|c| c.id()))
             .chain(["pavia_university", "rtx_4090"])
             .filter(|id| current.as_str() != Some(id))
             .map(|id| json!(id))

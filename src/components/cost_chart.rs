@@ -7,12 +7,14 @@
 use std::rc::Rc;
 
 use hsi_gpu_core::chart::{bar_rows, BarRows};
+use hsi_gpu_core::choices::Currency;
 use hsi_gpu_core::cost::CostReport;
-use hsi_gpu_core::{format, Report};
+use hsi_gpu_core::Report;
 use yew::prelude::*;
 
 use crate::components::chart_parts::{mark, readout, with_before, Focus};
 use crate::components::palette::{Swatch, OKABE_ITO};
+use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
 
 const WIDTH: f64 = 400.0;
@@ -46,14 +48,22 @@ fn tco_terms(c: &CostReport) -> [f64; 6] {
     ]
 }
 
+/// The figures a bar needs that the report cannot give without a card price (the box's
+/// totals) or a cloud rate (the cloud's): drawn as no bar, named "enter a price / rate".
+fn known(usd: f64, is_known: bool) -> Option<f64> {
+    is_known.then_some(usd)
+}
+
 /// The two panels' rows: (TCO by term, cloud for the same GPU-hours) and (one experiment
-/// on the box, in the cloud).
-fn rows(c: &CostReport) -> ([f64; 6], [f64; 1], [f64; 1], [f64; 1]) {
+/// on the box, in the cloud). The TCO's terms other than the cards need no price.
+fn rows(c: &CostReport) -> ([f64; 6], [Option<f64>; 3]) {
     (
         tco_terms(c),
-        [c.cloud_usd_same_usage],
-        [c.usd_per_experiment],
-        [c.cloud_usd_per_experiment],
+        [
+            known(c.cloud_usd_same_usage, c.cloud_rate_known),
+            known(c.usd_per_experiment, c.card_price_known),
+            known(c.cloud_usd_per_experiment, c.cloud_rate_known),
+        ],
     )
 }
 
@@ -71,9 +81,10 @@ struct Panel<'a> {
     title: &'a str,
     names: [&'a str; 2],
     layout: BarRows,
-    /// Each row's total, and before the last change.
-    totals: [f64; 2],
+    /// Each row's total as shown, and its value before the last change.
+    totals: [String; 2],
     ghost: Option<[f64; 2]>,
+    tick_labels: Vec<String>,
     /// Colour of each segment of the first row; the second row is the cloud.
     colours: &'a [&'static str],
     /// The first mark's index and the marks' labels, in segment order.
@@ -104,7 +115,7 @@ fn draw(panel: &Panel, top: f64, focus: &Focus) -> Html {
                     { panel.names[r] }</text>
                 { marks }
                 <text class="tick value" x={(end + 4.0).to_string()} y={(y + BAR * 0.7).to_string()}>
-                    { format::money(panel.totals[r]) }</text>
+                    { &panel.totals[r] }</text>
                 if let Some(ghost) = panel.ghost {
                     <rect class="ghost" data-testid="ghost" x={LEFT.to_string()} y={(y + BAR + 1.0).to_string()}
                         width={(x.map(ghost[r]).min(WIDTH - RIGHT) - LEFT).max(0.0).to_string()} height="3" />
@@ -118,9 +129,9 @@ fn draw(panel: &Panel, top: f64, focus: &Focus) -> Html {
             { rows }
             <line class="axis" x1={LEFT.to_string()} x2={(WIDTH - RIGHT).to_string()}
                 y1={axis_y.to_string()} y2={axis_y.to_string()} />
-            { for panel.layout.ticks.iter().map(|t| html! {
+            { for panel.layout.ticks.iter().zip(&panel.tick_labels).map(|(t, label)| html! {
                 <text class="tick" x={x.map(*t).to_string()} y={(axis_y + 14.0).to_string()}
-                    text-anchor="middle">{ format::money(*t) }</text>
+                    text-anchor="middle">{ label }</text>
             }) }
         </g>
     }
@@ -132,54 +143,60 @@ pub fn CostChart(props: &CostChartProps) -> Html {
     let focus = use_state(|| None::<usize>);
     let c = &props.report.perf.cost;
     let before = props.ghost.as_ref().map(|g| &g.perf.cost);
-    let (tco, cloud_same, own_run, cloud_run) = rows(c);
+    let (tco, [cloud_same, own_run, cloud_run]) = rows(c);
     let range = (LEFT, WIDTH - RIGHT);
     let word = T::BeforeChange.get(lang);
-    let text = |name: &str, now: f64, then: Option<f64>| {
-        format!(
-            "{name}: {}",
-            with_before(format::money(now), then.map(format::money), word)
-        )
+    // A figure in the scenario's currency, or what is missing to compute it.
+    let shown = |usd: Option<f64>, missing: X| {
+        usd.map_or_else(|| missing.get(lang).to_string(), |usd| c.money(usd))
     };
+    let own = |usd: Option<f64>| shown(usd, X::EnterPrice);
+    let rented = |usd: Option<f64>| shown(usd, X::EnterRate);
+    let tco_total = known(c.tco_usd, c.card_price_known);
     // Each mark: its name, its figure now and before the last change. A mark's own label
     // tells its value; the readout adds the value before.
     let old_terms = before.map(tco_terms);
-    let mut entries: Vec<(&str, f64, Option<f64>)> = TCO_TERMS
+    let old = before.map(rows);
+    let mut entries: Vec<(&str, String, Option<String>)> = TCO_TERMS
         .iter()
         .enumerate()
-        .map(|(i, term)| (term.get(lang), tco[i], old_terms.map(|t| t[i])))
+        .map(|(i, term)| {
+            let then = old_terms.map(|t| c.money(t[i]));
+            (term.get(lang), c.money(tco[i]), then)
+        })
         .collect();
-    entries.extend([
-        (
-            T::CloudSameUsage.get(lang),
-            cloud_same[0],
-            before.map(|b| b.cloud_usd_same_usage),
-        ),
-        (
-            T::OwnBox.get(lang),
-            own_run[0],
-            before.map(|b| b.usd_per_experiment),
-        ),
-        (
-            T::Cloud.get(lang),
-            cloud_run[0],
-            before.map(|b| b.cloud_usd_per_experiment),
-        ),
-    ]);
+    let names = [T::CloudSameUsage, T::OwnBox, T::Cloud];
+    let now = [rented(cloud_same), own(own_run), rented(cloud_run)];
+    for (k, (name, now)) in names.iter().zip(now.clone()).enumerate() {
+        let then = old.map(|(_, o)| if k == 1 { own(o[k]) } else { rented(o[k]) });
+        entries.push((name.get(lang), now, then));
+    }
     let labels: Vec<String> = entries
         .iter()
-        .map(|(n, now, _)| text(n, *now, None))
+        .map(|(n, now, _)| format!("{n}: {now}"))
         .collect();
     let texts: Vec<String> = entries
         .iter()
-        .map(|(n, now, then)| text(n, *now, *then))
+        .map(|(n, now, then)| format!("{n}: {}", with_before(now.clone(), then.clone(), word)))
         .collect();
+    let bar = |v: Option<f64>| [v.unwrap_or(0.0)];
+    let ticks = |layout: &BarRows| layout.ticks.iter().map(|t| c.money(*t)).collect();
+    let tco_layout = bar_rows(&[&tco, &bar(cloud_same)], range, 3);
+    let run_layout = bar_rows(&[&bar(own_run), &bar(cloud_run)], range, 3);
+    let ghost_of = |o: Option<f64>| o.unwrap_or(0.0);
     let tco_panel = Panel {
         title: T::Tco.get(lang),
         names: [T::OwnBox.get(lang), T::CloudSameUsage.get(lang)],
-        layout: bar_rows(&[&tco, &cloud_same], range, 3),
-        totals: [c.tco_usd, c.cloud_usd_same_usage],
-        ghost: before.map(|b| [b.tco_usd, b.cloud_usd_same_usage]),
+        tick_labels: ticks(&tco_layout),
+        layout: tco_layout,
+        totals: [own(tco_total), now[0].clone()],
+        ghost: before.map(|b| {
+            let (_, [same, _, _]) = rows(b);
+            [
+                ghost_of(known(b.tco_usd, b.card_price_known)),
+                ghost_of(same),
+            ]
+        }),
         colours: &OKABE_ITO,
         first_mark: 0,
         labels: &labels[..7],
@@ -188,28 +205,32 @@ pub fn CostChart(props: &CostChartProps) -> Html {
     let run_panel = Panel {
         title: T::PerExperiment.get(lang),
         names: [T::OwnBox.get(lang), T::Cloud.get(lang)],
-        layout: bar_rows(&[&own_run, &cloud_run], range, 3),
-        totals: [c.usd_per_experiment, c.cloud_usd_per_experiment],
-        ghost: before.map(|b| [b.usd_per_experiment, b.cloud_usd_per_experiment]),
+        tick_labels: ticks(&run_layout),
+        layout: run_layout,
+        totals: [now[1].clone(), now[2].clone()],
+        ghost: old.map(|(_, [_, own_run, cloud_run])| [ghost_of(own_run), ghost_of(cloud_run)]),
         colours: &[OKABE_ITO[7]],
         first_mark: 7,
         labels: &labels[7..],
         testids: [Some("cost-chart-own-run"), Some("cost-chart-cloud-run")],
+    };
+    let axis = match c.currency {
+        Currency::Usd => T::CostAxis,
+        Currency::Cny => T::CostAxisCny,
     };
 
     html! {
         <section class="panel view cost-chart" aria-labelledby="cost-chart-heading" data-testid="chart-cost">
             <h2 id="cost-chart-heading">{ T::Cost.get(lang) }</h2>
             <p class="key-figures">
-                <span>{ T::Tco.get(lang) }{ ": " }<strong class="figure" data-testid="chart-tco">{ format::money(c.tco_usd) }</strong></span>
-                <span>{ T::PerGpuHour.get(lang) }{ ": " }<strong class="figure">{ format::money(c.usd_per_gpu_hour) }</strong></span>
+                <span>{ T::Tco.get(lang) }{ ": " }<strong class="figure" data-testid="chart-tco">{ own(tco_total) }</strong></span>
+                <span>{ T::PerGpuHour.get(lang) }{ ": " }<strong class="figure">{ own(known(c.usd_per_gpu_hour, c.card_price_known)) }</strong></span>
             </p>
-            // Without a card price the verdict's remark says so (the cards count as $0).
             <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group" aria-label={T::Cost.get(lang)}>
                 { draw(&tco_panel, 0.0, &focus) }
                 { draw(&run_panel, PANEL, &focus) }
                 <text class="chart-label" x={((LEFT + WIDTH - RIGHT) / 2.0).to_string()} y={(HEIGHT - 4.0).to_string()}
-                    text-anchor="middle">{ T::CostAxis.get(lang) }</text>
+                    text-anchor="middle">{ axis.get(lang) }</text>
             </svg>
             { readout(&texts, &focus, T::ChartHint.get(lang), "cost-readout") }
             <ul class="legend">

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
+use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
 
 #[derive(Properties, PartialEq)]
@@ -18,6 +19,22 @@ pub struct CostViewProps {
 pub fn CostView(props: &CostViewProps) -> Html {
     let lang = props.lang;
     let c = &props.report.perf.cost;
+    // Without a card price, a figure that contains it would be a guess: ask for one.
+    let priced = |usd: f64| {
+        if c.card_price_known {
+            c.money(usd)
+        } else {
+            X::EnterPrice.get(lang).to_string()
+        }
+    };
+    // Likewise without a cloud rate for the card.
+    let rented = |usd: f64| {
+        if c.cloud_rate_known {
+            c.money(usd)
+        } else {
+            X::EnterRate.get(lang).to_string()
+        }
+    };
     let tco_terms = [
         (T::CostCards, c.cards_usd),
         (T::CostPlatform, c.platform_usd),
@@ -50,8 +67,8 @@ pub fn CostView(props: &CostViewProps) -> Html {
         <section class="panel view cost" aria-labelledby="cost-heading">
             <h2 id="cost-heading">{ T::Cost.get(lang) }</h2>
             <p class="key-figures">
-                <span>{ T::Tco.get(lang) }{ ": " }<strong class="figure" data-testid="tco">{ format::money(c.tco_usd) }</strong></span>
-                <span>{ T::PerGpuHour.get(lang) }{ ": " }<strong class="figure">{ format::money(c.usd_per_gpu_hour) }</strong></span>
+                <span>{ T::Tco.get(lang) }{ ": " }<strong class="figure" data-testid="tco">{ priced(c.tco_usd) }</strong></span>
+                <span>{ T::PerGpuHour.get(lang) }{ ": " }<strong class="figure">{ priced(c.usd_per_gpu_hour) }</strong></span>
                 <span>{ T::SweepWall.get(lang) }{ ": " }<strong class="figure">{ format::duration(c.sweep_wall_s) }</strong></span>
             </p>
             if !c.card_price_known {
@@ -62,9 +79,11 @@ pub fn CostView(props: &CostViewProps) -> Html {
                     <caption class="help">{ T::TcoCaption.get(lang) }</caption>
                     <tbody>
                         { for tco_terms.iter().map(|(term, usd)| html! {
-                            <tr><th scope="row">{ term.get(lang) }</th><td class="num">{ format::money(*usd) }</td></tr>
+                            <tr><th scope="row">{ term.get(lang) }</th><td class="num">{
+                                if *term == T::CostCards { priced(*usd) } else { c.money(*usd) }
+                            }</td></tr>
                         }) }
-                        <tr class="total"><th scope="row">{ T::Tco.get(lang) }</th><td class="num">{ format::money(c.tco_usd) }</td></tr>
+                        <tr class="total"><th scope="row">{ T::Tco.get(lang) }</th><td class="num">{ priced(c.tco_usd) }</td></tr>
                     </tbody>
                 </table>
                 <table>
@@ -77,8 +96,8 @@ pub fn CostView(props: &CostViewProps) -> Html {
                         { for per_unit.iter().map(|(label, own, cloud, testid)| html! {
                             <tr>
                                 <th scope="row">{ label.get(lang) }</th>
-                                <td class="num" data-testid={*testid}>{ format::money(*own) }</td>
-                                <td class="num">{ format::money(*cloud) }</td>
+                                <td class="num" data-testid={*testid}>{ priced(*own) }</td>
+                                <td class="num">{ rented(*cloud) }</td>
                             </tr>
                         }) }
                     </tbody>

@@ -12,6 +12,7 @@ use yew::prelude::*;
 
 use crate::components::chart_parts::{mark, readout, with_before};
 use crate::components::palette::{Swatch, OKABE_ITO};
+use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -92,6 +93,10 @@ pub fn MemoryView(props: &MemoryViewProps) -> Html {
                     <strong class="figure" data-testid="total-memory">{ format::bytes(m.total) }</strong></span>
                 <span>{ T::Capacity.get(lang) }{ ": " }
                     <strong class="figure" data-testid="capacity">{ format::bytes(m.capacity) }</strong></span>
+                if m.ecc_reserved > 0.0 {
+                    <span>{ X::EccReserved.get(lang) }{ ": " }
+                        <strong class="figure" data-testid="ecc-reserved">{ format::bytes(m.ecc_reserved) }</strong></span>
+                }
                 <span class={classes!("fit", if m.fits { "ok" } else { "bad" })} data-testid="fits">
                     { status.get(lang) }</span>
                 <span>{ T::MaxBatch.get(lang) }{ ": " }

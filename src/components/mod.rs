@@ -16,4 +16,5 @@ pub mod palette;
 pub mod roofline;
 pub mod scaling_view;
 pub mod scenario_panel;
+pub mod thesis;
 pub mod verdict;

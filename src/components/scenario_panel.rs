@@ -1,5 +1,7 @@
-//! The scenario inputs: dataset, model, GPU, geometry, precision, optimizer, cards.
+//! The scenario inputs: dataset, model, GPU and its ECC, geometry, precision, optimizer,
+//! cards.
 
+use hsi_gpu_core::market::{self, Ecc};
 use hsi_gpu_core::scenario::{
     self, Interconnect, ModelChoice, Optimizer, ParallelMode, Precision, VitSize,
 };
@@ -8,6 +10,7 @@ use yew::prelude::*;
 
 use crate::components::controls::{Choice, NumberSlider, StepSlider, Toggle};
 use crate::components::model_loader::ModelLoader;
+use crate::components::thesis::text::X;
 use crate::i18n::{self, T};
 use crate::state::Action;
 use crate::Store;
@@ -129,6 +132,16 @@ pub fn ScenarioPanel() -> Html {
         let store = store.clone();
         Callback::from(move |on: bool| store.dispatch(Action::Checkpointing(on)))
     };
+    let on_ecc = {
+        let store = store.clone();
+        Callback::from(move |on: bool| store.dispatch(Action::Ecc(on)))
+    };
+    // What turning ECC on costs this card (the core's market row).
+    let ecc_note = match market::market_by_id(&s.gpu).map(|m| m.ecc) {
+        Some(Ecc::Inline) => None,
+        Some(Ecc::Free) => Some(X::EccFree.get(lang)),
+        _ => Some(X::EccNone.get(lang)),
+    };
 
     html! {
         <section class="panel inputs" aria-labelledby="inputs-heading">
@@ -148,6 +161,10 @@ pub fn ScenarioPanel() -> Html {
             }
             <Choice id="gpu" label={T::Gpu.get(lang)} options={gpus}
                 selected={s.gpu.clone()} on_change={send(Action::Gpu)} />
+            <Toggle id="ecc" label={X::Ecc.get(lang)} checked={s.ecc} on_change={on_ecc} />
+            if let Some(note) = ecc_note {
+                <p class="help">{ note }</p>
+            }
             <NumberSlider id="patch" label={T::Patch.get(lang)} unit={T::UnitPixels.get(lang)}
                 value={s.patch} min={1} max={SLIDER_MAX_PATCH} max_typed={scenario::MAX_PATCH}
                 on_change={send_u32(Action::Patch)} />

@@ -72,6 +72,10 @@ pub fn field_label(path: &str, lang: Lang) -> String {
         "memory.driver_reserved_bytes" => {
             Some(("Driver-reserved memory (bytes)", "驱动保留显存（字节）"))
         }
+        "memory.ecc_bandwidth_loss" => Some((
+            "Bandwidth lost to GDDR ECC when on (fraction)",
+            "开启 GDDR ECC 时损失的带宽（比例）",
+        )),
         "workload.train_fraction" => Some(("Training fraction of labeled pixels", "训练样本比例")),
         "workload.epochs" => Some(("Epochs", "训练轮数")),
         "workload.sweep_runs" => Some(("Runs in a sweep", "超参搜索次数")),
@@ -115,8 +119,8 @@ pub fn field_label(path: &str, lang: Lang) -> String {
             "All-reduce 与反向重叠程度（0-1）",
         )),
         "cost.card_price_usd" => Some((
-            "Card price (USD; empty = catalog price)",
-            "显卡单价（美元；留空用目录价）",
+            "Card price (USD; empty = dated street or launch price)",
+            "显卡单价（美元；留空用目录中的市场价或首发价）",
         )),
         "cost.platform_base_usd" => {
             Some(("Workstation without GPUs (USD)", "不含显卡的工作站（美元）"))
@@ -152,9 +156,14 @@ pub fn field_label(path: &str, lang: Lang) -> String {
             "每增加一卡的运维（小时/月）",
         )),
         "cost.ops_usd_per_hour" => Some(("Engineer-hour (USD)", "工程师时薪（美元）")),
-        "cost.cloud_usd_per_gpu_hour" => {
-            Some(("Cloud rental (USD per GPU-hour)", "云租用（美元/GPU 小时）"))
-        }
+        "cost.cloud_usd_per_gpu_hour" => Some((
+            "Cloud rental (USD per GPU-hour; empty = catalog rate)",
+            "云租用（美元/GPU 小时；留空用目录价）",
+        )),
+        "cost.cny_per_usd" => Some(("CNY per USD", "人民币/美元汇率")),
+        "cost.currency" => Some(("Costs shown in (usd or cny)", "成本显示币种（usd 或 cny）")),
+        "cost.chassis_slots" => Some(("Workstation expansion slots", "工作站扩展槽位数")),
+        "cost.max_psu_watts" => Some(("Largest single PSU (W)", "单个电源最大功率（瓦）")),
         _ => None,
     };
     match (known, lang) {

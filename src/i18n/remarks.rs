@@ -90,7 +90,9 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
         }
         Warning::UnknownDataset { id } => format!("未知数据集 {id}：未估算每轮时间"),
         Warning::PriceUnknown { gpu } => {
-            format!("{gpu} 价格未知：请设置 cost.card_price_usd（显卡暂按 0 美元计）")
+            format!(
+                "{gpu} 价格未知：请设置 cost.card_price_usd（在此之前需要价格的成本数字没有意义）"
+            )
         }
     }
 }

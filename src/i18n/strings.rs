@@ -138,17 +138,18 @@ texts! {
     FromMeasurements => "Measurements used", "所用测量数";
     MeanErrorCaption => "Mean |error| over the loaded measurements", "已载入测量的平均绝对误差";
     UndoCalibration => "Undo calibration", "撤销校准";
-    PriceUnknown => "No price is known for this card: cards count as $0. Enter one under Assumptions (cost.card_price_usd).",
-        "此显卡价格未知，按 $0 计。请在“假设”中填写 cost.card_price_usd。";
     MemoryAxis => "Memory per GPU (GiB)", "每卡显存（GiB）";
     SpeedupAxis => "Speed-up over one card (×)", "相对单卡的加速比（×）";
     FlopRateAxis => "Attained FLOP/s", "实际 FLOP/s";
     CostAxis => "US dollars", "美元";
+    CostAxisCny => "Chinese yuan", "人民币";
     CloudSameUsage => "Cloud, same GPU-hours", "云租用同等时长";
     ChartHint => "Hover over or tab to a bar or point to read its value.", "将鼠标悬停或用 Tab 键移到柱或点上查看数值。";
     BeforeChange => "before", "改动前";
     GhostLegend => "Faint: before the last change", "浅色：上次改动前";
     Details => "Details: per-layer table, assumptions, measurements, comparison", "详细信息：逐层明细、假设、实测对比、方案对比";
+    PriceUnknown => "No price is known for this card, so the figures that need one are left out. Enter one under Assumptions (cost.card_price_usd).",
+        "这张卡没有已知价格，需要价格的数字暂不显示。请在“假设”中输入（cost.card_price_usd）。";
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ pub async fn render<C: BaseComponent>(props: C::Properties) -> String {
 
 /// A small 3-D CNN written out here, so the tests do not depend on which zoo presets exist:
 /// two Conv3d + ReLU, global pooling, a classifier.
+#[allow(dead_code)] // not every test file uses every fixture
 pub fn small_cnn(bands: u64, patch: u64, classes: u64) -> ModelSpec {
     let mut b = ModelBuilder::new("test-cnn", vec![1, bands, patch, patch]);
     b.push(ops::conv(3, 8, &[7, 3, 3], &[0, 1, 1]))
@@ -33,6 +34,7 @@ pub fn small_cnn(bands: u64, patch: u64, classes: u64) -> ModelSpec {
 }
 
 /// The default scenario with the small CNN as a custom model.
+#[allow(dead_code)]
 pub fn scenario() -> Scenario {
     let mut s = Scenario::default();
     s.model = ModelChoice::Custom {
@@ -41,7 +43,23 @@ pub fn scenario() -> Scenario {
     s
 }
 
+/// A catalog card with neither a street nor a launch price.
+#[allow(dead_code)]
+pub fn unpriced_gpu() -> &'static hsi_gpu_core::gpu::GpuSpec {
+    hsi_gpu_core::gpu::GPUS
+        .iter()
+        .find(|g| {
+            hsi_gpu_core::market::default_card_price_usd(
+                g,
+                hsi_gpu_core::market::DEFAULT_CNY_PER_USD,
+            )
+            .is_none()
+        })
+        .expect("some card has no known price")
+}
+
 /// The core's report for a valid scenario.
+#[allow(dead_code)]
 pub fn report(s: &Scenario) -> Rc<Report> {
     Rc::new(estimate(s).expect("the test scenario is valid"))
 }

@@ -442,17 +442,17 @@ fn patch_flip(
     flip: &mut impl FnMut(Condition, &[Option<Candidate>], Option<usize>),
 ) {
     let s = &scenarios[rec];
-    let Some(gpu) = crate::gpu::gpu_by_id(&s.gpu) else {
+    let Some(gpu) = crate::market::scenario_card(s) else {
         return;
     };
-    let Largest::Fits(largest) = largest_patch(s, gpu) else {
+    let Largest::Fits(largest) = largest_patch(s, &gpu) else {
         return;
     };
     let at_largest = Scenario {
         patch: largest,
         ..s.clone()
     };
-    let patch = largest + geometry_step(&at_largest, gpu, Dimension::Patch);
+    let patch = largest + geometry_step(&at_largest, &gpu, Dimension::Patch);
     let changed = candidates_with(scenarios, |s| match s.model {
         ModelChoice::Preset { .. } => Some(Scenario { patch, ..s.clone() }),
         ModelChoice::Custom { .. } => None,

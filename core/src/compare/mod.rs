@@ -110,6 +110,8 @@ pub struct Complexity {
     pub psu_watts: f64,
     /// Administration time the cost model charges, hours/month.
     pub ops_hours_per_month: f64,
+    /// Whether the cards fit one workstation (slots, PSU, cooler, board).
+    pub chassis: crate::market::ChassisFit,
 }
 
 /// The figures of one option.
@@ -277,7 +279,7 @@ fn ops_hours_per_month(s: &Scenario, cards: u32) -> f64 {
 /// Estimates one option; every problem with its scenario otherwise.
 pub fn evaluate(s: &Scenario) -> Result<OptionResult, Vec<FieldError>> {
     let report = crate::estimate(s)?;
-    let gpu = crate::gpu::gpu_by_id(&s.gpu).expect("estimate checked the GPU id");
+    let gpu = &crate::market::scenario_card(s).expect("estimate checked the GPU id");
     let perf = &report.perf;
     let cost = &perf.cost;
     let budget = report.memory.budget;
@@ -310,6 +312,7 @@ pub fn evaluate(s: &Scenario) -> Result<OptionResult, Vec<FieldError>> {
             nccl: ddp && s.cards > 1,
             psu_watts: cost.psu_watts,
             ops_hours_per_month: ops_hours_per_month(s, s.cards),
+            chassis: crate::market::chassis_fit(gpu, s.cards, &s.cost),
         },
         warnings: report.warnings.iter().map(ToString::to_string).collect(),
     })

@@ -5,7 +5,6 @@ use serde::Serialize;
 use super::compare::{compare, measured_scenario, same_card, PredictedVsMeasured};
 use super::Measurement;
 use crate::estimate;
-use crate::gpu::gpu_by_id;
 use crate::perf::PerfAssumptions;
 use crate::problems::FieldError;
 use crate::scenario::Scenario;
@@ -136,7 +135,7 @@ pub fn calibrate(
                     .into(),
         });
     }
-    let gpu = gpu_by_id(&s.gpu).expect("compare checked the GPU id");
+    let gpu = &crate::market::scenario_card(s).expect("compare checked the GPU id");
     let mut out = s.clone();
     let mut fitted = Vec::new();
     let mut not_fitted = Vec::new();

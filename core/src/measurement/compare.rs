@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::Measurement;
-use crate::gpu::{gpu_by_id, GpuSpec};
+use crate::gpu::GpuSpec;
 use crate::problems::FieldError;
 use crate::scenario::{ModelChoice, Scenario};
 use crate::{build_model, estimate, memory};
@@ -214,7 +214,7 @@ pub fn compare(s: &Scenario, m: &Measurement) -> Result<PredictedVsMeasured, Vec
     }
     let (scenario, mut warnings) = measured_scenario(s, m);
     let report = estimate(&scenario)?;
-    let gpu = gpu_by_id(&scenario.gpu).expect("estimate checked the GPU id");
+    let gpu = &crate::market::scenario_card(&scenario).expect("estimate checked the GPU id");
     if let Some(name) = &m.device.gpu_name {
         if !m.dry_run && !same_card(gpu, name) {
             warnings.push(Note::OtherCard {

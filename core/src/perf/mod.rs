@@ -355,3 +355,13 @@ pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warni
         total_s: f64::from(w.epochs) * epoch_s,
     }
 }
+
+/// One forward pass of every layer on one card (no backward, no optimizer): what an
+/// evaluation or prediction batch costs the device.
+pub fn forward_s(layers: &[LayerReport], scenario: &Scenario, gpu: &GpuSpec) -> f64 {
+    let peak = gpu.peak_flops(scenario.precision).flops;
+    layers
+        .iter()
+        .map(|l| layer_perf(l, peak, gpu, &scenario.perf).forward.time_s)
+        .sum()
+}

@@ -11,6 +11,7 @@ use yew::prelude::*;
 
 use super::chart::CompareBars;
 use super::text::{condition_phrase, flip_sentence, metric_name, C};
+use crate::components::thesis::text::chassis_text;
 use crate::i18n::Lang;
 
 /// A metric's figure as the table and the charts show it.
@@ -76,7 +77,7 @@ pub(super) fn table(report: &ComparisonReport, lang: Lang, editors: Html) -> Htm
         let text = o.result.as_ref().map_or_else(String::new, |r| {
             let c = &r.complexity;
             format!(
-                "{} × {} · {} · {} {}",
+                "{} × {} · {} · {} {} · {}",
                 c.cards,
                 r.gpu_name,
                 if c.nccl {
@@ -86,6 +87,7 @@ pub(super) fn table(report: &ComparisonReport, lang: Lang, editors: Html) -> Htm
                 },
                 C::Psu.get(lang),
                 format::si(c.psu_watts, "W"),
+                chassis_text(&c.chassis, lang),
             )
         });
         html! { <td data-testid={format!("cell-ops-{i}")}>{ text }</td> }

@@ -1,0 +1,124 @@
+//! The lever table: improving a resource that does not bind changes nothing, improving
+//! the binding one helps, and a scenario that does not fit is helped by capacity only.
+
+use hsi_gpu_core::levers::{BestLever, LeverPoint};
+use hsi_gpu_core::levers::{Lever, LeverOutcome, Limit, MIN_SPEEDUP};
+use hsi_gpu_core::whatifs::estimate_all;
+use hsi_gpu_core::{scenario::scenario_from_json, Scenario};
+
+fn lever_table(s: &Scenario) -> (LeverPoint, Vec<LeverOutcome>, Option<BestLever>) {
+    let r = estimate_all(s).unwrap();
+    (r.lever_baseline.unwrap(), r.levers, r.best_lever)
+}
+
+fn table(json: &str) -> (LeverPoint, Vec<LeverOutcome>) {
+    let (base, outcomes, _) = lever_table(&scenario_from_json(json).unwrap());
+    (base, outcomes)
+}
+
+fn of(outcomes: &[LeverOutcome], lever: Lever) -> Vec<&LeverOutcome> {
+    outcomes.iter().filter(|o| o.lever == lever).collect()
+}
+
+/// The lever that relieves a limit.
+fn lever_for(limit: Limit) -> Lever {
+    match limit {
+        Limit::Capacity => Lever::MemoryCapacity,
+        Limit::Bandwidth => Lever::MemoryBandwidth,
+        Limit::Compute => Lever::Compute,
+        Limit::Host => Lever::HostCpu,
+        Limit::Interconnect => Lever::Interconnect,
+    }
+}
+
+/// Element-wise layers and one small classifier over a large input: memory-bound in
+/// every pass on every card.
+const MEMORY_BOUND: &str = r#"{"model": {"kind": "custom", "spec": {"name": "stream", "input": [1, 200, 64, 64],
+    "layers": [{"op": "act", "kind": "relu"}, {"op": "act", "kind": "sigmoid"}, {"op": "act", "kind": "tanh"},
+               {"op": "flatten"}, {"op": "linear", "out_features": 16}]}}, "classes": 16}"#;
+
+#[test]
+fn more_capacity_does_not_speed_up_a_run_that_fits_but_raises_batch_and_patch() {
+    let (base, outcomes) = table("{}");
+    assert!(base.fits);
+    let capacity = of(&outcomes, Lever::MemoryCapacity);
+    assert_eq!(capacity.len(), 2);
+    for o in capacity {
+        assert_eq!(o.speedup, Some(1.0), "{o:?}");
+        assert!(o.largest_batch > base.largest_batch, "{o:?}");
+        assert!(o.largest_patch > base.largest_patch, "{o:?}");
+    }
+}
+
+#[test]
+fn more_compute_does_not_speed_up_a_memory_bound_model_and_bandwidth_does() {
+    let (base, outcomes) = table(MEMORY_BOUND);
+    assert_eq!(base.limit, Limit::Bandwidth);
+    for o in of(&outcomes, Lever::Compute) {
+        assert_eq!(o.speedup, Some(1.0), "{o:?}");
+    }
+    let bandwidth = of(&outcomes, Lever::MemoryBandwidth)[0];
+    assert!(bandwidth.speedup.unwrap() > MIN_SPEEDUP, "{bandwidth:?}");
+}
+
+#[test]
+fn the_lever_for_the_binding_resource_helps() {
+    for json in [
+        "{}",
+        MEMORY_BOUND,
+        r#"{"model": {"kind": "preset", "id": "ssftt"}, "patch": 13}"#,
+        r#"{"batch_per_gpu": 4}"#,
+    ] {
+        let (base, outcomes) = table(json);
+        let lever = lever_for(base.limit);
+        let best = of(&outcomes, lever)
+            .iter()
+            .filter_map(|o| o.speedup)
+            .fold(0.0, f64::max);
+        assert!(
+            best > MIN_SPEEDUP,
+            "{json}: {lever:?} for {:?} gives {best}",
+            base.limit
+        );
+    }
+}
+
+#[test]
+fn one_card_gains_nothing_from_a_faster_link() {
+    let (_, outcomes) = table("{}");
+    let link = of(&outcomes, Lever::Interconnect);
+    assert_eq!(link.len(), 1, "the RTX A5500 has a bridge connector");
+    assert_eq!(link[0].speedup, Some(1.0));
+}
+
+#[test]
+fn a_bridged_pair_gains_from_nvlink_and_a_card_without_one_has_no_link_lever() {
+    let (_, outcomes) = table(r#"{"cards": 2, "batch_per_gpu": 16}"#);
+    let link = of(&outcomes, Lever::Interconnect)[0];
+    assert!(link.factor > 1.0 && link.speedup.unwrap() > 1.0, "{link:?}");
+    let (_, outcomes) = table(r#"{"gpu": "rtx_4090", "cards": 2}"#);
+    assert!(of(&outcomes, Lever::Interconnect).is_empty());
+}
+
+#[test]
+fn a_scenario_that_does_not_fit_is_helped_by_capacity_alone() {
+    let s = scenario_from_json(r#"{"batch_per_gpu": 8192}"#).unwrap();
+    let (base, outcomes, best) = lever_table(&s);
+    assert!(!base.fits && base.time_to_result_s.is_none());
+    assert_eq!(base.limit, Limit::Capacity);
+    for o in &outcomes {
+        assert_eq!(
+            o.fits,
+            o.lever == Lever::MemoryCapacity && o.largest_batch >= 8192,
+            "{o:?}"
+        );
+    }
+    let best = best.expect("more memory makes it fit");
+    assert_eq!(best.lever, Lever::MemoryCapacity);
+    let smallest_fitting = outcomes
+        .iter()
+        .filter(|o| o.fits)
+        .map(|o| o.factor)
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(best.factor, smallest_fitting);
+}

@@ -1,0 +1,159 @@
+//! Server-side renders of the lever, inference and article views in both languages: each
+//! figure shown is the core's, formatted by the core's formatter.
+
+mod ssr_support;
+
+use std::rc::Rc;
+
+use hsi_gpu_core::whatifs::estimate_all;
+use hsi_gpu_core::{format, Scenario};
+use hsi_gpu_planner::components::thesis::article_panel::{ArticlePanel, ArticlePanelProps};
+use hsi_gpu_planner::components::thesis::inference_view::{InferenceView, InferenceViewProps};
+use hsi_gpu_planner::components::thesis::levers_view::{LeversTable, LeversView, LeversViewProps};
+use hsi_gpu_planner::components::thesis::text::{lever_name, X};
+use hsi_gpu_planner::i18n::Lang;
+use ssr_support::{count, render, testid_text};
+
+fn full_report(s: &Scenario) -> Rc<hsi_gpu_core::Report> {
+    Rc::new(estimate_all(s).expect("valid scenario"))
+}
+
+#[tokio::test]
+async fn levers_view_draws_a_bar_and_a_row_per_lever_and_names_the_best() {
+    for lang in [Lang::En, Lang::Zh] {
+        let report = full_report(&Scenario::default());
+        let html = render::<LeversView>(LeversViewProps {
+            report: report.clone(),
+            lang,
+        })
+        .await;
+        assert!(html.contains(X::LeversTitle.get(lang)));
+        assert_eq!(count(&html, "<rect x="), report.levers.len());
+        for o in &report.levers {
+            assert!(html.contains(lever_name(o.lever, lang)), "{:?}", o.lever);
+            if let Some(s) = o.speedup {
+                assert!(html.contains(&format::times(s)), "{s}");
+            }
+        }
+        let best = report
+            .best_lever
+            .expect("the default scenario has a best lever");
+        let sentence = testid_text(&html, "best-lever").unwrap();
+        assert!(
+            sentence.contains(lever_name(best.lever, lang)),
+            "{sentence}"
+        );
+        assert!(
+            sentence.contains(&format::times(best.speedup.unwrap())),
+            "{sentence}"
+        );
+        // The table below the dashboard: the scenario's row, then one per lever.
+        let table = render::<LeversTable>(LeversViewProps {
+            report: report.clone(),
+            lang,
+        })
+        .await;
+        assert_eq!(count(&table, "<th scope=\"row\">"), report.levers.len() + 1);
+    }
+}
+
+#[tokio::test]
+async fn inference_view_shows_the_cores_times_and_the_deployment_cards() {
+    for lang in [Lang::En, Lang::Zh] {
+        let report = full_report(&Scenario::default());
+        let inf = report.inference.clone().unwrap();
+        let html = render::<InferenceView>(InferenceViewProps {
+            report: report.clone(),
+            lang,
+        })
+        .await;
+        assert!(html.contains(X::InferenceTitle.get(lang)));
+        assert_eq!(
+            testid_text(&html, "scene-prediction"),
+            Some(format::duration(inf.scene_prediction_s.unwrap()).as_str())
+        );
+        assert_eq!(
+            testid_text(&html, "eval-pass"),
+            Some(format::duration(inf.eval_pass_s.unwrap()).as_str())
+        );
+        for d in &inf.deployment {
+            assert!(html.contains(&d.gpu), "{}", d.gpu);
+        }
+    }
+}
+
+#[tokio::test]
+async fn article_panel_shows_the_computed_corrections_in_both_languages() {
+    let check = hsi_gpu_core::article::article_check();
+    for lang in [Lang::En, Lang::Zh] {
+        let html = render::<ArticlePanel>(ArticlePanelProps { lang }).await;
+        assert!(html.contains(X::ArticleTitle.get(lang)));
+        let gb = |b: f64| format!("{} GB", format::significant(b / 1e9));
+        assert!(html.contains(&gb(check.first_layer.fp32_bytes)));
+        assert!(html.contains(&gb(check.adam_states.fp32_bytes)));
+        for card in &check.linear_layer.cards {
+            assert!(html.contains(&card.gpu));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_card_without_a_price_asks_for_one_instead_of_counting_zero() {
+    use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
+    let unpriced = ssr_support::unpriced_gpu();
+    let s = Scenario {
+        gpu: unpriced.id.into(),
+        interconnect: hsi_gpu_core::scaling::valid_interconnects(unpriced)[0],
+        ..Scenario::default()
+    };
+    let report = Rc::new(hsi_gpu_core::estimate(&s).unwrap());
+    assert!(!report.perf.cost.card_price_known);
+    for lang in [Lang::En, Lang::Zh] {
+        let html = render::<CostView>(CostViewProps {
+            report: report.clone(),
+            lang,
+        })
+        .await;
+        assert_eq!(testid_text(&html, "tco"), Some(X::EnterPrice.get(lang)));
+        assert_eq!(
+            testid_text(&html, "cost-per-experiment"),
+            Some(X::EnterPrice.get(lang))
+        );
+        assert!(html.contains("price-unknown"));
+    }
+}
+
+#[tokio::test]
+async fn memory_view_shows_what_ecc_takes_and_cost_view_the_currency() {
+    use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
+    use hsi_gpu_planner::components::memory_view::{MemoryView, MemoryViewProps};
+    let mut s = Scenario {
+        ecc: true,
+        ..Scenario::default()
+    };
+    s.cost.currency = hsi_gpu_core::choices::Currency::Cny;
+    let report = Rc::new(hsi_gpu_core::estimate(&s).unwrap());
+    let html = render::<MemoryView>(MemoryViewProps {
+        report: report.clone(),
+        lang: Lang::Zh,
+        gpu_name: "RTX A5500".into(),
+        headroom: s.memory.headroom,
+        ghost: None,
+    })
+    .await;
+    assert_eq!(
+        testid_text(&html, "ecc-reserved"),
+        Some(format::bytes(report.memory.ecc_reserved).as_str())
+    );
+    let html = render::<CostView>(CostViewProps {
+        report: report.clone(),
+        lang: Lang::En,
+    })
+    .await;
+    let c = &report.perf.cost;
+    assert_eq!(testid_text(&html, "tco"), Some(c.money(c.tco_usd).as_str()));
+    assert!(c.money(c.tco_usd).starts_with('¥'));
+    // The RTX A5500 has no dated cloud rate: the cloud column asks for one.
+    assert!(!c.cloud_rate_known);
+    assert!(html.contains(X::EnterRate.get(Lang::En)));
+}
