@@ -118,6 +118,10 @@ test("a chart reads out a mark on focus and keeps a ghost of the figures before 
   // Hover a cost bar: the cost readout tells its dollars.
   await page.getByTestId("cost-chart-own-run").hover();
   assert.match(await app.text("cost-readout"), /\$/);
+  // Once the levers catch up, focusing a bar reads out its speed-up and time to a result.
+  await page.locator('.levers-tile:not(.stale) [data-testid="chart-levers"]').waitFor();
+  await page.locator('[data-testid="chart-levers"] .point').first().focus();
+  assert.match(await app.text("levers-readout"), /^Memory capacity .+×.*time to result/i);
   await app.screenshot("dashboard-ghost", { fullPage: false });
 });
 
