@@ -55,6 +55,13 @@ fn row(name: String, p: &LeverPoint, speedup: Option<f64>, lang: Lang, best: boo
     }
 }
 
+/// Whether an outcome is the report's best lever.
+fn is_best(report: &Report, o: &LeverOutcome) -> bool {
+    report
+        .best_lever
+        .is_some_and(|b| b.lever == o.lever && b.factor == o.factor)
+}
+
 #[function_component]
 pub fn LeversView(props: &LeversViewProps) -> Html {
     let lang = props.lang;
@@ -64,8 +71,7 @@ pub fn LeversView(props: &LeversViewProps) -> Html {
         return html! {};
     };
     let best = report.best_lever;
-    let is_best =
-        |o: &LeverOutcome| best.is_some_and(|b| b.lever == o.lever && b.factor == o.factor);
+    let is_best = |o: &LeverOutcome| is_best(report, o);
     let speedups: Vec<Option<f64>> = levers.iter().map(|o| o.speedup).collect();
     let top = speedups.iter().flatten().fold(1.1f64, |m, s| m.max(*s));
     let (_, x_hi) = nice_domain(0.0, top, 5);
@@ -143,9 +149,7 @@ pub fn LeversTable(props: &LeversViewProps) -> Html {
     let (Some(base), levers) = (report.lever_baseline, &report.levers) else {
         return html! {};
     };
-    let best = report.best_lever;
-    let is_best =
-        |o: &LeverOutcome| best.is_some_and(|b| b.lever == o.lever && b.factor == o.factor);
+    let is_best = |o: &LeverOutcome| is_best(report, o);
     html! {
         <section class="panel levers-details" aria-label={X::LeversTitle.get(lang)}>
             <h2>{ X::LeversTitle.get(lang) }</h2>
