@@ -143,7 +143,7 @@ texts! {
     FlopRateAxis => "Attained FLOP/s", "实际 FLOP/s";
     CostAxis => "US dollars", "美元";
     CostAxisCny => "Chinese yuan", "人民币";
-    CloudSameUsage => "Cloud, same GPU-hours", "云租用同等时长";
+    CloudSameUsage => "Cloud, same hours", "云租用同等时长";
     ChartHint => "Hover over or tab to a bar or point to read its value.", "将鼠标悬停或用 Tab 键移到柱或点上查看数值。";
     BeforeChange => "before", "改动前";
     GhostLegend => "Faint: before the last change", "浅色：上次改动前";
