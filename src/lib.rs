@@ -10,10 +10,14 @@ pub mod query;
 pub mod state;
 
 /// Scenario sections whose scalar fields are editable assumptions.
-pub const ASSUMPTION_SECTIONS: [&str; 4] = ["memory", "perf", "cost", "workload"];
+pub const ASSUMPTION_SECTIONS: [&str; 5] = ["memory", "perf", "cost", "workload", "pipeline"];
 
 /// Fields inside those sections that the scenario panel edits with a proper control.
-pub const SCENARIO_PANEL_FIELDS: [&str; 1] = ["workload.mode"];
+pub const SCENARIO_PANEL_FIELDS: [&str; 3] = [
+    "workload.mode",
+    "pipeline.num_workers",
+    "pipeline.cube_on_gpu",
+];
 
 /// The app's store, shared with the components through a context.
 pub type Store = yew::UseReducerHandle<state::AppState>;

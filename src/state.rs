@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use hsi_gpu_core::graph::ModelSpec;
 use hsi_gpu_core::scenario::{
-    Interconnect, ModelChoice, Optimizer, ParallelMode, Precision, VitSize,
+    CpuClass, Interconnect, ModelChoice, Optimizer, ParallelMode, Precision, VitSize,
 };
 use hsi_gpu_core::{dataset, zoo, Scenario};
 use yew::Reducible;
@@ -118,6 +118,9 @@ pub enum Action {
     Mode(ParallelMode),
     Checkpointing(bool),
     Ecc(bool),
+    Cpu(CpuClass),
+    Workers(u32),
+    CubeOnGpu(bool),
     Gpu(String),
     /// Picks a dataset and takes its band and class counts.
     Dataset(String),
@@ -158,6 +161,9 @@ impl Reducible for AppState {
             Action::Mode(v) => s.workload.mode = v,
             Action::Checkpointing(v) => s.checkpointing = v,
             Action::Ecc(v) => s.ecc = v,
+            Action::Cpu(v) => s.cpu = v,
+            Action::Workers(v) => s.pipeline.num_workers = v,
+            Action::CubeOnGpu(v) => s.pipeline.cube_on_gpu = v,
             Action::Gpu(id) => s.gpu = id,
             Action::Dataset(id) => {
                 if let Some(d) = dataset::dataset_by_id(&id) {

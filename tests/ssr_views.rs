@@ -4,7 +4,7 @@
 mod ssr_support;
 
 use hsi_gpu_core::format;
-use hsi_gpu_core::scenario::{Interconnect, Precision};
+use hsi_gpu_core::scenario::{Interconnect, Precision, Scenario};
 use hsi_gpu_planner::components::cost_chart::{CostChart, CostChartProps};
 use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
 use hsi_gpu_planner::components::layer_table::{LayerTable, LayerTableProps};
@@ -56,8 +56,9 @@ async fn memory_view_shows_each_term_the_total_capacity_and_max_batch() {
         let labelled = format!("{}: {}", term.get(Lang::En), format::bytes(bytes));
         assert!(html.contains(&labelled), "{labelled} missing");
     }
-    // Seven stacked terms, a capacity line and a headroom line.
-    assert_eq!(count(&html, "<rect x="), 7);
+    // Eight stacked terms (the data cube on the GPU, 0 here, since issue 12), a capacity
+    // line and a headroom line.
+    assert_eq!(count(&html, "<rect x="), 8);
     assert_eq!(count(&html, "capacity-line"), 1);
     assert_eq!(count(&html, "headroom-line"), 1);
     assert!(m.fits);
@@ -105,7 +106,15 @@ async fn verdict_uses_the_core_figures_and_compares_topologies() {
         verdict.contains(&format!("is {}", r.max_batch)),
         "{verdict}"
     );
-    assert!(verdict.contains("Most of the step is"), "{verdict}");
+    // The step's parts and what bounds it (issue 12: host, input pipeline or GPU).
+    assert!(
+        verdict.contains(&format!(
+            "One step takes {}",
+            format::duration(r.perf.time.step_s)
+        )),
+        "{verdict}"
+    );
+    assert!(verdict.contains("bounds it"), "{verdict}");
     let nvlink = r
         .perf
         .scaling
@@ -122,7 +131,11 @@ async fn verdict_uses_the_core_figures_and_compares_topologies() {
 
 #[tokio::test]
 async fn roofline_plots_every_layer_with_work_and_the_step() {
-    let s = scenario();
+    // FP32 explicitly: the default is now PyTorch's (TF32 convolutions, a second roof).
+    let s = Scenario {
+        precision: Precision::Fp32,
+        ..scenario()
+    };
     let r = report(&s);
     let with_work = r
         .perf

@@ -64,31 +64,156 @@ json_struct! {
 }
 
 json_struct! {
-    /// Efficiency factors that cannot be derived (see `perf.rs`). Every field is
-    /// user-editable.
+    /// Efficiency factors that cannot be derived (see `perf.rs` and `device.rs`): fitted
+    /// on published training throughput (core/tests/published_steps.rs; the README has
+    /// the fit and the held-out error). Every field is user-editable.
     #[derive(Clone, Debug, PartialEq)]
     pub struct PerfAssumptions {
-        /// Fraction of peak a large conv/GEMM reaches. cuBLAS/cuDNN reach roughly 60-80 % of
-        /// the datasheet peak on large problems (NVIDIA "Matrix Multiplication Background"
-        /// guide; boost clocks are rarely sustained). Rough.
-        pub compute_efficiency: f64 [0.01, 1.0] = 0.70,
-        /// Work, in seconds at peak, at which a kernel reaches half of `compute_efficiency`.
-        /// It is also the least time a kernel with any work takes (ramp / efficiency, one
-        /// "wave" of thread blocks). 2 us puts a 1024^3 GEMM (2.1 GFLOP) on an A100's tensor
-        /// cores at about 54 % of peak and a 4096^3 one at 70 %, the shape of published cuBLAS
+        /// Fraction of the tensor-core or FP32 peak large GEMMs (linear, matmul,
+        /// attention) reach. cuBLAS reaches 60-80 % of datasheet peak on large problems
+        /// (NVIDIA "Matrix Multiplication Background" guide); fitted 0.64 on whole
+        /// training steps, where boost clocks are rarely sustained.
+        pub compute_efficiency: f64 [0.01, 1.0] = 0.64,
+        /// Work, in seconds at peak, at which a kernel reaches half of its efficiency.
+        /// 2 us puts a 1024^3 GEMM (2.1 GFLOP) on an A100's tensor cores at about 54 % of
+        /// its efficiency and a 4096^3 one near all of it, the shape of published cuBLAS
         /// size sweeps. Rough calibration.
         pub efficiency_ramp_s: f64 [0.0, 1e-2] = 2e-6,
-        /// Fraction of datasheet bandwidth streaming kernels reach (STREAM-like copies reach
-        /// 80-90 % on HBM and GDDR6/6X cards). Rough.
-        pub memory_efficiency: f64 [0.01, 1.0] = 0.80,
-        /// Least time one CUDA kernel costs, seconds: launch latency plus PyTorch's eager
-        /// dispatch per op (several microseconds each). Dominates tiny HSI patches at small
-        /// batch. Rough.
-        pub kernel_launch_s: f64 [0.0, 1e-2] = 5e-6,
+        /// Fraction of datasheet bandwidth a training step's streaming kernels reach
+        /// (STREAM-like copies reach 80-90 %; fitted 0.68 on whole steps).
+        pub memory_efficiency: f64 [0.01, 1.0] = 0.68,
+        /// Least GPU time of one kernel, seconds: the gap between back-to-back kernels
+        /// and a wave of tiny thread blocks. The CPU's own cost per op is `perf.host`.
+        /// Rough.
+        pub kernel_launch_s: f64 [0.0, 1e-2] = 2.5e-6,
         /// Kernels one optimizer update launches; None = the default for the optimizer
         /// (`default_optimizer_kernels`).
         pub optimizer_kernels: Option<u32> [0, 100_000] = None,
+        pub device: DeviceAssumptions = DeviceAssumptions::default(),
+        pub host: HostAssumptions = HostAssumptions::default(),
+        pub pipeline: PipelineAssumptions = PipelineAssumptions::default(),
         pub scaling: ScalingAssumptions = ScalingAssumptions::default(),
+    }
+}
+
+json_struct! {
+    /// Device efficiency and memory passes by op class (see `device.rs`), fitted on the
+    /// fit points of core/tests/fixtures/published_steps.json. Every field is
+    /// user-editable.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct DeviceAssumptions {
+        /// Fraction of the tensor-core peak cuDNN's 1-D/2-D convolutions reach.
+        pub conv_efficiency: f64 [0.01, 1.0] = 0.81,
+        /// Fraction of the FP32 CUDA-core peak convolutions reach in FP32, counted in
+        /// direct-convolution FLOPs (Winograd and FFT kernels do fewer multiplies for 3x3
+        /// kernels, so this reaches more than a GEMM does; the fit runs into the bound 1).
+        pub fp32_conv_efficiency: f64 [0.01, 1.0] = 1.0,
+        /// 3-D convolutions on tensor cores reach this fraction of what 2-D ones reach
+        /// (cuDNN's 3-D tensor-core kernels are far less tuned).
+        pub conv3d_tensor_factor: f64 [0.01, 1.0] = 0.14,
+        /// The same on FP32 CUDA cores.
+        pub conv3d_fp32_factor: f64 [0.01, 1.0] = 0.50,
+        /// Fraction of the FP32 peak depthwise / narrow grouped convolutions reach.
+        pub grouped_efficiency: f64 [0.01, 1.0] = 0.025,
+        /// Device-memory traffic of a convolution over its input + output + weights
+        /// (tiles re-read, the weight-gradient pass reading both again).
+        pub conv_traffic: f64 [1.0, 10.0] = 1.66,
+        /// Traffic factor of normalisation over input + output (statistics read the input
+        /// once more in forward; backward makes more passes).
+        pub norm_passes: f64 [1.0, 10.0] = 1.76,
+        /// Passes over input and output of the NCHW <-> NHWC transposes around a
+        /// half-precision convolution (none with `channels_last`).
+        pub transpose_passes: f64 [0.0, 10.0] = 1.76,
+        /// Passes over attention's N x heads x T x T scores (write, softmax, read by the
+        /// second matmul, dropout; backward again), forward and backward together.
+        pub attention_score_passes: f64 [0.0, 64.0] = 24.0,
+        /// L2 bandwidth over device-memory bandwidth, for the share of a layer's traffic
+        /// the card's L2 can hold.
+        pub l2_speedup: f64 [1.0, 20.0] = 2.72,
+        /// The model runs channels_last (NHWC): no transposes around 16-bit convolutions.
+        pub channels_last: bool = false,
+    }
+}
+
+json_struct! {
+    /// The CPU's cost per step in PyTorch's eager mode on the reference (workstation)
+    /// core, seconds (see `host.rs` for sources). Every field is user-editable.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct HostAssumptions {
+        /// Per forward kernel (and per layer that launches none): module call, dispatch,
+        /// launch.
+        pub op_forward_s: f64 [0.0, 1e-2] = 14e-6,
+        /// Per backward kernel and per parameter's gradient accumulation: autograd node
+        /// and launch.
+        pub op_backward_s: f64 [0.0, 1e-2] = 10e-6,
+        /// Optimizer `for` loop: per parameter tensor and single-tensor op.
+        pub optimizer_op_s: f64 [0.0, 1e-2] = 7e-6,
+        /// Optimizer `foreach`: per parameter tensor and `_foreach_*` op.
+        pub foreach_tensor_s: f64 [0.0, 1e-2] = 0.4e-6,
+        /// The optimizer uses `foreach` (PyTorch >= 2.0 default on CUDA).
+        pub foreach: bool = true,
+        /// `zero_grad()` drops gradients (`set_to_none=True`, PyTorch >= 2.0 default)
+        /// instead of zeroing each with a kernel.
+        pub zero_grad_to_none: bool = true,
+        /// Per step: `loss.item()` round trip, the Python loop, logging.
+        pub step_fixed_s: f64 [0.0, 1.0] = 150e-6,
+        /// Once per run: CUDA context and library start on the first CUDA call with lazy
+        /// module loading (CUDA >= 11.7; pytorch PR 86509). Without it, seconds.
+        pub startup_s: f64 [0.0, 600.0] = 0.5,
+    }
+}
+
+json_struct! {
+    /// Input-pipeline costs on the reference core, seconds (see `pipeline.rs`;
+    /// `tools/bench_pipeline.py` measures them on your CPU). Every field is
+    /// user-editable.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct PipelineAssumptions {
+        /// `__getitem__` of a pre-cut patch tensor: index, label, collate share.
+        pub precut_sample_s: f64 [0.0, 1.0] = 8e-6,
+        /// `__getitem__` cutting a patch from the cube: Python, slicing, wrappers.
+        pub cut_sample_s: f64 [0.0, 1.0] = 18e-6,
+        /// Per byte of a patch: slice copy, transpose, collate.
+        pub byte_s: f64 [0.0, 1e-6] = 0.5e-9,
+        /// Per byte of a patch when augmented (a flipped/rotated copy).
+        pub augment_byte_s: f64 [0.0, 1e-6] = 1.0e-9,
+        /// Per batch: the collate call and the hand-over from a worker.
+        pub batch_s: f64 [0.0, 1.0] = 60e-6,
+        /// Per batch byte the main process receives from a worker (shared memory,
+        /// unpickling).
+        pub worker_byte_s: f64 [0.0, 1e-6] = 1.0e-9,
+        /// Fraction of the PCIe rate a pageable (not pinned) copy reaches.
+        pub pageable_factor: f64 [0.01, 1.0] = 0.5,
+        /// Fraction of the PCIe x16 rate a pinned host-to-device copy reaches.
+        pub pcie_efficiency: f64 [0.01, 1.0] = 0.8,
+        /// Host ops per step that gather a batch from a cube resident on the GPU.
+        pub gpu_gather_ops: f64 [0.0, 1000.0] = 4.0,
+    }
+}
+
+json_struct! {
+    /// How the run feeds its model and loops (see `pipeline.rs` and `steptime.rs`).
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Pipeline {
+        /// DataLoader worker processes (0 = the main process loads).
+        pub num_workers: u32 [0, 256] = 0,
+        /// Cores the run may use; None = the CPU class's (shared by parallel runs).
+        pub cores: Option<u32> [1, 1024] = None,
+        /// Random flips / rotations per patch.
+        pub augmentation: bool = false,
+        /// The whole cube lives on the GPU and patches are gathered there (costs
+        /// H x W x B x 4 bytes of device memory).
+        pub cube_on_gpu: bool = false,
+        /// Patches are cut once before training (SSFTT, HybridSN scripts) rather than per
+        /// sample from the cube (DeepHyperX).
+        pub precut: bool = true,
+        /// `pin_memory=True`: batches copy at the full PCIe rate.
+        pub pin_memory: bool = false,
+        /// The loop syncs every step (`loss.item()`), as most HSI scripts do.
+        pub sync_every_step: bool = true,
+        /// A synthetic batch already on the device (benchmarks, `tools/measure.py`): no
+        /// input cost at all.
+        pub synthetic: bool = false,
     }
 }
 
@@ -120,6 +245,15 @@ json_struct! {
         /// backward, e.g. TF1 tf_cnn_benchmarks). Exposed time =
         /// bucket-exposed + (1 - overlap) x (total - bucket-exposed).
         pub overlap: f64 [0.0, 1.0] = 1.0,
+        /// DDP's own cost per bucket and step beyond the all-reduce, seconds: the copies
+        /// into and out of the flat bucket, the NCCL launch, the reducer's hooks. Rough:
+        /// tens of microseconds.
+        pub bucket_overhead_s: f64 [0.0, 1e-2] = 60e-6,
+        /// Waiting for the slowest rank, as a fraction of the step per doubling of the
+        /// cards (clock, thermal and input jitter between ranks). Fitted on the
+        /// multi-card points of core/tests/fixtures/published_steps.json, where 1-card and
+        /// 2-8-card steps of the same run are 1-6 % apart with the all-reduce hidden.
+        pub straggler_fraction: f64 [0.0, 0.5] = 0.02,
     }
 }
 

@@ -6,6 +6,12 @@ use crate::json::json_enum;
 json_enum! {
     /// Numeric precision of training.
     pub enum Precision {
+        /// What PyTorch does by default: fp32 tensors, cuDNN convolutions allowed to use
+        /// TF32 on cards that have it (`torch.backends.cudnn.allow_tf32 = True`),
+        /// matmuls in fp32 (`torch.backends.cuda.matmul.allow_tf32 = False` since
+        /// PyTorch 1.12). PyTorch docs, "CUDA semantics: TensorFloat-32 (TF32) on Ampere
+        /// (and later) devices".
+        TorchDefault = "torch_default",
         /// Plain fp32 on CUDA cores (TF32 disabled).
         Fp32 = "fp32",
         /// fp32 storage, matmul/conv on TF32 tensor cores (`allow_tf32 = True`).
@@ -38,7 +44,7 @@ impl Precision {
     /// Bytes of one element of a conv/linear/matmul operand or result.
     pub fn matmul_bytes(self) -> u64 {
         match self {
-            Precision::Fp32 | Precision::Tf32 => 4,
+            Precision::TorchDefault | Precision::Fp32 | Precision::Tf32 => 4,
             _ => 2,
         }
     }
@@ -104,5 +110,17 @@ json_enum! {
         Base = "base",
         Large = "large",
         Huge = "huge",
+    }
+}
+
+json_enum! {
+    /// The host CPU, by class (see `host::cpu_profile` for what each means).
+    pub enum CpuClass {
+        /// A laptop CPU: lower sustained clocks, 8 cores.
+        Laptop = "laptop",
+        /// A current desktop / workstation CPU, 16 cores: the reference.
+        Workstation = "workstation",
+        /// A dual-socket server: lower clock per core, 64 cores.
+        Server = "server",
     }
 }

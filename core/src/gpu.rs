@@ -10,9 +10,12 @@
 //! - NVLink bandwidth is the datasheet's total: both directions added (a 3090 bridge's
 //!   "112.5 GB/s" is 56.25 GB/s each way). The ring all-reduce model uses one direction.
 //! - `pcie_p2p`: whether the driver allows peer-to-peer DMA between two such cards over
-//!   PCIe. NVIDIA disabled it on GeForce 40-series and the RTX 5090, so NCCL stages
-//!   every transfer through host memory there (facts.md; NCCL issue reports of
-//!   `NCCL_P2P_DISABLE` behaviour on 4090 boxes).
+//!   PCIe. GeForce cards do not get it: `p2pBandwidthLatencyTest` on an 8x RTX 3090
+//!   PCIe server reports "CANNOT Access Peer" for every pair (NVIDIA/nccl issue 1127;
+//!   efeslab/Nanoflow issue 22: "3090 does not support peer access"), and NVIDIA
+//!   disabled it on the 40-series and the RTX 5090 (facts.md; NCCL issue reports of
+//!   `NCCL_P2P_DISABLE` behaviour on 4090 boxes). NCCL then stages every transfer through
+//!   host memory. A 3090 pair on an NVLink bridge talks over the bridge.
 
 mod cards_2026;
 
@@ -93,7 +96,9 @@ pub struct PrecisionPeak {
 
 impl GpuSpec {
     /// Peak conv/linear/matmul FLOP/s for a training precision: fp32 -> FP32 cores;
-    /// tf32 -> TF32 tensor cores (FP32 if none); amp_fp16 -> FP16 tensor cores;
+    /// tf32 -> TF32 tensor cores (FP32 if none); torch_default -> the convolutions'
+    /// TF32 rate where the card has it, silently FP32 otherwise (matmuls stay FP32, see
+    /// `device::Maths`); amp_fp16 -> FP16 tensor cores;
     /// amp_bf16 / bf16 -> the same tensor rate if the card has BF16, else FP32 (PyTorch
     /// emulates bf16 on pre-Ampere cards at roughly FP32 speed or worse).
     pub fn peak_flops(&self, precision: Precision) -> PrecisionPeak {
@@ -103,6 +108,7 @@ impl GpuSpec {
         };
         match precision {
             Precision::Fp32 => exact(self.fp32_flops),
+            Precision::TorchDefault => exact(self.tf32_flops.unwrap_or(self.fp32_flops)),
             Precision::Tf32 => match self.tf32_flops {
                 Some(f) => exact(f),
                 None => PrecisionPeak {
@@ -121,6 +127,33 @@ impl GpuSpec {
                 }),
             },
         }
+    }
+
+    /// Last-level (L2) cache, bytes, from the architecture whitepapers (GA102: 6 MB;
+    /// GA104 and TU104: 4 MB; GV100: 6 MB; GA100: 40 MB; GH100: 50 MB; AD102 as cut for the
+    /// 4090: 72 MB, for the RTX 6000 Ada / L40S: 96 MB; AD103: 64 MB; AD104: 48 MB;
+    /// GB202 as cut for the 5090: 96 MB, full for the RTX PRO 6000: 128 MB; GB203: 64 MB,
+    /// as cut for the 5070 Ti: 48 MB; TU102: 6 MB, as cut for the 2080 Ti: 5.5 MB; Orin:
+    /// 4 MB; H20 60 MB and B200 126 MB as reported, not from a whitepaper).
+    pub fn l2_bytes(&self) -> f64 {
+        let mb = match self.id {
+            "rtx_4090" | "rtx_4090_d" => 72.0,
+            "rtx_4080" | "rtx_5080" => 64.0,
+            "rtx_5090" | "rtx_6000_ada" | "l40s" | "l40" => 96.0,
+            "rtx_pro_6000_bw" => 128.0,
+            "l4" | "rtx_5070_ti" => 48.0,
+            "rtx_2080_ti" => 5.5,
+            "h20" => 60.0,
+            "b200" => 126.0,
+            "rtx_a4000" | "t4" => 4.0,
+            id if id.starts_with("jetson") => 4.0,
+            id if id.starts_with("a100") || id.starts_with("a800") => 40.0,
+            id if id.starts_with("h100") || id.starts_with("h200") || id.starts_with("h800") => {
+                50.0
+            }
+            _ => 6.0,
+        };
+        mb * (1u64 << 20) as f64
     }
 
     /// Ridge point (FLOP per byte) of the roofline for a precision.
@@ -201,8 +234,8 @@ const fn card(
 
 #[rustfmt::skip]
 const CARDS_TO_2024: [GpuSpec; 25] = [
-    card("rtx_3090", "RTX 3090", 24, "GDDR6X", 936.0, 35.6, Some(35.6), 71.0, true, GA102_BRIDGE, 4, true, 350.0, false, Some(1499.0), SRC_GEFORCE, &[]),
-    card("rtx_3090_ti", "RTX 3090 Ti", 24, "GDDR6X", 1008.0, 40.0, Some(40.0), 80.0, true, NvLink::None, 4, true, 450.0, false, Some(1999.0), SRC_GEFORCE, &["nvlink", "launch_price_usd"]),
+    card("rtx_3090", "RTX 3090", 24, "GDDR6X", 936.0, 35.6, Some(35.6), 71.0, true, GA102_BRIDGE, 4, false, 350.0, false, Some(1499.0), SRC_GEFORCE, &[]),
+    card("rtx_3090_ti", "RTX 3090 Ti", 24, "GDDR6X", 1008.0, 40.0, Some(40.0), 80.0, true, NvLink::None, 4, false, 450.0, false, Some(1999.0), SRC_GEFORCE, &["nvlink", "launch_price_usd"]),
     card("rtx_4080", "RTX 4080", 16, "GDDR6X", 716.8, 48.7, Some(48.7), 97.5, true, NvLink::None, 4, false, 320.0, false, Some(1199.0), SRC_GEFORCE, &[]),
     card("rtx_4090", "RTX 4090", 24, "GDDR6X", 1008.0, 82.6, Some(82.6), 165.2, true, NvLink::None, 4, false, 450.0, false, Some(1599.0), SRC_GEFORCE, &[]),
     card("rtx_5090", "RTX 5090", 32, "GDDR7", 1792.0, 104.8, Some(104.8), 209.5, true, NvLink::None, 5, false, 575.0, false, Some(1999.0), SRC_GEFORCE, &["tf32_flops", "fp16_tensor_flops", "pcie_p2p"]),

@@ -33,15 +33,19 @@ pub enum Lever {
     Compute,
     Interconnect,
     HostCpu,
+    /// The data cube kept on the GPU: patches gathered there instead of by the
+    /// DataLoader.
+    InputPipeline,
 }
 
 impl Lever {
-    pub const ALL: [Lever; 5] = [
+    pub const ALL: [Lever; 6] = [
         Lever::MemoryCapacity,
         Lever::MemoryBandwidth,
         Lever::Compute,
         Lever::Interconnect,
         Lever::HostCpu,
+        Lever::InputPipeline,
     ];
 
     pub fn id(self) -> &'static str {
@@ -51,6 +55,7 @@ impl Lever {
             Lever::Compute => "compute",
             Lever::Interconnect => "interconnect",
             Lever::HostCpu => "host_cpu",
+            Lever::InputPipeline => "input_pipeline",
         }
     }
 }
@@ -65,8 +70,11 @@ pub enum Limit {
     Bandwidth,
     /// Compute-bound kernels take the most time.
     Compute,
-    /// Kernel launches and eager dispatch take the most time (the host).
+    /// The host CPU (eager dispatch, autograd, the optimizer loop) or the device's
+    /// kernel launch floor takes the most time.
     Host,
+    /// The input pipeline (cutting and copying patches) bounds the step.
+    Input,
     /// The exposed all-reduce takes more than any kind of kernel.
     Interconnect,
 }
@@ -127,6 +135,33 @@ fn faster_compute(gpu: &GpuSpec, factor: f64) -> GpuSpec {
     out
 }
 
+/// The scenario on a host whose every CPU cost (per op, per optimizer tensor, per step,
+/// per patch cut) is `factor` times smaller.
+fn faster_host(s: &Scenario, factor: f64) -> Scenario {
+    let mut out = s.clone();
+    let h = &mut out.perf.host;
+    for cost in [
+        &mut h.op_forward_s,
+        &mut h.op_backward_s,
+        &mut h.optimizer_op_s,
+        &mut h.foreach_tensor_s,
+        &mut h.step_fixed_s,
+    ] {
+        *cost /= factor;
+    }
+    let p = &mut out.perf.pipeline;
+    for cost in [
+        &mut p.precut_sample_s,
+        &mut p.cut_sample_s,
+        &mut p.byte_s,
+        &mut p.augment_byte_s,
+        &mut p.batch_s,
+    ] {
+        *cost /= factor;
+    }
+    out
+}
+
 /// The levers that apply to a scenario on a card (the interconnect only where the card
 /// family offers a faster link than the scenario's).
 pub fn trials(s: &Scenario, gpu: &GpuSpec) -> Vec<LeverTrial> {
@@ -163,9 +198,12 @@ pub fn trials(s: &Scenario, gpu: &GpuSpec) -> Vec<LeverTrial> {
             out.push(trial(Lever::Interconnect, better / now, linked, *gpu));
         }
     }
-    let mut host = s.clone();
-    host.perf.kernel_launch_s /= 1.5;
-    out.push(trial(Lever::HostCpu, 1.5, host, *gpu));
+    out.push(trial(Lever::HostCpu, 1.5, faster_host(s, 1.5), *gpu));
+    if !s.pipeline.cube_on_gpu {
+        let mut resident = s.clone();
+        resident.pipeline.cube_on_gpu = true;
+        out.push(trial(Lever::InputPipeline, 1.0, resident, *gpu));
+    }
     out
 }
 

@@ -40,6 +40,9 @@ pub struct MemoryBreakdown {
     pub transient: f64,
     /// Caching-allocator rounding and fragmentation.
     pub allocator: f64,
+    /// The whole H x W x B fp32 cube when it is kept on the GPU (`pipeline.cube_on_gpu`);
+    /// 0 otherwise.
+    pub input_cube: f64,
     pub total: f64,
     /// Usable card memory (physical minus driver reserve).
     pub capacity: f64,
@@ -86,6 +89,17 @@ pub fn checkpointed_activations(a: &Analysis, batch: u64) -> f64 {
     boundaries + largest_segment + lines.loss_saved.at(batch) + lines.unsaved_input.at(batch)
 }
 
+/// Bytes of the dataset's H x W x bands cube in fp32 when the scenario keeps it on the
+/// GPU (an unknown dataset counts 0; `estimate` refuses one).
+pub fn input_cube_bytes(s: &Scenario) -> f64 {
+    match crate::dataset::dataset_by_id(&s.dataset) {
+        Some(d) if s.pipeline.cube_on_gpu && !s.pipeline.synthetic => {
+            f64::from(d.height) * f64::from(d.width) * f64::from(s.bands) * 4.0
+        }
+        _ => 0.0,
+    }
+}
+
 /// Builds the breakdown for an analysed model on `gpu`, at the analysed batch.
 pub fn breakdown(a: &Analysis, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
     breakdown_at(a, a.batch, s, gpu)
@@ -110,8 +124,15 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
     let transient = a.lines.transient_at(batch).max(optimizer_temporary);
     let allocator = s.memory.fragmentation * (activations + transient);
     let cuda_context = s.memory.cuda_context_bytes as f64;
-    let total =
-        cuda_context + weights + gradients + optimizer_states + activations + transient + allocator;
+    let input_cube = input_cube_bytes(s);
+    let total = cuda_context
+        + weights
+        + gradients
+        + optimizer_states
+        + activations
+        + transient
+        + allocator
+        + input_cube;
     let capacity = capacity(s, gpu);
     MemoryBreakdown {
         cuda_context,
@@ -121,6 +142,7 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
         activations,
         transient,
         allocator,
+        input_cube,
         total,
         capacity,
         ecc_reserved: crate::market::ecc_reserved_bytes(s),

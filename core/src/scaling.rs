@@ -101,12 +101,27 @@ pub struct StepCompute {
     pub accum_steps: u32,
     pub batch_per_gpu: u32,
     pub backward: Vec<BackwardSlice>,
+    /// What the host, the input pipeline and the per-step sync add to the device's time,
+    /// with 1, 2, ... processes sharing the host (index = processes - 1; empty = none).
+    pub host_extra_s: Vec<f64>,
 }
 
 impl StepCompute {
-    /// Seconds of one optimizer step on a card without communication.
+    /// Seconds of one optimizer step on one card alone, without communication.
     pub fn compute_s(&self) -> f64 {
-        f64::from(self.accum_steps) * self.micro_step_s + self.optimizer_s
+        self.compute_s_on(1)
+    }
+
+    /// Seconds of one card's optimizer step without communication when `processes`
+    /// processes share the host (DDP ranks or parallel runs).
+    pub fn compute_s_on(&self, processes: u32) -> f64 {
+        let extra = self
+            .host_extra_s
+            .get(processes.max(1) as usize - 1)
+            .or(self.host_extra_s.last())
+            .copied()
+            .unwrap_or(0.0);
+        f64::from(self.accum_steps) * self.micro_step_s + self.optimizer_s + extra
     }
 
     pub fn samples_per_step(&self) -> f64 {
@@ -171,6 +186,17 @@ pub fn allreduce(
     }
 }
 
+/// DDP's per-step cost beyond the all-reduce on `cards` cards: bucket handling and the
+/// wait for the slowest rank (`ScalingAssumptions::bucket_overhead_s`,
+/// `straggler_fraction`). Zero on one card.
+pub fn ddp_overhead_s(step: &StepCompute, cards: u32, a: &ScalingAssumptions) -> f64 {
+    if cards < 2 {
+        return 0.0;
+    }
+    buckets(&step.backward, a).len() as f64 * a.bucket_overhead_s
+        + a.straggler_fraction * f64::from(cards).log2() * step.compute_s_on(cards)
+}
+
 /// One card count on one topology.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScalingPoint {
@@ -179,6 +205,8 @@ pub struct ScalingPoint {
     pub bus_bytes_per_s: f64,
     pub allreduce_s: f64,
     pub allreduce_exposed_s: f64,
+    /// DDP's own per-step cost beyond the all-reduce (`ddp_overhead_s`).
+    pub ddp_overhead_s: f64,
     /// Seconds per optimizer step.
     pub step_s: f64,
     /// Samples per second over all cards.
@@ -207,7 +235,8 @@ pub struct ScalingReport {
     pub chosen: Interconnect,
     /// DDP at fixed per-GPU batch: the chosen topology first, then the other valid ones.
     pub ddp: Vec<ScalingCurve>,
-    /// N independent runs, one per card: exactly N x one card, no communication.
+    /// N independent runs, one per card, no communication; they share the host's cores
+    /// and clocks, so a host- or input-bound run does not scale exactly N x.
     pub parallel_experiments: Vec<ScalingPoint>,
 }
 
@@ -247,7 +276,8 @@ fn ddp_point(
         let bus = ring_bus_bytes_per_s(gpu, interconnect, cards, a)?;
         (bus, allreduce(step, cards, bus, a))
     };
-    let step_s = step.compute_s() + comm.exposed_s;
+    let ddp_overhead_s = ddp_overhead_s(step, cards, a);
+    let step_s = step.compute_s_on(cards) + comm.exposed_s + ddp_overhead_s;
     let samples_per_s = f64::from(cards) * step.samples_per_step() / step_s;
     let speedup = samples_per_s / one_card_rate;
     Some(ScalingPoint {
@@ -255,6 +285,7 @@ fn ddp_point(
         bus_bytes_per_s: bus,
         allreduce_s: comm.total_s,
         allreduce_exposed_s: comm.exposed_s,
+        ddp_overhead_s,
         step_s,
         samples_per_s,
         speedup,
@@ -263,15 +294,17 @@ fn ddp_point(
     })
 }
 
+/// N independent runs, one per card, sharing the host's cores and clocks.
 fn parallel_point(step: &StepCompute, cards: u32) -> ScalingPoint {
-    let step_s = step.compute_s();
+    let step_s = step.compute_s_on(cards);
     let n = f64::from(cards);
+    let speedup = n * step.compute_s() / step_s;
     ScalingPoint {
         cards,
         step_s,
         samples_per_s: n * step.samples_per_step() / step_s,
-        speedup: n,
-        efficiency: 1.0,
+        speedup,
+        efficiency: speedup / n,
         ..ScalingPoint::default()
     }
 }

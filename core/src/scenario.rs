@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::assumptions::{CostAssumptions, PerfAssumptions};
-pub use crate::assumptions::{MemoryAssumptions, Workload};
-pub use crate::choices::{Interconnect, Optimizer, ParallelMode, Precision, VitSize};
+pub use crate::assumptions::{MemoryAssumptions, Pipeline, Workload};
+pub use crate::choices::{CpuClass, Interconnect, Optimizer, ParallelMode, Precision, VitSize};
 use crate::graph::ModelSpec;
 use crate::json::{self, json_struct, Check, FromJson};
 pub use crate::json::{json_object_value, JsonDocument, MAX_JSON_BYTES};
@@ -88,7 +88,8 @@ pub const MAX_CARDS: u32 = 8;
 
 json_struct! {
     /// Everything the estimator needs. The default is HybridSN on Indian Pines (PCA to 30
-    /// bands, 25x25 patches), batch 64, fp32 Adam, one RTX A5500: the article's workload.
+    /// bands, 25x25 patches), batch 64, Adam in PyTorch's default precision, one RTX
+    /// A5500 on a workstation: the article's workload.
     #[derive(Clone, Debug, PartialEq)]
     pub struct Scenario {
         pub model: ModelChoice = ModelChoice::Preset {
@@ -104,7 +105,8 @@ json_struct! {
         pub patch: u32 [1, MAX_PATCH] = 25,
         pub classes: u32 [1, MAX_CLASSES] = 16,
         pub batch_per_gpu: u32 [1, MAX_BATCH] = 64,
-        pub precision: Precision = Precision::Fp32,
+        /// PyTorch's default (TF32 convolutions where the card has TF32) unless set.
+        pub precision: Precision = Precision::TorchDefault,
         pub optimizer: Optimizer = Optimizer::Adam,
         pub checkpointing: bool = false,
         pub gpu: String = "rtx_a5500".into(),
@@ -114,6 +116,10 @@ json_struct! {
         /// bandwidth (`memory.ecc_bandwidth_loss`); HBM's is free; cards without ECC ignore
         /// it.
         pub ecc: bool = false,
+        /// The host CPU's class: sets the per-op dispatch speed and the cores.
+        pub cpu: CpuClass = CpuClass::Workstation,
+        /// How the data reach the model (DataLoader workers, cube on the GPU, ...).
+        pub pipeline: Pipeline = Pipeline::default(),
         pub workload: Workload = Workload::default(),
         pub memory: MemoryAssumptions = MemoryAssumptions::default(),
         pub perf: PerfAssumptions = PerfAssumptions::default(),

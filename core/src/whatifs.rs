@@ -4,6 +4,7 @@
 
 use crate::compare::sensitivity::largest_patch;
 use crate::gpu::GpuSpec;
+use crate::steptime::StepBound;
 use crate::{analysis, build_model, estimate, estimate_on, inference, levers};
 use crate::{FieldError, Report, Scenario};
 
@@ -46,12 +47,17 @@ fn lever_point(
         time_to_result_s: fits.then_some(r.perf.epoch.total_s),
         largest_batch: r.max_batch,
         largest_patch: known_patch.unwrap_or_else(|| largest_patch(s, gpu).value()),
-        limit: levers::limit_of(
-            fits,
-            accum * t.memory_limited_s,
-            accum * t.compute_limited_s,
-            accum * t.launch_limited_s,
-            t.allreduce_exposed_s,
-        ),
+        limit: match t.bound {
+            _ if !fits => levers::Limit::Capacity,
+            StepBound::Host => levers::Limit::Host,
+            StepBound::Input => levers::Limit::Input,
+            StepBound::Device => levers::limit_of(
+                fits,
+                accum * t.memory_limited_s,
+                accum * t.compute_limited_s,
+                accum * t.launch_limited_s,
+                t.allreduce_exposed_s,
+            ),
+        },
     }
 }

@@ -24,7 +24,10 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if path.is_dir() {
-            if !SKIPPED_DIRS.contains(&name.as_str()) && !path.is_symlink() {
+            if !SKIPPED_DIRS.contains(&name.as_str())
+                && !name.starts_with('.')
+                && !path.is_symlink()
+            {
                 sources(&path, out);
             }
         } else if name.ends_with(".rs") || name.ends_with(".py") {

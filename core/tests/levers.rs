@@ -27,6 +27,7 @@ fn lever_for(limit: Limit) -> Lever {
         Limit::Bandwidth => Lever::MemoryBandwidth,
         Limit::Compute => Lever::Compute,
         Limit::Host => Lever::HostCpu,
+        Limit::Input => Lever::InputPipeline,
         Limit::Interconnect => Lever::Interconnect,
     }
 }

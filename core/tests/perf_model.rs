@@ -1,6 +1,7 @@
 //! Properties of the catalogs and of the performance, scaling and cost model, on
 //! hand-built layer figures (independent of the model analysis).
 
+use hsi_gpu_core::analysis::OpClass;
 use hsi_gpu_core::dataset::{dataset_by_id, DATASETS};
 use hsi_gpu_core::gpu::{gpu_by_id, GpuSpec, NvLink, GPUS};
 use hsi_gpu_core::json::Check;
@@ -30,6 +31,13 @@ fn layer(i: usize, flops: f64, act_bytes: f64, params: u64, tensor_core: bool) -
         tensor_core,
         kernels_fwd: 1,
         kernels_bwd: if tensor_core { 2 } else { 1 },
+        class: if tensor_core {
+            OpClass::Conv
+        } else {
+            OpClass::Elementwise
+        },
+        param_tensors: u32::from(params > 0),
+        scratch_bytes: 0.0,
     }
 }
 
@@ -183,15 +191,21 @@ proptest! {
         prop_assert!(close(tk, f64::from(k) * t1));
     }
 
+    /// Parallel runs share the host (issue 12 changed this on purpose: they used to
+    /// scale exactly N x): never more than N x one run, never slower per run with fewer
+    /// runs, and throughput still grows with the runs.
     #[test]
-    fn parallel_experiments_scale_exactly(layers in arb_layers(), s in arb_scenario()) {
+    fn parallel_experiments_share_the_host(layers in arb_layers(), s in arb_scenario()) {
         let gpu = gpu_by_id(&s.gpu).unwrap();
         let r = run(&layers, &s, gpu);
         let pe = &r.scaling.parallel_experiments;
         prop_assert_eq!(pe.len(), 8);
-        for p in pe {
-            prop_assert!(close(p.samples_per_s, f64::from(p.cards) * pe[0].samples_per_s));
-            prop_assert_eq!(p.speedup, f64::from(p.cards));
+        for (p, q) in pe.iter().zip(pe.iter().skip(1)) {
+            prop_assert!(p.samples_per_s <= f64::from(p.cards) * pe[0].samples_per_s * (1.0 + 1e-12));
+            prop_assert!(close(p.speedup, p.samples_per_s / pe[0].samples_per_s));
+            prop_assert!(p.efficiency <= 1.0 + 1e-12);
+            prop_assert!(q.step_s >= p.step_s * (1.0 - 1e-12));
+            prop_assert!(q.samples_per_s > p.samples_per_s);
         }
         for curve in &r.scaling.ddp {
             for p in &curve.points {
@@ -261,12 +275,22 @@ fn precision_peaks_fall_back_with_a_warning() {
     assert_eq!(a5500.peak_flops(Precision::Bf16).flops, 136.4e12);
 }
 
+/// GeForce cards have no peer-to-peer over PCIe (NVIDIA/nccl issue 1127 for the 3090);
+/// the professional cards of the same chips do.
 #[test]
-fn geforce_40_and_5090_have_no_pcie_p2p() {
-    for id in ["rtx_4080", "rtx_4090", "rtx_5090"] {
+fn geforce_cards_have_no_pcie_p2p() {
+    for id in [
+        "rtx_3090",
+        "rtx_3090_ti",
+        "rtx_4080",
+        "rtx_4090",
+        "rtx_5090",
+    ] {
         assert!(!gpu_by_id(id).unwrap().pcie_p2p, "{id}");
     }
-    assert!(gpu_by_id("rtx_3090").unwrap().pcie_p2p);
+    for id in ["rtx_a5500", "rtx_a6000", "rtx_6000_ada"] {
+        assert!(gpu_by_id(id).unwrap().pcie_p2p, "{id}");
+    }
 }
 
 #[test]
@@ -333,9 +357,15 @@ fn grad_accumulation_amortises_the_allreduce() {
     let four = run(&layers, &s, gpu);
     assert!(once.time.allreduce_exposed_s > 0.0);
     assert!(close(once.time.allreduce_s, four.time.allreduce_s));
+    // The host, input and sync share and DDP's own overhead come once per update too
+    // (issue 12 added them on purpose).
     assert!(close(
         four.time.step_s,
-        4.0 * four.time.micro_step_s + four.time.optimizer_s + four.time.allreduce_exposed_s
+        4.0 * four.time.micro_step_s
+            + four.time.optimizer_s
+            + four.time.allreduce_exposed_s
+            + four.time.host_extra_s
+            + four.time.ddp_overhead_s
     ));
     assert!(four.time.allreduce_share < once.time.allreduce_share);
 }
@@ -389,7 +419,7 @@ fn epoch_and_sweep_follow_the_dataset_and_mode() {
     assert_eq!(r.epoch.samples_per_epoch, 5125);
     assert_eq!(r.epoch.micro_steps_per_epoch, 5125u64.div_ceil(64));
     // Six runs four at a time: two rounds.
-    assert!(close(r.cost.sweep_wall_s, 2.0 * r.epoch.total_s));
+    assert!(close(r.cost.sweep_wall_s, 2.0 * r.epoch.run_s));
     assert!(close(
         r.time.samples_per_s,
         4.0 * r.time.samples_per_s_per_run
@@ -400,7 +430,7 @@ fn epoch_and_sweep_follow_the_dataset_and_mode() {
         ddp.epoch.micro_steps_per_epoch,
         5125u64.div_ceil(4).div_ceil(64)
     );
-    assert!(close(ddp.cost.sweep_wall_s, 6.0 * ddp.epoch.total_s));
+    assert!(close(ddp.cost.sweep_wall_s, 6.0 * ddp.epoch.run_s));
 }
 
 #[test]

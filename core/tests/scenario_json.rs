@@ -4,7 +4,7 @@
 
 use hsi_gpu_core::choices::Currency;
 use hsi_gpu_core::scenario::{
-    scenario_from_json, Interconnect, Optimizer, ParallelMode, Precision, Scenario,
+    scenario_from_json, CpuClass, Interconnect, Optimizer, ParallelMode, Precision, Scenario,
 };
 use serde_json::{json, Value};
 
@@ -40,6 +40,7 @@ fn alternatives(current: &Value) -> Vec<Value> {
             .chain(Interconnect::ALL.iter().map(|i| i.id()))
             .chain(ParallelMode::ALL.iter().map(|m| m.id()))
             .chain(Currency::ALL.iter().map(|c| c.id()))
+            .chain(CpuClass::ALL.iter().map(|c| c.id()))
             .chain(["pavia_university", "rtx_4090"])
             .filter(|id| current.as_str() != Some(id))
             .map(|id| json!(id))

@@ -39,7 +39,7 @@ pub struct MemoryViewProps {
 }
 
 /// The peak's terms in bar order, in bytes.
-fn memory_terms(m: &MemoryBreakdown) -> [(T, f64); 7] {
+fn memory_terms(m: &MemoryBreakdown) -> [(T, f64); 8] {
     [
         (T::TermContext, m.cuda_context),
         (T::TermWeights, m.weights),
@@ -48,6 +48,7 @@ fn memory_terms(m: &MemoryBreakdown) -> [(T, f64); 7] {
         (T::TermActivations, m.activations),
         (T::TermTransient, m.transient),
         (T::TermAllocator, m.allocator),
+        (T::TermInputCube, m.input_cube),
     ]
 }
 

@@ -8,11 +8,13 @@ use std::rc::Rc;
 
 use hsi_gpu_core::chart::{linear_ticks, nice_domain, LinearScale};
 use hsi_gpu_core::scaling::{ScalingPoint, ScalingReport};
+use hsi_gpu_core::steptime::StepBound;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
 use crate::components::chart_parts::{mark, readout};
 use crate::components::palette::{Swatch, OKABE_ITO};
+use crate::components::verdict::step_parts;
 use crate::i18n::{self, Lang, T};
 
 const WIDTH: f64 = 400.0;
@@ -40,6 +42,23 @@ pub struct ScalingViewProps {
 pub struct ScalingTableProps {
     pub report: Rc<Report>,
     pub lang: Lang,
+}
+
+fn bound_name(bound: StepBound) -> T {
+    match bound {
+        StepBound::Host => T::Host,
+        StepBound::Input => T::InputPipeline,
+        StepBound::Device => T::BoundGpu,
+    }
+}
+
+/// Samples per second the input pipeline delivers ("∞" for a synthetic batch).
+fn input_rate(rate: f64) -> String {
+    if rate.is_finite() {
+        format!("{}/s", format::significant(rate))
+    } else {
+        "∞".into()
+    }
 }
 
 fn polyline(points: &[ScalingPoint], x: &LinearScale, y: &LinearScale) -> String {
@@ -110,7 +129,8 @@ pub fn ScalingView(props: &ScalingViewProps) -> Html {
                 <span>{ T::StepTime.get(lang) }{ ": " }<strong class="figure" data-testid="step-time">{ format::duration(time.step_s) }</strong></span>
                 <span>{ T::Throughput.get(lang) }{ ": " }<strong class="figure" data-testid="samples-per-s">{ format!("{}/s", format::significant(time.samples_per_s)) }</strong></span>
                 <span>{ T::EpochTime.get(lang) }{ ": " }<strong class="figure" data-testid="epoch-time">{ format::duration(perf.epoch.epoch_s) }</strong></span>
-                <span>{ i18n::run_time_label(lang, perf.epoch.epochs) }{ ": " }<strong class="figure" data-testid="run-time">{ format::duration(perf.epoch.total_s) }</strong></span>
+                <span>{ i18n::run_time_label(lang, perf.epoch.epochs) }{ ": " }<strong class="figure" data-testid="run-time">{ format::duration(perf.epoch.run_s) }</strong></span>
+                <span>{ T::StepBoundBy.get(lang) }{ ": " }<strong class="figure" data-testid="step-bound">{ bound_name(time.bound).get(lang) }</strong></span>
                 if let Some(point) = chosen {
                     <span>{ T::Speedup.get(lang) }{ ": " }<strong class="figure" data-testid="speedup">{ format::times(point.speedup) }</strong></span>
                     <span>{ T::Efficiency.get(lang) }{ ": " }<strong class="figure" data-testid="scaling-efficiency">{ format::percent(point.efficiency) }</strong></span>
@@ -185,6 +205,11 @@ pub fn ScalingTable(props: &ScalingTableProps) -> Html {
     html! {
         <section class="panel scaling-details" aria-labelledby="scaling-details-heading">
             <h2 id="scaling-details-heading">{ T::Scaling.get(lang) }</h2>
+            <p class="key-figures">
+                <span>{ T::HostShare.get(lang) }{ ": " }<strong class="figure" data-testid="host-time">{ format::duration(time.host_s) }</strong></span>
+                <span>{ T::InputRate.get(lang) }{ ": " }<strong class="figure" data-testid="input-rate">{ input_rate(time.input_samples_per_s) }</strong></span>
+            </p>
+            <p data-testid="step-parts">{ step_parts(lang, &props.report) }</p>
             <p>{ i18n::step_breakdown_sentence(
                 lang,
                 &format::duration(time.forward_s),

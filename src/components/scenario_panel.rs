@@ -3,7 +3,7 @@
 
 use hsi_gpu_core::market::{self, Ecc};
 use hsi_gpu_core::scenario::{
-    self, Interconnect, ModelChoice, Optimizer, ParallelMode, Precision, VitSize,
+    self, CpuClass, Interconnect, ModelChoice, Optimizer, ParallelMode, Precision, VitSize,
 };
 use hsi_gpu_core::{dataset, gpu, scaling, zoo};
 use yew::prelude::*;
@@ -142,6 +142,16 @@ pub fn ScenarioPanel() -> Html {
         Some(Ecc::Free) => Some(X::EccFree.get(lang)),
         _ => Some(X::EccNone.get(lang)),
     };
+    let cpus = options(
+        CpuClass::ALL
+            .iter()
+            .map(|c| (c.id().to_string(), i18n::cpu_name(*c, lang).to_string())),
+    );
+    let on_cpu = send_id(&store, CpuClass::from_id, Action::Cpu);
+    let on_cube = {
+        let store = store.clone();
+        Callback::from(move |on: bool| store.dispatch(Action::CubeOnGpu(on)))
+    };
 
     html! {
         <section class="panel inputs" aria-labelledby="inputs-heading">
@@ -191,6 +201,13 @@ pub fn ScenarioPanel() -> Html {
                 selected={s.interconnect.id()} on_change={on_interconnect} />
             <Choice id="mode" label={T::Mode.get(lang)} options={modes}
                 selected={mode_id} on_change={on_mode} />
+            <Choice id="cpu" label={T::Cpu.get(lang)} options={cpus}
+                selected={s.cpu.id()} on_change={on_cpu} />
+            <NumberSlider id="workers" label={T::Workers.get(lang)} unit=""
+                value={s.pipeline.num_workers} min={0} max={16} max_typed={256}
+                on_change={send_u32(Action::Workers)} />
+            <Toggle id="cube-on-gpu" label={T::CubeOnGpu.get(lang)}
+                checked={s.pipeline.cube_on_gpu} on_change={on_cube} />
         </section>
     }
 }

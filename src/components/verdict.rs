@@ -3,6 +3,7 @@
 use std::rc::Rc;
 
 use hsi_gpu_core::perf::Limiter;
+use hsi_gpu_core::steptime::StepBound;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
@@ -18,6 +19,30 @@ pub struct VerdictProps {
     /// Catalog figures in use that lack a primary source, e.g. "RTX A5500: nvlink".
     #[prop_or_default]
     pub unverified: Vec<String>,
+}
+
+/// The step's parts and what bounds it, in words (the verdict and the speed panel).
+pub fn step_parts(lang: Lang, report: &Report) -> String {
+    let time = &report.perf.time;
+    let bound = match time.bound {
+        StepBound::Host => T::BoundHost,
+        StepBound::Input => T::BoundInput,
+        StepBound::Device => T::BoundDevice,
+    };
+    let input_rate = if time.input_samples_per_s.is_finite() {
+        format::significant(time.input_samples_per_s)
+    } else {
+        "∞".into()
+    };
+    i18n::step_parts_sentence(
+        lang,
+        &format::duration(time.step_s),
+        &format::duration(time.device_s),
+        &format::duration(time.host_s),
+        &format::duration(time.input_s),
+        &input_rate,
+        bound.get(lang),
+    )
 }
 
 #[function_component]
@@ -40,12 +65,21 @@ pub fn Verdict(props: &VerdictProps) -> Html {
     let perf = &props.report.perf;
     let time = &perf.time;
     let speed = (time.step_s > 0.0).then(|| {
-        let bound = match time.limiter {
-            Limiter::Compute => T::ComputeBound,
-            Limiter::Memory => T::MemoryBound,
-            Limiter::Launch => T::LaunchBound,
-        };
-        i18n::step_bound_sentence(lang, bound.get(lang))
+        let parts = step_parts(lang, &props.report);
+        // What limits the GPU's own time matters when the GPU bounds the step.
+        if time.bound == StepBound::Device {
+            let bound = match time.limiter {
+                Limiter::Compute => T::ComputeBound,
+                Limiter::Memory => T::MemoryBound,
+                Limiter::Launch => T::LaunchBound,
+            };
+            format!(
+                "{parts} {}",
+                i18n::step_bound_sentence(lang, bound.get(lang))
+            )
+        } else {
+            parts
+        }
     });
     // Other topologies at the chosen card count, step time against the chosen one's.
     let chosen = perf.scaling.chosen_point(props.cards);

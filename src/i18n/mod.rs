@@ -29,6 +29,7 @@ pub(crate) use texts;
 mod names;
 mod remarks;
 mod sentences;
+mod step_labels;
 mod strings;
 
 pub use names::*;

@@ -7,6 +7,8 @@ use super::Lang;
 pub fn precision_name(p: hsi_gpu_core::scenario::Precision, lang: Lang) -> &'static str {
     use hsi_gpu_core::scenario::Precision::*;
     match (p, lang) {
+        (TorchDefault, Lang::En) => "PyTorch default (TF32 conv)",
+        (TorchDefault, Lang::Zh) => "PyTorch 默认（卷积 TF32）",
         (Fp32, _) => "FP32",
         (Tf32, _) => "TF32",
         (AmpFp16, Lang::En) => "AMP FP16",
@@ -15,6 +17,18 @@ pub fn precision_name(p: hsi_gpu_core::scenario::Precision, lang: Lang) -> &'sta
         (AmpBf16, Lang::Zh) => "混合精度 BF16",
         (Bf16, Lang::En) => "pure BF16",
         (Bf16, Lang::Zh) => "纯 BF16",
+    }
+}
+
+pub fn cpu_name(c: hsi_gpu_core::scenario::CpuClass, lang: Lang) -> &'static str {
+    use hsi_gpu_core::scenario::CpuClass::*;
+    match (c, lang) {
+        (Laptop, Lang::En) => "Laptop (8 cores)",
+        (Laptop, Lang::Zh) => "笔记本（8 核）",
+        (Workstation, Lang::En) => "Workstation (16 cores)",
+        (Workstation, Lang::Zh) => "工作站（16 核）",
+        (Server, Lang::En) => "Server (64 cores)",
+        (Server, Lang::Zh) => "服务器（64 核）",
     }
 }
 
@@ -81,8 +95,8 @@ pub fn field_label(path: &str, lang: Lang) -> String {
         "workload.sweep_runs" => Some(("Runs in a sweep", "超参搜索次数")),
         "workload.grad_accum_steps" => Some(("Gradient-accumulation steps", "梯度累积步数")),
         "perf.compute_efficiency" => Some((
-            "Compute efficiency of large kernels (fraction of peak)",
-            "大内核算力效率（峰值比例）",
+            "GEMM efficiency of large kernels (fraction of peak)",
+            "大矩阵乘内核效率（峰值比例）",
         )),
         "perf.efficiency_ramp_s" => Some((
             "Work for half efficiency (seconds at peak)",
@@ -92,7 +106,10 @@ pub fn field_label(path: &str, lang: Lang) -> String {
             "Memory-bandwidth efficiency (fraction)",
             "显存带宽效率（比例）",
         )),
-        "perf.kernel_launch_s" => Some(("Least time per kernel (s)", "单个内核最短时间（秒）")),
+        "perf.kernel_launch_s" => Some((
+            "Least GPU time per kernel (s)",
+            "单个内核最短 GPU 时间（秒）",
+        )),
         "perf.optimizer_kernels" => Some((
             "Kernels per optimizer update (empty = default)",
             "每次优化器更新的内核数（留空为默认）",
@@ -117,6 +134,13 @@ pub fn field_label(path: &str, lang: Lang) -> String {
         "perf.scaling.overlap" => Some((
             "All-reduce overlap with backward (0-1)",
             "All-reduce 与反向重叠程度（0-1）",
+        )),
+        "perf.scaling.bucket_overhead_s" => {
+            Some(("DDP cost per bucket and step (s)", "DDP 每桶每步开销（秒）"))
+        }
+        "perf.scaling.straggler_fraction" => Some((
+            "Wait for the slowest card, per doubling (fraction of step)",
+            "等待最慢显卡的开销，每翻倍（占步长比例）",
         )),
         "cost.card_price_usd" => Some((
             "Card price (USD; empty = dated street or launch price)",
@@ -164,7 +188,10 @@ pub fn field_label(path: &str, lang: Lang) -> String {
         "cost.currency" => Some(("Costs shown in (usd or cny)", "成本显示币种（usd 或 cny）")),
         "cost.chassis_slots" => Some(("Workstation expansion slots", "工作站扩展槽位数")),
         "cost.max_psu_watts" => Some(("Largest single PSU (W)", "单个电源最大功率（瓦）")),
-        _ => None,
+        _ => super::step_labels::STEP_LABELS
+            .iter()
+            .find(|(p, _, _)| *p == path)
+            .map(|(_, en, zh)| (*en, *zh)),
     };
     match (known, lang) {
         (Some((en, _)), Lang::En) => en.into(),

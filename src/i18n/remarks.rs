@@ -16,6 +16,8 @@ pub fn measured_term_label(name: &str, lang: Lang) -> String {
         ("device_total_bytes", Lang::Zh) => "设备总占用（nvidia-smi 所示）",
         ("step_time_s", Lang::En) => "Step time (median)",
         ("step_time_s", Lang::Zh) => "单步时间（中位数）",
+        ("host_step_s", Lang::En) => "Host time to issue a step (median)",
+        ("host_step_s", Lang::Zh) => "主机下发一步的时间（中位数）",
         ("max_batch", Lang::En) => "Largest batch before out of memory",
         ("max_batch", Lang::Zh) => "显存溢出前的最大批大小",
         _ => name,
@@ -133,6 +135,7 @@ mod tests {
             "context_bytes",
             "device_total_bytes",
             "step_time_s",
+            "host_step_s",
             "max_batch",
         ] {
             let (en, zh) = (

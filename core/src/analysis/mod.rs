@@ -29,11 +29,13 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::choices::Precision;
+mod class;
 mod extra;
 mod ops;
 mod tensor_ops;
 mod window;
 
+pub use class::{op_class, param_tensors, OpClass, GROUPED_CHANNELS};
 use ops::apply;
 
 use crate::graph::{Activation, ModelSpec, Op, UpsampleMode};
@@ -77,6 +79,13 @@ pub struct LayerReport {
     /// CUDA kernels launched, forward and backward.
     pub kernels_fwd: u32,
     pub kernels_bwd: u32,
+    /// The op class the device model times it by.
+    pub class: OpClass,
+    /// Parameter tensors (what the optimizer loops over).
+    pub param_tensors: u32,
+    /// Temporaries the op makes and consumes inside itself (attention's scores and their
+    /// softmax), bytes for the whole batch.
+    pub scratch_bytes: f64,
 }
 
 /// Everything `analyze` finds for one batch size.
@@ -452,6 +461,9 @@ pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Ana
             tensor_core: account.tensor_core,
             kernels_fwd: account.kernels_fwd,
             kernels_bwd: account.kernels_bwd,
+            class: op_class(&layer.op),
+            param_tensors: param_tensors(&layer.op),
+            scratch_bytes: account.scratch_per_sample * n,
         });
         if values.insert(name.clone(), output.clone()).is_some() && layer.name.is_some() {
             return Err(err(

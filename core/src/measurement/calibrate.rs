@@ -71,21 +71,38 @@ fn rounded(x: f64) -> f64 {
 }
 
 /// The constants the speed factor scales (see `scaled_perf`).
-const SPEED_FIELDS: [&str; 3] = [
+const SPEED_FIELDS: [&str; 11] = [
     "perf.compute_efficiency",
     "perf.memory_efficiency",
     "perf.kernel_launch_s",
+    "perf.device.conv_efficiency",
+    "perf.device.fp32_conv_efficiency",
+    "perf.device.grouped_efficiency",
+    "perf.host.op_forward_s",
+    "perf.host.op_backward_s",
+    "perf.host.optimizer_op_s",
+    "perf.host.foreach_tensor_s",
+    "perf.host.step_fixed_s",
 ];
 
-/// `a` with every time term scaled by `factor`: efficiencies divided, launch floor
-/// multiplied, each kept within what `PerfAssumptions::validate` allows.
+/// `a` with every time term scaled by `factor`: efficiencies divided, the device's
+/// least kernel time and the host's costs multiplied, each kept within its range.
 fn scaled_perf(a: &PerfAssumptions, factor: f64) -> PerfAssumptions {
-    PerfAssumptions {
-        compute_efficiency: rounded((a.compute_efficiency / factor).clamp(0.01, 1.0)),
-        memory_efficiency: rounded((a.memory_efficiency / factor).clamp(0.01, 1.0)),
-        kernel_launch_s: rounded((a.kernel_launch_s * factor).clamp(0.0, 1e-2)),
-        ..a.clone()
-    }
+    let efficiency = |x: f64, hi: f64| rounded((x / factor).clamp(0.01, hi));
+    let seconds = |x: f64, hi: f64| rounded((x * factor).clamp(0.0, hi));
+    let mut out = a.clone();
+    out.compute_efficiency = efficiency(a.compute_efficiency, 1.0);
+    out.memory_efficiency = efficiency(a.memory_efficiency, 1.0);
+    out.kernel_launch_s = seconds(a.kernel_launch_s, 1e-2);
+    out.device.conv_efficiency = efficiency(a.device.conv_efficiency, 1.0);
+    out.device.fp32_conv_efficiency = efficiency(a.device.fp32_conv_efficiency, 1.0);
+    out.device.grouped_efficiency = efficiency(a.device.grouped_efficiency, 1.0);
+    out.host.op_forward_s = seconds(a.host.op_forward_s, 1e-2);
+    out.host.op_backward_s = seconds(a.host.op_backward_s, 1e-2);
+    out.host.optimizer_op_s = seconds(a.host.optimizer_op_s, 1e-2);
+    out.host.foreach_tensor_s = seconds(a.host.foreach_tensor_s, 1e-2);
+    out.host.step_fixed_s = seconds(a.host.step_fixed_s, 1.0);
+    out
 }
 
 /// Fits the scenario's overridable constants to measurements of it and returns the
@@ -95,9 +112,10 @@ fn scaled_perf(a: &PerfAssumptions, factor: f64) -> PerfAssumptions {
 ///   estimate's activations + transient (the terms `memory.rs` applies it to);
 /// - `memory.driver_reserved_bytes`: catalog memory - what CUDA reports as total, when
 ///   the measured card is the scenario's;
-/// - perf: one speed factor shared by the compute, memory and launch terms
-///   (`compute_efficiency` and `memory_efficiency` divided by it, `kernel_launch_s`
-///   multiplied), chosen so the geometric mean of predicted / measured step time is 1.
+/// - perf: one speed factor shared by the device's and the host's terms (the
+///   efficiencies divided by it, `kernel_launch_s` and the host's costs per op
+///   multiplied: `SPEED_FIELDS`), chosen so the geometric mean of predicted / measured
+///   step time is 1.
 ///   With measurements that differ in what limits them a per-term fit would be
 ///   possible; one factor is what a few measurements support. Only step times measured
 ///   on the scenario's card count (or from files that name no card).

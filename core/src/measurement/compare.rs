@@ -6,14 +6,14 @@ use serde::Serialize;
 use super::Measurement;
 use crate::gpu::GpuSpec;
 use crate::problems::FieldError;
-use crate::scenario::{ModelChoice, Scenario};
+use crate::scenario::{ModelChoice, Pipeline, Scenario};
 use crate::{build_model, estimate, memory};
 
 /// One figure, predicted and measured.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Term {
     /// `peak_allocated_bytes`, `peak_reserved_bytes`, `context_bytes`,
-    /// `device_total_bytes`, `step_time_s` or `max_batch`.
+    /// `device_total_bytes`, `step_time_s`, `host_step_s` or `max_batch`.
     pub name: String,
     pub predicted: f64,
     pub measured: f64,
@@ -131,6 +131,14 @@ pub(super) fn measured_scenario(s: &Scenario, m: &Measurement) -> (Scenario, Vec
         measured.cards = 1;
     }
     measured.batch_per_gpu = m.batch;
+    // tools/measure.py times one process on a synthetic batch already on the card, with a
+    // sync after every step.
+    measured.pipeline = Pipeline {
+        synthetic: true,
+        sync_every_step: true,
+        num_workers: 0,
+        ..s.pipeline.clone()
+    };
     if !m.model.is_empty() && m.model != model_name(s) {
         notes.push(Note::OtherModel {
             measured: m.model.clone(),
@@ -250,6 +258,7 @@ pub fn compare(s: &Scenario, m: &Measurement) -> Result<PredictedVsMeasured, Vec
     );
     if !m.dry_run {
         add("step_time_s", report.perf.time.step_s, m.step_time_s);
+        add("host_step_s", report.perf.time.host_s, m.host_step_s);
     }
     if let Some(measured_max) = m.max_batch {
         let spec = build_model(&scenario).map_err(|e| vec![e])?;

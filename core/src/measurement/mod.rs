@@ -104,6 +104,15 @@ json_struct! {
         /// Largest batch of the sweep that did not run out of memory.
         pub max_batch: Option<u32> [0, MAX_BATCH] = None,
         pub sweep: Vec<SweepPoint> = Vec::new(),
+        /// Median host time to issue one step (from a sync until the step's Python call
+        /// returns, without syncing at its end): `measure.py --host`.
+        pub host_step_s: Option<f64> [0.0, MAX_STEP_S] = None,
+        /// DataLoader workers of the `--host --num-workers` loop over a synthetic cube.
+        pub loader_num_workers: Option<u32> [0, 4096] = None,
+        /// Median seconds the loop waited in `next(loader)` per step.
+        pub loader_wait_s: Option<f64> [0.0, MAX_STEP_S] = None,
+        /// Median seconds of that loop's whole step (wait, copy, step, `loss.item()`).
+        pub loader_step_s: Option<f64> [0.0, MAX_STEP_S] = None,
     }
 }
 

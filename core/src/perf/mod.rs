@@ -18,10 +18,14 @@
 //!   when its work equals `ramp` seconds at peak (small GEMMs cannot fill every SM);
 //!   memory = bytes / (bandwidth x memory_efficiency); launch = kernels x launch floor.
 //!
-//! Step: micro-step = forward + backward (+ one more forward with checkpointing);
-//! optimizer step = accum x micro-step + optimizer update (memory-bound over weights,
-//! gradients and states) + exposed all-reduce (see `scaling`). Data loading is not
-//! modelled (assumed overlapped by the DataLoader).
+//! The times per layer and pass come from the device model by op class (`device`); the
+//! roofline here shows each pass on the unit its class runs on.
+//!
+//! Step: micro-step = forward + backward (+ one more forward with checkpointing) on the
+//! device; one card's step = accum x micro-step + optimizer update + what the host, the
+//! input pipeline and the per-step sync add (`steptime`: the GPU runs asynchronously, so
+//! the step is about max(host, device) plus the input and the sync); on N cards the
+//! exposed all-reduce and DDP's overhead come on top (see `scaling`).
 
 use serde::{Deserialize, Serialize};
 
@@ -31,9 +35,12 @@ use crate::analysis::LayerReport;
 use crate::choices::{Optimizer, ParallelMode, Precision};
 use crate::cost::{CostReport, Usage};
 use crate::dataset::dataset_by_id;
+use crate::device::Maths;
 use crate::gpu::{GpuSpec, PrecisionPeak};
+use crate::host::cpu_profile;
 use crate::scaling::{BackwardSlice, ScalingReport, StepCompute};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, MAX_CARDS};
+use crate::steptime::{self, SharedHost, StepBound, StepSetup};
 use crate::warning::Warning;
 
 mod roofline;
@@ -80,6 +87,24 @@ pub struct StepTime {
     pub samples_per_s: f64,
     /// Samples per second of one run (equal to the above with DDP).
     pub samples_per_s_per_run: f64,
+    /// The host's seconds per step: dispatch, autograd, the optimizer loop, zero_grad and
+    /// the Python loop (`host`), on this CPU with the scenario's processes sharing it.
+    pub host_s: f64,
+    /// The GPU's seconds per step on one card: accum x micro-step + optimizer.
+    pub device_s: f64,
+    /// The input pipeline's seconds per step (`pipeline`): the main process's share
+    /// or the workers', whichever is longer.
+    pub input_s: f64,
+    /// Samples per second the input pipeline alone can deliver.
+    pub input_samples_per_s: f64,
+    /// What bounds the step: the host, the input pipeline or the device.
+    pub bound: StepBound,
+    /// What the host, the input and the per-step sync add to the device's time on one
+    /// card: step = device + this (+ the all-reduce and DDP's overhead).
+    pub host_extra_s: f64,
+    /// DDP's own per-step cost beyond the all-reduce (buckets, waiting for the slowest
+    /// rank).
+    pub ddp_overhead_s: f64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -92,6 +117,10 @@ pub struct EpochTime {
     pub epochs: u32,
     /// epochs x epoch (one run).
     pub total_s: f64,
+    /// CUDA start-up once per run (`perf.host.startup_s`).
+    pub startup_s: f64,
+    /// A run's wall time: total + start-up.
+    pub run_s: f64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -117,6 +146,46 @@ pub struct PerfReport {
 /// Shortest micro-step the model reports, seconds: keeps rates finite for degenerate
 /// inputs (no layers and a zero launch floor); far below any real step.
 const MIN_MICRO_STEP_S: f64 = 1e-9;
+
+/// What the step model needs from a scenario (one process on the host; `steptime::with_runs`
+/// gives the step with more).
+pub fn step_setup<'a>(
+    layers: &'a [LayerReport],
+    params: u64,
+    scenario: &Scenario,
+    gpu: &GpuSpec,
+) -> StepSetup<'a> {
+    let precision = scenario.precision;
+    let mut cpu = cpu_profile(scenario.cpu);
+    if let Some(cores) = scenario.pipeline.cores {
+        cpu.cores = cores;
+    }
+    let bands = f64::from(scenario.bands);
+    let patch = f64::from(scenario.patch);
+    StepSetup {
+        layers,
+        params,
+        maths: Maths::of(precision, gpu),
+        optimizer_states: scenario.optimizer.states_per_param(),
+        decoupled_decay: scenario.optimizer == Optimizer::Adamw,
+        foreach_ops: f64::from(
+            scenario
+                .perf
+                .optimizer_kernels
+                .unwrap_or_else(|| default_optimizer_kernels(scenario.optimizer)),
+        ),
+        optimizer_bytes_per_param: optimizer_bytes_per_param(precision, scenario.optimizer),
+        grad_scaler: precision == Precision::AmpFp16,
+        batch: scenario.batch_per_gpu.max(1),
+        accum_steps: scenario.workload.grad_accum_steps.max(1),
+        // One fp32 patch of the cube per sample.
+        sample_bytes: bands * patch * patch * 4.0,
+        cpu,
+        runs_per_host: 1,
+        pipeline: scenario.pipeline.clone(),
+        recompute: scenario.checkpointing,
+    }
+}
 
 /// Bytes the optimizer update moves per parameter: read and write the weights and each
 /// state, read the gradient; with fp16 AMP GradScaler also reads and writes every
@@ -206,27 +275,44 @@ pub fn one_card(
     let a = &scenario.perf;
     let peak = gpu.peak_flops(scenario.precision);
     let bandwidth = gpu.bandwidth_bytes_per_s;
+    let setup = step_setup(layers, params, scenario, gpu);
+    let breakdown = steptime::step_time(&setup, gpu, a);
     let layer_perfs: Vec<LayerPerf> = layers
         .iter()
-        .map(|l| layer_perf(l, peak.flops, gpu, a))
+        .zip(&breakdown.layers)
+        .map(|(l, d)| layer_perf(l, d, peak.flops, gpu))
         .collect();
 
     let (mut time, backward) = micro_step(layers, &layer_perfs, scenario);
-    let optimizer_bytes =
-        params as f64 * optimizer_bytes_per_param(scenario.precision, scenario.optimizer);
-    let optimizer_kernels = a
-        .optimizer_kernels
-        .unwrap_or_else(|| default_optimizer_kernels(scenario.optimizer));
-    time.optimizer_s = (optimizer_bytes / (bandwidth * a.memory_efficiency))
-        .max(f64::from(optimizer_kernels) * a.kernel_launch_s);
+    time.optimizer_s = breakdown.optimizer_device_s;
+    // Every card count's one-card step with that many processes on the host (DDP ranks
+    // or parallel runs share its cores).
+    let shared: Vec<SharedHost> = (1..=MAX_CARDS)
+        .map(|n| steptime::with_runs(&setup, &breakdown, gpu, a, n))
+        .collect();
+    let mine = shared[(scenario.cards.clamp(1, MAX_CARDS) - 1) as usize];
+    let accum = f64::from(time.accum_steps);
+    let device_s = accum * time.micro_step_s + time.optimizer_s;
+    time.device_s = device_s;
+    time.host_s = mine.host.total_s;
+    time.input_s = mine.input_s;
+    time.input_samples_per_s = mine.input.samples_per_s;
+    time.bound = mine.bound;
+    time.host_extra_s = (mine.step_s - device_s).max(0.0);
     let step = StepCompute {
         micro_step_s: time.micro_step_s,
         optimizer_s: time.optimizer_s,
         accum_steps: time.accum_steps,
         batch_per_gpu: scenario.batch_per_gpu.max(1),
         backward,
+        host_extra_s: shared
+            .iter()
+            .map(|h| (h.step_s - device_s).max(0.0))
+            .collect(),
     };
 
+    let optimizer_bytes =
+        params as f64 * optimizer_bytes_per_param(scenario.precision, scenario.optimizer);
     let recomputed_forwards = if scenario.checkpointing { 2.0 } else { 1.0 };
     let micro_step_total = |of: fn(&Roofline) -> f64| -> f64 {
         layer_perfs
@@ -234,7 +320,6 @@ pub fn one_card(
             .map(|l| recomputed_forwards * of(&l.forward.roofline) + of(&l.backward.roofline))
             .sum()
     };
-    let accum = f64::from(time.accum_steps);
     let step_roofline = Roofline::new(
         accum * micro_step_total(|r| r.flops),
         accum * micro_step_total(|r| r.bytes) + optimizer_bytes,
@@ -271,9 +356,10 @@ pub fn step_time(one: &OneCard, scaling: &ScalingReport, scenario: &Scenario) ->
         Some(point) if ddp => {
             time.allreduce_s = point.allreduce_s;
             time.allreduce_exposed_s = point.allreduce_exposed_s;
+            time.ddp_overhead_s = point.ddp_overhead_s;
             time.step_s = point.step_s;
         }
-        _ => time.step_s = one.step.compute_s(),
+        _ => time.step_s = one.step.compute_s_on(cards),
     }
     time.allreduce_share = time.allreduce_exposed_s / time.step_s;
     time.samples_per_s_per_run = f64::from(run_cards) * one.step.samples_per_step() / time.step_s;
@@ -292,7 +378,7 @@ pub fn usage(scenario: &Scenario, time: &StepTime, epoch: &EpochTime) -> Usage {
     Usage {
         cards,
         samples_per_s: time.samples_per_s,
-        run_s: epoch.total_s,
+        run_s: epoch.run_s,
         cards_per_run: run_cards(scenario),
         concurrent_runs: if ddp { 1 } else { cards },
         sweep_runs: scenario.workload.sweep_runs,
@@ -344,7 +430,9 @@ pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warni
     let per_card = samples.div_ceil(u64::from(run_cards));
     let micro_steps = per_card.div_ceil(u64::from(scenario.batch_per_gpu.max(1)));
     let optimizer_steps = micro_steps.div_ceil(u64::from(time.accum_steps));
-    let per_update_s = time.optimizer_s + time.allreduce_exposed_s;
+    // Everything of a step beyond its micro-steps' device time comes once per update:
+    // the optimizer, the host and input share, the all-reduce and DDP's overhead.
+    let per_update_s = time.step_s - f64::from(time.accum_steps) * time.micro_step_s;
     let epoch_s = micro_steps as f64 * time.micro_step_s + optimizer_steps as f64 * per_update_s;
     EpochTime {
         samples_per_epoch: samples,
@@ -353,15 +441,25 @@ pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warni
         epoch_s,
         epochs: w.epochs,
         total_s: f64::from(w.epochs) * epoch_s,
+        startup_s: scenario.perf.host.startup_s,
+        run_s: f64::from(w.epochs) * epoch_s + scenario.perf.host.startup_s,
     }
 }
 
 /// One forward pass of every layer on one card (no backward, no optimizer): what an
-/// evaluation or prediction batch costs the device.
+/// evaluation or prediction batch costs. The host issues every op (a view costs one too)
+/// while the device runs them, so the slower of the two sets the time.
 pub fn forward_s(layers: &[LayerReport], scenario: &Scenario, gpu: &GpuSpec) -> f64 {
-    let peak = gpu.peak_flops(scenario.precision).flops;
-    layers
+    let maths = Maths::of(scenario.precision, gpu);
+    let device_s: f64 = layers
         .iter()
-        .map(|l| layer_perf(l, peak, gpu, &scenario.perf).forward.time_s)
-        .sum()
+        .map(|l| {
+            crate::device::device_layer(l, maths, gpu, &scenario.perf)
+                .forward
+                .time_s
+        })
+        .sum();
+    let ops: f64 = layers.iter().map(|l| f64::from(l.kernels_fwd.max(1))).sum();
+    let host_s = cpu_profile(scenario.cpu).single_thread * ops * scenario.perf.host.op_forward_s;
+    device_s.max(host_s)
 }

@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::LayerReport;
-use crate::assumptions::PerfAssumptions;
+use crate::analysis::{LayerReport, OpClass};
+use crate::device::{DeviceLayer, DevicePass};
 use crate::gpu::GpuSpec;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,6 +23,7 @@ pub enum Limiter {
     #[default]
     Memory,
     Compute,
+    /// The least GPU time per kernel (many tiny kernels).
     Launch,
 }
 
@@ -84,93 +85,48 @@ pub struct PassPerf {
 pub struct LayerPerf {
     pub name: String,
     pub kind: String,
+    /// The op class the device model times it by.
+    pub class: OpClass,
     pub forward: PassPerf,
     pub backward: PassPerf,
 }
 
-/// Per-pass inputs.
-struct Work {
-    flops: f64,
-    bytes: f64,
-    kernels: u32,
-    roof_flops: f64,
-}
-
 /// The longest of three times and what it is (memory on ties and when all are zero).
 pub(super) fn largest(times: [(f64, Limiter); 3]) -> (f64, Limiter) {
-    times
-        .into_iter()
-        .fold((0.0, Limiter::Memory), |best, (t, l)| {
-            if t > best.0 {
-                (t, l)
-            } else {
-                best
-            }
-        })
+    crate::steptime::largest(times, Limiter::Memory)
 }
 
-fn pass(w: &Work, gpu: &GpuSpec, a: &PerfAssumptions) -> PassPerf {
-    let bandwidth = gpu.bandwidth_bytes_per_s;
-    let ramp_flops = w.roof_flops * a.efficiency_ramp_s;
-    let (efficiency, compute_s) = if w.flops > 0.0 {
-        (
-            a.compute_efficiency * w.flops / (w.flops + ramp_flops),
-            (w.flops + ramp_flops) / (w.roof_flops * a.compute_efficiency),
-        )
-    } else {
-        (a.compute_efficiency, 0.0)
-    };
-    let memory_s = w.bytes / (bandwidth * a.memory_efficiency);
-    let launch_s = f64::from(w.kernels) * a.kernel_launch_s;
+/// The device model's pass as the report shows it: its textbook roofline point (each
+/// tensor moved once) under `roof_flops` (the precision's unit for conv/linear/matmul,
+/// FP32 otherwise: the roofs the page draws), and its modelled time (on the unit the
+/// device model picks, which may be CUDA cores where tensor cores are slower).
+fn pass_perf(p: &DevicePass, roof_flops: f64, gpu: &GpuSpec) -> PassPerf {
     let (time_s, limiter) = largest([
-        (memory_s, Limiter::Memory),
-        (compute_s, Limiter::Compute),
-        (launch_s, Limiter::Launch),
+        (p.memory_s, Limiter::Memory),
+        (p.compute_s, Limiter::Compute),
+        (p.floor_s, Limiter::Launch),
     ]);
     PassPerf {
-        roofline: Roofline::new(w.flops, w.bytes, w.roof_flops, bandwidth),
-        efficiency,
-        kernels: w.kernels,
-        compute_s,
-        memory_s,
-        launch_s,
+        roofline: Roofline::new(p.flops, p.min_bytes, roof_flops, gpu.bandwidth_bytes_per_s),
+        efficiency: p.efficiency,
+        kernels: p.kernels,
+        compute_s: p.compute_s,
+        memory_s: p.memory_s,
+        launch_s: p.floor_s,
         time_s,
         limiter,
-        achieved_flops: if time_s > 0.0 { w.flops / time_s } else { 0.0 },
+        achieved_flops: if time_s > 0.0 { p.flops / time_s } else { 0.0 },
     }
 }
 
-pub(super) fn layer_perf(
-    l: &LayerReport,
-    peak: f64,
-    gpu: &GpuSpec,
-    a: &PerfAssumptions,
-) -> LayerPerf {
-    let roof_flops = if l.tensor_core { peak } else { gpu.fp32_flops };
-    // A pass that launches no kernel (a view, or a backward nothing needs) does no work.
-    let work = |kernels: u32, flops: f64, bytes: f64| {
-        let runs = if kernels > 0 { 1.0 } else { 0.0 };
-        Work {
-            flops: runs * flops,
-            bytes: runs * bytes,
-            kernels,
-            roof_flops,
-        }
-    };
-    let forward = work(
-        l.kernels_fwd,
-        l.fwd_flops + l.other_flops,
-        l.input_bytes + l.weight_bytes + l.output_bytes,
-    );
-    let backward = work(
-        l.kernels_bwd,
-        l.bwd_flops + l.other_flops,
-        l.output_bytes + 2.0 * l.input_bytes + 2.0 * l.weight_bytes,
-    );
+/// A layer's report from the device model's figures; `peak` is the precision's roof.
+pub(super) fn layer_perf(l: &LayerReport, d: &DeviceLayer, peak: f64, gpu: &GpuSpec) -> LayerPerf {
+    let roof = if l.tensor_core { peak } else { gpu.fp32_flops };
     LayerPerf {
         name: l.name.clone(),
         kind: l.kind.clone(),
-        forward: pass(&forward, gpu, a),
-        backward: pass(&backward, gpu, a),
+        class: d.class,
+        forward: pass_perf(&d.forward, roof, gpu),
+        backward: pass_perf(&d.backward, roof, gpu),
     }
 }

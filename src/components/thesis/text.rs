@@ -82,6 +82,8 @@ pub fn lever_name(lever: Lever, lang: Lang) -> &'static str {
         (Lever::Interconnect, Lang::Zh) => "互联（最佳链路）",
         (Lever::HostCpu, Lang::En) => "Host CPU",
         (Lever::HostCpu, Lang::Zh) => "主机 CPU",
+        (Lever::InputPipeline, Lang::En) => "Data cube on the GPU",
+        (Lever::InputPipeline, Lang::Zh) => "数据立方放入显存",
     }
 }
 
@@ -93,8 +95,10 @@ pub fn limit_name(limit: Limit, lang: Lang) -> &'static str {
         (Limit::Bandwidth, Lang::Zh) => "显存带宽",
         (Limit::Compute, Lang::En) => "compute",
         (Limit::Compute, Lang::Zh) => "算力",
-        (Limit::Host, Lang::En) => "host (kernel launches)",
-        (Limit::Host, Lang::Zh) => "主机（内核启动）",
+        (Limit::Host, Lang::En) => "host CPU (dispatch, launches)",
+        (Limit::Host, Lang::Zh) => "主机 CPU（调度、内核启动）",
+        (Limit::Input, Lang::En) => "input pipeline",
+        (Limit::Input, Lang::Zh) => "输入管线",
         (Limit::Interconnect, Lang::En) => "interconnect",
         (Limit::Interconnect, Lang::Zh) => "互联",
     }

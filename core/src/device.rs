@@ -1,0 +1,317 @@
+//! Device time per layer by op class: what each kind of kernel really reaches on a card.
+//!
+//! A roofline per layer and pass (see `perf`) with the roof, efficiency and memory passes
+//! of the layer's op class:
+//! - dense convolutions and GEMMs on the math unit the precision selects (`Maths`):
+//!   tensor cores (TF32, FP16/BF16) or FP32 CUDA cores, each with its own fraction of
+//!   peak: cuDNN's convolutions reach less of the tensor-core peak than large cuBLAS
+//!   GEMMs, and 3-D convolutions a much smaller share still;
+//! - depthwise and narrow grouped convolutions (at most `GROUPED_CHANNELS` channels per
+//!   group) run on CUDA cores whatever the precision and are bound by memory;
+//! - normalisation reads its input twice in forward (statistics, then normalise) and
+//!   makes more passes in backward; element-wise ops make the passes their traffic
+//!   says;
+//! - half-precision convolutions on NCHW tensors (PyTorch's default layout) are
+//!   transposed to NHWC and back around every cuDNN tensor-core kernel (the
+//!   `nchwToNhwc` / `nhwcToNchw` kernels in profiles); `channels_last` removes that;
+//! - under autocast every tensor-core layer casts its fp32 weight to 16 bit in forward
+//!   and its weight gradient back in backward;
+//! - every kernel takes at least `kernel_min_s` on the GPU.
+//!
+//! Time per pass = max(compute, memory, kernels x kernel_launch_s) with
+//! compute = (work + roof x ramp) / (roof x efficiency) and
+//! memory = bytes x passes / (bandwidth x memory_efficiency).
+//! The efficiencies (`PerfAssumptions` and its `device` section) are fitted on published
+//! training throughput (core/tests/published_steps.rs; the README has the fit and the
+//! held-out error).
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::analysis::{OpClass, GROUPED_CHANNELS};
+
+use crate::analysis::LayerReport;
+use crate::assumptions::PerfAssumptions;
+use crate::choices::Precision;
+use crate::gpu::GpuSpec;
+
+/// The math unit conv and matmul run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MathMode {
+    Fp32,
+    Tf32,
+    /// FP16 or BF16 tensor cores.
+    Half,
+}
+
+/// Which unit each kind of layer uses, and whether autocast casts around them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Maths {
+    pub conv: MathMode,
+    pub matmul: MathMode,
+    pub autocast: bool,
+}
+
+impl Maths {
+    /// PyTorch's defaults: cuDNN convolutions may use TF32
+    /// (`torch.backends.cudnn.allow_tf32 = True`), matmuls may not
+    /// (`torch.backends.cuda.matmul.allow_tf32 = False` since 1.12); docs "CUDA
+    /// semantics", "TensorFloat-32 (TF32) on Ampere (and later) devices".
+    pub fn torch_default(gpu: &GpuSpec) -> Maths {
+        Maths {
+            conv: if gpu.tf32_flops.is_some() {
+                MathMode::Tf32
+            } else {
+                MathMode::Fp32
+            },
+            matmul: MathMode::Fp32,
+            autocast: false,
+        }
+    }
+
+    pub fn fp32() -> Maths {
+        Maths {
+            conv: MathMode::Fp32,
+            matmul: MathMode::Fp32,
+            autocast: false,
+        }
+    }
+
+    /// TF32 everywhere (FP32 on cards without it).
+    pub fn tf32(gpu: &GpuSpec) -> Maths {
+        let mode = if gpu.tf32_flops.is_some() {
+            MathMode::Tf32
+        } else {
+            MathMode::Fp32
+        };
+        Maths {
+            conv: mode,
+            matmul: mode,
+            autocast: false,
+        }
+    }
+
+    /// How a scenario's precision runs on a card.
+    pub fn of(precision: Precision, gpu: &GpuSpec) -> Maths {
+        match precision {
+            Precision::TorchDefault => Maths::torch_default(gpu),
+            Precision::Fp32 => Maths::fp32(),
+            Precision::Tf32 => Maths::tf32(gpu),
+            Precision::AmpFp16 => Maths::half(true, true),
+            Precision::AmpBf16 => Maths::half(gpu.bf16, true),
+            Precision::Bf16 => Maths::half(gpu.bf16, false),
+        }
+    }
+
+    /// 16-bit tensor cores (FP32 where the card lacks the format).
+    pub fn half(has_format: bool, autocast: bool) -> Maths {
+        let mode = if has_format {
+            MathMode::Half
+        } else {
+            MathMode::Fp32
+        };
+        Maths {
+            conv: mode,
+            matmul: mode,
+            autocast,
+        }
+    }
+}
+
+/// One pass of one layer on the device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DevicePass {
+    pub flops: f64,
+    /// Bytes the pass moves in the model (class passes, transposes, casts included).
+    pub bytes: f64,
+    /// The textbook minimum: each tensor read or written once (the roofline's bytes).
+    pub min_bytes: f64,
+    pub kernels: u32,
+    /// Roof of the unit the class runs on, FLOP/s.
+    pub roof_flops: f64,
+    /// Fraction of the roof this pass reaches at its size.
+    pub efficiency: f64,
+    pub compute_s: f64,
+    pub memory_s: f64,
+    pub floor_s: f64,
+    pub time_s: f64,
+}
+
+/// A layer's class and its two passes.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeviceLayer {
+    pub class: OpClass,
+    pub forward: DevicePass,
+    pub backward: DevicePass,
+}
+
+fn roof(gpu: &GpuSpec, mode: MathMode) -> f64 {
+    match mode {
+        MathMode::Fp32 => gpu.fp32_flops,
+        MathMode::Tf32 => gpu.tf32_flops.unwrap_or(gpu.fp32_flops),
+        MathMode::Half => gpu.fp16_tensor_flops,
+    }
+}
+
+/// Roof and efficiency a pass runs at, and the fraction of its traffic L2 holds.
+struct Unit {
+    roof_flops: f64,
+    efficiency: f64,
+    l2_share: f64,
+}
+
+fn pass(
+    flops: f64,
+    (min_bytes, bytes): (f64, f64),
+    kernels: u32,
+    u: &Unit,
+    gpu: &GpuSpec,
+    a: &PerfAssumptions,
+) -> DevicePass {
+    let Unit {
+        roof_flops,
+        efficiency,
+        l2_share,
+    } = *u;
+    // A pass that launches nothing (a view) does no work.
+    let runs = if kernels > 0 { 1.0 } else { 0.0 };
+    let (flops, bytes, min_bytes) = (runs * flops, runs * bytes, runs * min_bytes);
+    let ramp = roof_flops * a.efficiency_ramp_s;
+    let (efficiency, compute_s) = if flops > 0.0 {
+        (
+            efficiency * flops / (flops + ramp),
+            (flops + ramp) / (roof_flops * efficiency),
+        )
+    } else {
+        (efficiency, 0.0)
+    };
+    let memory_s = bytes * (1.0 - l2_share + l2_share / a.device.l2_speedup)
+        / (gpu.bandwidth_bytes_per_s * a.memory_efficiency);
+    let floor_s = f64::from(kernels) * a.kernel_launch_s;
+    DevicePass {
+        flops,
+        bytes,
+        min_bytes,
+        kernels,
+        roof_flops,
+        efficiency,
+        compute_s,
+        memory_s,
+        floor_s,
+        time_s: compute_s.max(memory_s).max(floor_s),
+    }
+}
+
+/// Device time of one layer's forward and backward for the whole per-GPU batch.
+pub fn device_layer(
+    l: &LayerReport,
+    maths: Maths,
+    gpu: &GpuSpec,
+    a: &PerfAssumptions,
+) -> DeviceLayer {
+    let d = &a.device;
+    let class = l.class;
+    let (roof_flops, efficiency) = match class {
+        OpClass::Gemm => {
+            let mode = maths.matmul;
+            (roof(gpu, mode), a.compute_efficiency)
+        }
+        OpClass::Conv | OpClass::Conv3d => {
+            let rate = |mode: MathMode| {
+                let (base, factor_3d) = if mode == MathMode::Fp32 {
+                    (d.fp32_conv_efficiency, d.conv3d_fp32_factor)
+                } else {
+                    (d.conv_efficiency, d.conv3d_tensor_factor)
+                };
+                let factor = if class == OpClass::Conv3d {
+                    factor_3d
+                } else {
+                    1.0
+                };
+                (roof(gpu, mode), base * factor)
+            };
+            let chosen = rate(maths.conv);
+            // Tensor cores are allowed, not forced: cuDNN takes a CUDA-core kernel (at the
+            // FP32 rate, or better in 16 bit) where one is faster: GeForce Ampere has no
+            // more TF32 than FP32 throughput, and 3-D tensor-core kernels are slow.
+            let fp32 = rate(MathMode::Fp32);
+            if fp32.0 * fp32.1 > chosen.0 * chosen.1 {
+                fp32
+            } else {
+                chosen
+            }
+        }
+        OpClass::Grouped => (gpu.fp32_flops, d.grouped_efficiency),
+        OpClass::Norm | OpClass::Elementwise | OpClass::View => {
+            (gpu.fp32_flops, a.compute_efficiency)
+        }
+    };
+    let fwd_min = l.input_bytes + l.weight_bytes + l.output_bytes;
+    let bwd_min = l.output_bytes + 2.0 * l.input_bytes + 2.0 * l.weight_bytes;
+    let (mut fwd_bytes, mut bwd_bytes) = (fwd_min, bwd_min);
+    let (mut fwd_kernels, mut bwd_kernels) = (l.kernels_fwd, l.kernels_bwd);
+    let conv = matches!(class, OpClass::Conv | OpClass::Conv3d);
+    match class {
+        OpClass::Norm => {
+            fwd_bytes *= d.norm_passes;
+            bwd_bytes *= d.norm_passes;
+        }
+        OpClass::Conv | OpClass::Conv3d => {
+            fwd_bytes *= d.conv_traffic;
+            bwd_bytes *= d.conv_traffic;
+        }
+        _ => {}
+    }
+    // Attention's scores never leave the layer: its input and output bytes miss them.
+    // `scratch_bytes` holds the scores twice (16-bit and fp32, or fp32 twice).
+    fwd_bytes += d.attention_score_passes / 4.0 * l.scratch_bytes;
+    bwd_bytes += d.attention_score_passes / 4.0 * l.scratch_bytes;
+    if conv && maths.conv == MathMode::Half && !d.channels_last {
+        // Input and output transposed around the kernel; in backward the output gradient
+        // in and the input gradient out.
+        fwd_bytes += d.transpose_passes * (l.input_bytes + l.output_bytes);
+        bwd_bytes += d.transpose_passes * (l.input_bytes + l.output_bytes);
+        fwd_kernels += 2;
+        bwd_kernels += 2;
+    }
+    let tensor_core_layer = conv || class == OpClass::Gemm;
+    if maths.autocast && tensor_core_layer && l.params > 0 {
+        // fp32 -> 16-bit weight copy in forward, 16-bit weight gradient -> fp32 in
+        // backward: 4 + 2 bytes per parameter each.
+        let cast = 6.0 * l.params as f64;
+        fwd_bytes += cast;
+        bwd_bytes += cast;
+        fwd_kernels += 1;
+        bwd_kernels += 1;
+    }
+    let footprint = l.input_bytes + l.output_bytes + l.weight_bytes;
+    let unit = Unit {
+        roof_flops,
+        efficiency,
+        l2_share: if footprint > 0.0 {
+            (gpu.l2_bytes() / footprint).min(1.0)
+        } else {
+            1.0
+        },
+    };
+    let other = l.other_flops;
+    DeviceLayer {
+        class,
+        forward: pass(
+            l.fwd_flops + other,
+            (fwd_min, fwd_bytes),
+            fwd_kernels,
+            &unit,
+            gpu,
+            a,
+        ),
+        backward: pass(
+            l.bwd_flops + other,
+            (bwd_min, bwd_bytes),
+            bwd_kernels,
+            &unit,
+            gpu,
+            a,
+        ),
+    }
+}

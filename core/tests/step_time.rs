@@ -1,0 +1,156 @@
+//! The step model's behaviour: what bounds a step, and how the host, the input pipeline
+//! and the device move it (bounds and monotonicity, no copied numbers).
+
+use hsi_gpu_core::analysis::{analyze, Analysis};
+use hsi_gpu_core::assumptions::{PerfAssumptions, Pipeline};
+use hsi_gpu_core::build_model;
+use hsi_gpu_core::device::Maths;
+use hsi_gpu_core::gpu::gpu_by_id;
+use hsi_gpu_core::graph::ModelSpec;
+use hsi_gpu_core::host::{cpu_profile, CpuClass};
+use hsi_gpu_core::scenario::{ModelChoice, Precision, Scenario};
+use hsi_gpu_core::steptime::{step_time, StepBound, StepBreakdown, StepSetup};
+
+fn model(id: &str, bands: u32, patch: u32, batch: u32) -> (ModelSpec, Analysis) {
+    let s = Scenario {
+        model: ModelChoice::Preset {
+            id: id.into(),
+            width: None,
+            size: None,
+        },
+        bands,
+        patch,
+        classes: 16,
+        ..Scenario::default()
+    };
+    let spec = build_model(&s).unwrap();
+    let analysis = analyze(&spec, batch.into(), Precision::Fp32).unwrap();
+    (spec, analysis)
+}
+
+fn setup<'a>(spec: &ModelSpec, a: &'a Analysis, batch: u32) -> StepSetup<'a> {
+    let gpu = gpu_by_id("rtx_3090").unwrap();
+    StepSetup {
+        layers: &a.layers,
+        params: a.params,
+        maths: Maths::torch_default(gpu),
+        optimizer_states: 2,
+        decoupled_decay: false,
+        foreach_ops: 8.0,
+        optimizer_bytes_per_param: 28.0,
+        grad_scaler: false,
+        batch,
+        accum_steps: 1,
+        sample_bytes: spec.input.iter().product::<u64>() as f64 * 4.0,
+        cpu: cpu_profile(CpuClass::Workstation),
+        runs_per_host: 1,
+        pipeline: Pipeline::default(),
+        recompute: false,
+    }
+}
+
+fn time(s: &StepSetup) -> StepBreakdown {
+    step_time(
+        s,
+        gpu_by_id("rtx_3090").unwrap(),
+        &PerfAssumptions::default(),
+    )
+}
+
+#[test]
+fn a_small_hsi_model_is_host_bound_and_a_big_batch_device_bound() {
+    let (spec, a) = model("ssftt", 30, 13, 64);
+    let small = time(&setup(&spec, &a, 64));
+    assert_eq!(small.bound, StepBound::Host);
+    assert!(small.host_s > small.device_s);
+
+    let (spec, a) = model("hybridsn", 30, 25, 1024);
+    let big = time(&setup(&spec, &a, 1024));
+    assert_eq!(big.bound, StepBound::Device);
+    // The step is at least each part and at most their sum plus the sync.
+    for t in [&small, &big] {
+        assert!(t.step_s >= t.host_s.max(t.device_s));
+        assert!(t.step_s <= t.host_s + t.device_s + t.input_s + 1e-3);
+    }
+}
+
+#[test]
+fn a_slow_pipeline_bounds_the_step() {
+    let (spec, a) = model("ssftt", 200, 25, 64);
+    let mut s = setup(&spec, &a, 64);
+    s.pipeline = Pipeline {
+        precut: false,
+        augmentation: true,
+        ..Pipeline::default()
+    };
+    let slow = time(&s);
+    assert_eq!(slow.bound, StepBound::Input);
+    // Workers take the loading off the main process; a cube on the GPU removes it.
+    s.pipeline.num_workers = 4;
+    let workers = time(&s);
+    assert!(workers.step_s < slow.step_s);
+    s.pipeline.cube_on_gpu = true;
+    let resident = time(&s);
+    assert!(resident.input_s < workers.input_s);
+    assert!(resident.step_s <= workers.step_s);
+}
+
+#[test]
+fn parallel_runs_on_one_host_do_not_scale_exactly() {
+    let (spec, a) = model("ssftt", 30, 13, 64);
+    let mut s = setup(&spec, &a, 64);
+    s.pipeline.num_workers = 2;
+    let one = time(&s).step_s;
+    s.runs_per_host = 4;
+    let four = time(&s).step_s;
+    assert!(four > one, "{four} vs {one}");
+    // Eight runs leave each one core: no workers, slower still.
+    s.runs_per_host = 16;
+    assert!(time(&s).step_s > four);
+}
+
+#[test]
+fn a_slower_cpu_or_the_optimizer_loop_lengthens_a_host_bound_step() {
+    let (spec, a) = model("ssftt", 30, 13, 64);
+    let mut s = setup(&spec, &a, 64);
+    let base = time(&s).step_s;
+    s.cpu = cpu_profile(CpuClass::Laptop);
+    assert!(time(&s).step_s > base);
+    s.cpu = cpu_profile(CpuClass::Workstation);
+    let mut loop_optimizer = PerfAssumptions::default();
+    loop_optimizer.host.foreach = false;
+    let gpu = gpu_by_id("rtx_3090").unwrap();
+    assert!(step_time(&s, gpu, &loop_optimizer).step_s > base);
+    // Without a per-step sync the host and device overlap: never slower.
+    s.pipeline.sync_every_step = false;
+    assert!(time(&s).step_s <= base);
+}
+
+#[test]
+fn device_time_grows_with_the_batch_and_falls_with_half_precision() {
+    let (spec, a) = model("hybridsn", 30, 25, 256);
+    let (_, a2) = model("hybridsn", 30, 25, 512);
+    let t256 = time(&setup(&spec, &a, 256)).device_s;
+    let t512 = time(&setup(&spec, &a2, 512)).device_s;
+    assert!(t512 > t256);
+    let (_, amp) = {
+        let s = Scenario {
+            model: ModelChoice::Preset {
+                id: "hybridsn".into(),
+                width: None,
+                size: None,
+            },
+            bands: 30,
+            patch: 25,
+            classes: 16,
+            ..Scenario::default()
+        };
+        let spec = build_model(&s).unwrap();
+        let an = analyze(&spec, 512, Precision::AmpFp16).unwrap();
+        (spec, an)
+    };
+    let mut s = setup(&spec, &amp, 512);
+    s.maths = Maths::half(true, true);
+    s.grad_scaler = true;
+    assert!(time(&s).device_s < t512);
+}

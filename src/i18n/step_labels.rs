@@ -1,0 +1,185 @@
+//! Labels of the step model's assumptions (`perf.device`, `perf.host`, `perf.pipeline`)
+//! and of the run's input pipeline (`pipeline`), by Scenario path: (path, English, 中文).
+
+pub const STEP_LABELS: &[(&str, &str, &str)] = &[
+    (
+        "perf.device.conv_efficiency",
+        "Tensor-core convolution efficiency (fraction of peak)",
+        "张量核卷积效率（峰值比例）",
+    ),
+    (
+        "perf.device.fp32_conv_efficiency",
+        "FP32 convolution efficiency (fraction of peak)",
+        "FP32 卷积效率（峰值比例）",
+    ),
+    (
+        "perf.device.conv3d_tensor_factor",
+        "3-D conv on tensor cores, relative to 2-D",
+        "张量核 3-D 卷积相对 2-D 的效率",
+    ),
+    (
+        "perf.device.conv3d_fp32_factor",
+        "3-D conv on FP32 cores, relative to 2-D",
+        "FP32 3-D 卷积相对 2-D 的效率",
+    ),
+    (
+        "perf.device.grouped_efficiency",
+        "Depthwise / grouped conv efficiency (fraction of FP32 peak)",
+        "深度/分组卷积效率（FP32 峰值比例）",
+    ),
+    (
+        "perf.device.conv_traffic",
+        "Convolution memory traffic (x input + output + weights)",
+        "卷积显存流量（输入+输出+权重的倍数）",
+    ),
+    (
+        "perf.device.norm_passes",
+        "Normalisation memory passes (x input + output)",
+        "归一化显存遍数（输入+输出的倍数）",
+    ),
+    (
+        "perf.device.transpose_passes",
+        "NCHW transposes around 16-bit convs (passes)",
+        "16 位卷积前后的 NCHW 转置（遍数）",
+    ),
+    (
+        "perf.device.attention_score_passes",
+        "Passes over attention scores",
+        "注意力分数矩阵的读写遍数",
+    ),
+    (
+        "perf.device.l2_speedup",
+        "L2 bandwidth over memory bandwidth",
+        "L2 带宽相对显存带宽倍数",
+    ),
+    (
+        "perf.device.channels_last",
+        "Model runs channels_last (NHWC)",
+        "模型使用 channels_last（NHWC）",
+    ),
+    (
+        "perf.host.op_forward_s",
+        "CPU time per forward op (s)",
+        "每个前向算子的 CPU 时间（秒）",
+    ),
+    (
+        "perf.host.op_backward_s",
+        "CPU time per backward op (s)",
+        "每个反向算子的 CPU 时间（秒）",
+    ),
+    (
+        "perf.host.optimizer_op_s",
+        "CPU time per optimizer op and tensor, for loop (s)",
+        "优化器逐张量循环每算子 CPU 时间（秒）",
+    ),
+    (
+        "perf.host.foreach_tensor_s",
+        "CPU time per tensor, foreach optimizer (s)",
+        "foreach 优化器每张量 CPU 时间（秒）",
+    ),
+    (
+        "perf.host.foreach",
+        "Optimizer uses foreach (PyTorch >= 2.0)",
+        "优化器使用 foreach（PyTorch ≥ 2.0）",
+    ),
+    (
+        "perf.host.zero_grad_to_none",
+        "zero_grad sets gradients to None",
+        "zero_grad 将梯度置为 None",
+    ),
+    (
+        "perf.host.step_fixed_s",
+        "CPU time per step: loss.item(), loop, logging (s)",
+        "每步固定 CPU 时间：loss.item()、循环、日志（秒）",
+    ),
+    (
+        "perf.host.startup_s",
+        "CUDA start-up per run (s)",
+        "每次运行的 CUDA 启动时间（秒）",
+    ),
+    (
+        "perf.pipeline.precut_sample_s",
+        "Pre-cut patch: CPU time per sample (s)",
+        "预切块：每样本 CPU 时间（秒）",
+    ),
+    (
+        "perf.pipeline.cut_sample_s",
+        "Patch cut from the cube: CPU time per sample (s)",
+        "从数据立方体切块：每样本 CPU 时间（秒）",
+    ),
+    (
+        "perf.pipeline.byte_s",
+        "CPU time per patch byte (s)",
+        "每字节块数据 CPU 时间（秒）",
+    ),
+    (
+        "perf.pipeline.augment_byte_s",
+        "Augmentation CPU time per byte (s)",
+        "数据增强每字节 CPU 时间（秒）",
+    ),
+    (
+        "perf.pipeline.batch_s",
+        "CPU time per batch: collate, hand-over (s)",
+        "每批 CPU 时间：拼批与传递（秒）",
+    ),
+    (
+        "perf.pipeline.worker_byte_s",
+        "Worker hand-over per batch byte (s)",
+        "worker 传递每批字节时间（秒）",
+    ),
+    (
+        "perf.pipeline.pageable_factor",
+        "Pageable copy rate (fraction of pinned)",
+        "可分页内存拷贝速率（相对锁页比例）",
+    ),
+    (
+        "perf.pipeline.pcie_efficiency",
+        "Host-to-device copy efficiency (fraction of PCIe)",
+        "主机到显卡拷贝效率（PCIe 比例）",
+    ),
+    (
+        "perf.pipeline.gpu_gather_ops",
+        "Ops per step to gather patches on the GPU",
+        "在显卡上取块的每步算子数",
+    ),
+    (
+        "pipeline.num_workers",
+        "DataLoader workers",
+        "DataLoader worker 数",
+    ),
+    (
+        "pipeline.cores",
+        "CPU cores for the run (empty = the CPU class's)",
+        "本次训练可用 CPU 核数（留空按 CPU 类别）",
+    ),
+    (
+        "pipeline.augmentation",
+        "Augment patches (flips, rotations)",
+        "数据增强（翻转、旋转）",
+    ),
+    (
+        "pipeline.cube_on_gpu",
+        "Keep the whole cube on the GPU",
+        "整个数据立方体放在显卡上",
+    ),
+    (
+        "pipeline.precut",
+        "Patches cut once before training",
+        "训练前一次性切好所有块",
+    ),
+    (
+        "pipeline.pin_memory",
+        "Pinned host memory (pin_memory)",
+        "锁页内存（pin_memory）",
+    ),
+    (
+        "pipeline.sync_every_step",
+        "Sync every step (loss.item())",
+        "每步同步（loss.item()）",
+    ),
+    (
+        "pipeline.synthetic",
+        "Synthetic batch already on the GPU (benchmarks)",
+        "合成数据已在显卡上（基准测试）",
+    ),
+];

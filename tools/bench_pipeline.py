@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""CPU benchmark of an HSI patch input pipeline, for the planner's input-pipeline model
+(core/src/pipeline.rs). Runs on any machine: numpy only, torch's DataLoader when torch
+is installed (then also with worker processes).
+
+A synthetic H x W x B cube with labelled pixels is fed two ways:
+- cut per sample, as DeepHyperX's `HyperX` dataset does: slice the s x s x B window
+  around the pixel from the padded cube, optionally flip/rotate it (augmentation),
+  transpose to channels first, copy to float32, wrap as a tensor;
+- pre-cut, as the SSFTT and HybridSN scripts do: all patches cut once into one array,
+  `__getitem__` indexes it.
+Batches of `--batch` are drawn in random order and collated (torch's default_collate,
+or np.stack without torch). Per (patch, bands) the seconds per sample are timed, then
+fitted as `fixed + bytes x per_byte` by least squares:
+
+    python3 tools/bench_pipeline.py --output pipeline.json     # ~1 min
+    python3 tools/bench_pipeline.py --quick                     # smaller grid
+
+The JSON's "constants" carry the fitted values under PipelineAssumptions' names
+(`precut_sample_s`, `cut_sample_s`, `byte_s`, `augment_byte_s`, `batch_s`), measured on
+this CPU; "workers" lists samples/s with 0, 1, 2, 4 DataLoader workers.
+"""
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+try:
+    import torch
+    from torch.utils.data import DataLoader, Dataset
+except ImportError:  # numpy only
+    torch = None
+    Dataset = object
+
+
+class CutPatches(Dataset):
+    """DeepHyperX-style: a window around a labelled pixel, cut per sample."""
+
+    def __init__(self, cube, labels, patch, augment, samples=4096, seed=0):
+        m = patch // 2
+        self.data = np.pad(cube, ((m, m), (m, m), (0, 0)))
+        self.labels = labels
+        self.patch = patch
+        self.augment = augment
+        self.rng = np.random.default_rng(seed)
+        labelled = np.argwhere(labels > 0)
+        # A training split's worth of pixels (keeps the pre-cut copy small).
+        self.indices = labelled[self.rng.permutation(len(labelled))[:samples]]
+
+    def __len__(self):
+        return len(self.indices)
+
+    def __getitem__(self, i):
+        x, y = self.indices[i]
+        s = self.patch
+        window = self.data[x : x + s, y : y + s]
+        label = self.labels[x, y] - 1
+        if self.augment:
+            if self.rng.random() < 0.5:
+                window = np.fliplr(window)
+            if self.rng.random() < 0.5:
+                window = np.flipud(window)
+            window = np.rot90(window, int(self.rng.integers(4)))
+        window = np.asarray(np.copy(window).transpose((2, 0, 1)), dtype="float32")
+        if torch is None:
+            return window, label
+        return torch.from_numpy(window), torch.tensor(label, dtype=torch.long)
+
+
+class PrecutPatches(Dataset):
+    """SSFTT/HybridSN-style: every patch cut once; a sample is an index."""
+
+    def __init__(self, cube, labels, patch):
+        cut = CutPatches(cube, labels, patch, augment=False)
+        patches = np.stack([cut[i][0] if torch is None else cut[i][0].numpy() for i in range(len(cut))])
+        targets = np.array([labels[x, y] - 1 for x, y in cut.indices])
+        if torch is None:
+            self.x, self.y = patches, targets
+        else:
+            self.x, self.y = torch.from_numpy(patches), torch.from_numpy(targets)
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+
+
+def synthetic_cube(height, width, bands, labelled=0.5, seed=0):
+    rng = np.random.default_rng(seed)
+    cube = rng.standard_normal((height, width, bands), dtype=np.float32)
+    labels = np.where(rng.random((height, width)) < labelled, rng.integers(1, 17, (height, width)), 0)
+    return cube, labels
+
+
+def batches(dataset, batch, workers, seed=0):
+    """An iterator of collated batches in random order."""
+    if torch is not None:
+        g = torch.Generator().manual_seed(seed)
+        return iter(DataLoader(dataset, batch_size=batch, shuffle=True, num_workers=workers, generator=g))
+    order = np.random.default_rng(seed).permutation(len(dataset))
+
+    def numpy_batches():
+        for start in range(0, len(order), batch):
+            items = [dataset[i] for i in order[start : start + batch]]
+            yield np.stack([x for x, _ in items]), np.array([y for _, y in items])
+
+    return numpy_batches()
+
+
+def seconds_per_sample(dataset, batch, workers, count):
+    it = batches(dataset, batch, workers)
+    next(it)  # start-up (worker processes, first touch) is not a per-sample cost
+    n, start = 0, time.perf_counter()
+    for _ in range(count):
+        try:
+            x, _ = next(it)
+        except StopIteration:
+            break
+        n += len(x)
+    return (time.perf_counter() - start) / max(n, 1)
+
+
+def fit_line(xs, ys):
+    """Least-squares (intercept, slope)."""
+    a = np.vstack([np.ones(len(xs)), np.array(xs, dtype=float)]).T
+    (b0, b1), *_ = np.linalg.lstsq(a, np.array(ys, dtype=float), rcond=None)
+    return float(b0), float(b1)
+
+
+def run(args):
+    grid = [(9, 30), (13, 30), (25, 30), (9, 103), (13, 200), (25, 200)]
+    if args.quick:
+        grid = [(9, 30), (25, 30), (13, 200)]
+    points = []
+    for patch, bands in grid:
+        cube, labels = synthetic_cube(args.height, args.width, bands)
+        sample_bytes = patch * patch * bands * 4
+        row = {"patch": patch, "bands": bands, "sample_bytes": sample_bytes}
+        row["cut_s"] = seconds_per_sample(CutPatches(cube, labels, patch, False), args.batch, 0, args.batches)
+        row["cut_augmented_s"] = seconds_per_sample(CutPatches(cube, labels, patch, True), args.batch, 0, args.batches)
+        row["precut_s"] = seconds_per_sample(PrecutPatches(cube, labels, patch), args.batch, 0, args.batches)
+        points.append(row)
+        print(f"s={patch:<3} B={bands:<4} cut {row['cut_s']*1e6:7.1f} us  augmented {row['cut_augmented_s']*1e6:7.1f} us  precut {row['precut_s']*1e6:6.1f} us per sample", file=sys.stderr)
+    bytes_ = [p["sample_bytes"] for p in points]
+    cut0, cut_byte = fit_line(bytes_, [p["cut_s"] for p in points])
+    pre0, pre_byte = fit_line(bytes_, [p["precut_s"] for p in points])
+    _, aug_byte = fit_line(bytes_, [p["cut_augmented_s"] - p["cut_s"] for p in points])
+    workers = []
+    if torch is not None:
+        cube, labels = synthetic_cube(args.height, args.width, 200)
+        dataset = CutPatches(cube, labels, 13, False)
+        for n in (0, 1, 2, 4):
+            t = seconds_per_sample(dataset, args.batch, n, args.batches)
+            workers.append({"num_workers": n, "patch": 13, "bands": 200, "samples_per_s": 1.0 / t})
+            print(f"workers {n}: {1.0 / t:9.0f} samples/s", file=sys.stderr)
+    return {
+        "tool": "bench_pipeline",
+        "cpu": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "torch": torch.__version__ if torch is not None else None,
+        "batch": args.batch,
+        "cube": [args.height, args.width],
+        "constants": {
+            # The per-batch collate share is inside the per-sample intercepts here.
+            "precut_sample_s": max(pre0, 0.0),
+            "cut_sample_s": max(cut0, 0.0),
+            "byte_s": max((cut_byte + pre_byte) / 2.0, 0.0),
+            "augment_byte_s": max(aug_byte, 0.0),
+            "batch_s": 0.0,
+        },
+        "points": points,
+        "workers": workers,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--height", type=int, default=145)
+    parser.add_argument("--width", type=int, default=145)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--batches", type=int, default=30, help="timed batches per point")
+    parser.add_argument("--quick", action="store_true", help="three grid points")
+    parser.add_argument("--output", default="-", help="JSON result (default: stdout)")
+    args = parser.parse_args()
+    if torch is not None:
+        torch.set_num_threads(1)
+    result = run(args)
+    text = json.dumps(result, indent=1)
+    if args.output == "-":
+        print(text)
+    else:
+        with open(args.output, "w") as f:
+            f.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
