@@ -107,7 +107,7 @@ test("each slider changes the figures and the charts", async () => {
     ["patch-slider", 31, "patch=31"],
     ["bands-slider", 60, "bands=60"],
     ["batch-slider", 8, "batch_per_gpu=256"], // position 8 = 2^8
-    ["precision-slider", 2, "precision=amp_fp16"],
+    ["precision-slider", 3, "precision=amp_fp16"], // torch_default, fp32, tf32, amp_fp16
   ];
   for (const [slider, value, inUrl] of moves) {
     const before = await snapshot(app);
