@@ -124,3 +124,13 @@ json_enum! {
         Server = "server",
     }
 }
+
+json_enum! {
+    /// How attention runs: `math` writes it out (the T x T scores and probabilities are
+    /// kept for backward), `sdpa` is `F.scaled_dot_product_attention` with a fused kernel
+    /// (flash or memory-efficient: the log-sum-exp is kept instead).
+    pub enum Attention {
+        Math = "math",
+        Sdpa = "sdpa",
+    }
+}

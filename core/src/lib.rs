@@ -11,6 +11,7 @@ pub mod cost;
 pub mod dataset;
 pub mod device;
 pub mod format;
+pub mod foundation;
 pub mod gpu;
 pub mod graph;
 pub mod host;
@@ -80,14 +81,16 @@ pub fn estimate_on(s: &Scenario, gpu: &GpuSpec) -> Result<Report, Vec<FieldError
 
 /// The walk after `checked`: analysis -> memory -> performance -> the Report.
 fn estimate_with(s: &Scenario, spec: &ModelSpec, gpu: &GpuSpec) -> Result<Report, Vec<FieldError>> {
+    let training = analysis::Training::of(s, gpu);
     let analysis =
-        analysis::analyze(spec, s.batch_per_gpu.into(), s.precision).map_err(|e| vec![e])?;
+        analysis::analyze_with(spec, s.batch_per_gpu.into(), &training).map_err(|e| vec![e])?;
     let memory = memory::breakdown(&analysis, s, gpu);
     let max_batch = memory::max_batch(spec, s, gpu).map_err(|e| vec![e])?;
-    let (perf, warnings) = performance(&analysis.layers, analysis.params, s, gpu);
+    let (perf, warnings) = performance(&analysis.layers, analysis.trainable_params, s, gpu);
     Ok(Report {
         model_name: spec.name.clone(),
         params: analysis.params,
+        trainable_params: analysis.trainable_params,
         fwd_flops_per_sample: analysis.fwd_flops / f64::from(s.batch_per_gpu),
         bwd_flops_per_sample: analysis.bwd_flops / f64::from(s.batch_per_gpu),
         memory,

@@ -19,7 +19,7 @@
 //! with all kept activations (true for `zero_grad(set_to_none=False)`; with the default
 //! set_to_none the early part of backward needs less).
 
-use crate::analysis::{analyze, Analysis};
+use crate::analysis::{analyze_with, Analysis, Training};
 use crate::gpu::GpuSpec;
 use crate::graph::ModelSpec;
 use crate::problems::FieldError;
@@ -107,12 +107,13 @@ pub fn breakdown(a: &Analysis, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
 
 /// The breakdown at any `batch`, from the analysis's batch-linear terms.
 pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
-    let params = a.params as f64;
     let param_bytes = s.precision.param_bytes() as f64;
-    let weights = params * param_bytes;
-    let gradients = params * param_bytes;
+    let weights = a.params as f64 * param_bytes;
+    // Gradients and optimizer states exist for what trains (`finetune`).
+    let trainable = a.trainable_params as f64;
+    let gradients = trainable * param_bytes;
     let states = s.optimizer.states_per_param() as f64;
-    let optimizer_states = params * states * param_bytes;
+    let optimizer_states = trainable * states * param_bytes;
     let kept = a.lines.saved.at(batch) + a.lines.unsaved_input.at(batch);
     let activations = if s.checkpointing {
         checkpointed_activations(a, batch).min(kept)
@@ -120,7 +121,7 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
         kept
     };
     // Adam's foreach implementation builds one parameter-sized temporary list.
-    let optimizer_temporary = if states >= 2.0 { weights } else { 0.0 };
+    let optimizer_temporary = if states >= 2.0 { gradients } else { 0.0 };
     let transient = a.lines.transient_at(batch).max(optimizer_temporary);
     let allocator = s.memory.fragmentation * (activations + transient);
     let cuda_context = s.memory.cuda_context_bytes as f64;
@@ -163,7 +164,7 @@ pub fn total_at(
     gpu: &GpuSpec,
     batch: u32,
 ) -> Result<f64, FieldError> {
-    let a = analyze(spec, batch.into(), s.precision)?;
+    let a = analyze_with(spec, batch.into(), &Training::of(s, gpu))?;
     Ok(breakdown(&a, s, gpu).total)
 }
 
@@ -171,7 +172,7 @@ pub fn total_at(
 /// sample does not fit. Memory is non-decreasing in batch, so an exponential then a
 /// binary search over the analysis's batch-linear terms finds it (one analysis).
 pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, FieldError> {
-    let a = analyze(spec, 1, s.precision)?;
+    let a = analyze_with(spec, 1, &Training::of(s, gpu))?;
     let budget = budget(s, gpu);
     let fits = |b: u32| breakdown_at(&a, b.into(), s, gpu).total <= budget;
     if !fits(1) {

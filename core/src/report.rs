@@ -11,6 +11,9 @@ pub use crate::warning::Warning;
 pub struct Report {
     pub model_name: String,
     pub params: u64,
+    /// Parameters that train (gradients, optimizer states): `params` unless `finetune`
+    /// freezes some.
+    pub trainable_params: u64,
     /// Forward and backward FLOPs per sample (conv/linear/matmul, flop_counter convention).
     pub fwd_flops_per_sample: f64,
     pub bwd_flops_per_sample: f64,

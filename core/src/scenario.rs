@@ -7,7 +7,10 @@ use serde_json::Value;
 
 use crate::assumptions::{CostAssumptions, PerfAssumptions};
 pub use crate::assumptions::{MemoryAssumptions, Pipeline, Workload};
-pub use crate::choices::{CpuClass, Interconnect, Optimizer, ParallelMode, Precision, VitSize};
+pub use crate::choices::{
+    Attention, CpuClass, Interconnect, Optimizer, ParallelMode, Precision, VitSize,
+};
+pub use crate::foundation::{FineTune, Mae};
 use crate::graph::ModelSpec;
 use crate::json::{self, json_struct, Check, FromJson};
 pub use crate::json::{json_object_value, JsonDocument, MAX_JSON_BYTES};
@@ -109,6 +112,11 @@ json_struct! {
         pub precision: Precision = Precision::TorchDefault,
         pub optimizer: Optimizer = Optimizer::Adam,
         pub checkpointing: bool = false,
+        /// Fused SDPA where the card has a kernel for it (`analysis::attention_kernel`).
+        pub attention: Attention = Attention::Sdpa,
+        pub finetune: FineTune = FineTune::Full,
+        /// Mask ratio and decoder of the MAE pre-training presets.
+        pub mae: Mae = Mae::default(),
         pub gpu: String = "rtx_a5500".into(),
         pub cards: u32 [1, MAX_CARDS] = 1,
         pub interconnect: Interconnect = Interconnect::Pcie,

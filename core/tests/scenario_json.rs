@@ -4,17 +4,19 @@
 
 use hsi_gpu_core::choices::Currency;
 use hsi_gpu_core::scenario::{
-    scenario_from_json, CpuClass, Interconnect, Optimizer, ParallelMode, Precision, Scenario,
+    scenario_from_json, Attention, CpuClass, Interconnect, Optimizer, ParallelMode, Precision,
+    Scenario,
 };
 use serde_json::{json, Value};
 
-/// Every scalar in `value` (objects walked, the model choice left to its own tests), as
+/// Every scalar in `value` (objects walked, the model choice and the fine-tuning mode
+/// left to their own tests), as
 /// (JSON pointer, value).
 fn leaves(pointer: &str, value: &Value, out: &mut Vec<(String, Value)>) {
     match value {
         Value::Object(map) => {
             for (key, child) in map {
-                if pointer.is_empty() && key == "model" {
+                if pointer.is_empty() && (key == "model" || key == "finetune") {
                     continue;
                 }
                 leaves(&format!("{pointer}/{key}"), child, out);
@@ -41,6 +43,7 @@ fn alternatives(current: &Value) -> Vec<Value> {
             .chain(ParallelMode::ALL.iter().map(|m| m.id()))
             .chain(Currency::ALL.iter().map(|c| c.id()))
             .chain(CpuClass::ALL.iter().map(|c| c.id()))
+            .chain(Attention::ALL.iter().map(|a| a.id()))
             .chain(["pavia_university", "rtx_4090"])
             .filter(|id| current.as_str() != Some(id))
             .map(|id| json!(id))

@@ -16,8 +16,17 @@ pub(super) fn scale(ctx: &mut Ctx, x: &Value, shape: &[u64], bias: bool) -> OpRe
             "a shape that broadcasts over the input (trailing dimensions, 1 stretches)",
         ));
     }
-    let saved = ctx.keep(x.storage);
-    let output = ctx.fresh(x.shape.clone(), x.dtype.max(ctx.param_dtype()), true);
+    let trains = ctx.train.params;
+    let saved = if trains {
+        ctx.keep(x.storage)
+    } else {
+        Bytes::ZERO
+    };
+    let output = ctx.fresh(
+        x.shape.clone(),
+        x.dtype.max(ctx.param_dtype()),
+        x.requires_grad || trains,
+    );
     let mut account = elementwise(&output, 1.0 + f64::from(u8::from(bias)), saved, 1);
     account.params = saturating_product(shape).saturating_mul(1 + u64::from(bias));
     Ok((output, account))

@@ -29,14 +29,19 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::choices::Precision;
+use crate::foundation::LayerTraining;
 mod class;
 mod extra;
+mod lora;
 mod ops;
 mod tensor_ops;
+mod training;
 mod window;
 
 pub use class::{op_class, param_tensors, OpClass, GROUPED_CHANNELS};
 use ops::apply;
+use training::layer_training;
+pub use training::{attention_kernel, AttentionKernel, Training};
 
 use crate::graph::{Activation, ModelSpec, Op, UpsampleMode};
 use crate::problems::FieldError;
@@ -86,6 +91,9 @@ pub struct LayerReport {
     /// Temporaries the op makes and consumes inside itself (attention's scores and their
     /// softmax), bytes for the whole batch.
     pub scratch_bytes: f64,
+    /// Parameters that train (all of them unless `finetune` freezes some; LoRA's
+    /// adapters, which `params` includes).
+    pub trainable_params: u64,
 }
 
 /// Everything `analyze` finds for one batch size.
@@ -93,6 +101,8 @@ pub struct LayerReport {
 pub struct Analysis {
     pub layers: Vec<LayerReport>,
     pub params: u64,
+    /// Parameters with gradients and optimizer states (`LayerReport::trainable_params`).
+    pub trainable_params: u64,
     /// Whole-batch FLOPs (flop_counter convention), including the loss's none.
     pub fwd_flops: f64,
     pub bwd_flops: f64,
@@ -198,6 +208,9 @@ impl Value {
 
 struct Ctx {
     precision: Precision,
+    attention: AttentionKernel,
+    /// What the layer being applied trains.
+    train: LayerTraining,
     storages: Vec<Storage>,
     saved: BTreeSet<usize>,
 }
@@ -300,6 +313,8 @@ struct LayerAccount {
     kernels_bwd: u32,
     /// Temporaries beyond gradients (bytes per sample), e.g. attention scores.
     scratch_per_sample: f64,
+    /// LoRA adapter parameters (included in `params`; they train).
+    adapter_params: u64,
 }
 
 fn err(
@@ -336,8 +351,19 @@ fn checked_product(shape: &[u64]) -> Option<u64> {
     shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
 }
 
-/// Runs shape inference and accounting for `spec` at `batch` samples per GPU.
+/// Runs shape inference and accounting for `spec` at `batch` samples per GPU, every
+/// parameter training, attention written out.
 pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Analysis, FieldError> {
+    analyze_with(spec, batch, &Training::plain(precision))
+}
+
+/// `analyze` for any `Training`: which parameters train, which attention kernel runs.
+pub fn analyze_with(
+    spec: &ModelSpec,
+    batch: u64,
+    training: &Training,
+) -> Result<Analysis, FieldError> {
+    let precision = training.precision;
     if spec.input.is_empty() || spec.input.contains(&0) {
         return Err(FieldError {
             field: "model.input".into(),
@@ -359,8 +385,11 @@ pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Ana
             allowed: format!("at most {MAX_ELEMENTS_PER_SAMPLE} elements per sample"),
         });
     }
+    let trains = layer_training(spec, &training.finetune)?;
     let mut ctx = Ctx {
         precision,
+        attention: training.attention,
+        train: LayerTraining::default(),
         storages: Vec::new(),
         saved: BTreeSet::new(),
     };
@@ -403,6 +432,7 @@ pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Ana
                 })
                 .collect::<Result<_, _>>()?
         };
+        ctx.train = trains[index];
         let (output, account) = apply(&mut ctx, &layer.op, &inputs)
             .map_err(|(value, allowed)| err(index, &name, kind, value, allowed))?;
         if output.shape.contains(&0)
@@ -462,8 +492,25 @@ pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Ana
             kernels_fwd: account.kernels_fwd,
             kernels_bwd: account.kernels_bwd,
             class: op_class(&layer.op),
-            param_tensors: param_tensors(&layer.op),
+            // The optimizer loops over what trains: the layer's tensors, or two per adapter.
+            param_tensors: if ctx.train.params {
+                param_tensors(&layer.op)
+            } else {
+                2 * [
+                    ctx.train.linear_rank,
+                    ctx.train.qkv_rank,
+                    ctx.train.proj_rank,
+                ]
+                .iter()
+                .filter(|&&r| r > 0)
+                .count() as u32
+            },
             scratch_bytes: account.scratch_per_sample * n,
+            trainable_params: if ctx.train.params {
+                account.params
+            } else {
+                account.adapter_params
+            },
         });
         if values.insert(name.clone(), output.clone()).is_some() && layer.name.is_some() {
             return Err(err(
@@ -496,6 +543,7 @@ pub fn analyze(spec: &ModelSpec, batch: u64, precision: Precision) -> Result<Ana
     }
     Ok(Analysis {
         params: layers.iter().map(|l| l.params).sum(),
+        trainable_params: layers.iter().map(|l| l.trainable_params).sum(),
         fwd_flops: layers.iter().map(|l| l.fwd_flops).sum(),
         bwd_flops: layers.iter().map(|l| l.bwd_flops).sum(),
         layers,

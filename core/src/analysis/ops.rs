@@ -1,6 +1,7 @@
 //! Shape inference and accounting, op by op: `apply` turns one layer's inputs into its
 //! output and what the layer adds (parameters, FLOPs, kept bytes, kernels).
 
+use super::lora::linear_map;
 use super::tensor_ops::{attention, broadcasts, elementwise, matmul, normalization, view};
 use super::window::{window, window_output};
 use super::*;
@@ -36,14 +37,10 @@ pub(super) fn spatial_input(v: &Value, dims: u8) -> Result<(u64, Vec<u64>), (Str
     Ok((v.shape[0], v.shape[1..].to_vec()))
 }
 
-/// Backward FLOPs of a matmul-class op: weight gradient always, input gradient only
-/// when the input requires one.
-pub(super) fn backward_flops(fwd: f64, input_requires_grad: bool) -> f64 {
-    if input_requires_grad {
-        2.0 * fwd
-    } else {
-        fwd
-    }
+/// Backward FLOPs of a matmul-class op: the weight gradient when the weight trains, the
+/// input gradient when the input requires one; each costs the forward's FLOPs.
+pub(super) fn backward_flops(fwd: f64, input_requires_grad: bool, weight_trains: bool) -> f64 {
+    fwd * f64::from(u8::from(input_requires_grad) + u8::from(weight_trains))
 }
 
 pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
@@ -86,16 +83,25 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             let out_positions = saturating_product(&out_spatial);
             let fwd = 2.0 * out_positions as f64 * weight as f64;
             let operand = ctx.matmul_operand(&first, false);
-            let saved = ctx.keep(operand.storage) + ctx.keep_weight_copy(weight);
+            // convolution_backward's one formula saves input and weight whenever any
+            // gradient is needed (derivatives.yaml), a frozen conv inside a trainable
+            // region included.
+            let trains = ctx.train.params;
+            let needs_grad = trains || first.requires_grad;
+            let saved = if needs_grad {
+                ctx.keep(operand.storage) + ctx.keep_weight_copy(weight)
+            } else {
+                Bytes::ZERO
+            };
             let mut shape = vec![*out_channels];
             shape.extend(out_spatial);
-            let output = ctx.fresh(shape, operand.dtype, true);
+            let output = ctx.fresh(shape, operand.dtype, needs_grad);
             Ok((
                 output,
                 LayerAccount {
                     params,
                     fwd_flops: fwd,
-                    bwd_flops: backward_flops(fwd, first.requires_grad),
+                    bwd_flops: backward_flops(fwd, first.requires_grad, trains),
                     other_flops: if *bias {
                         out_positions as f64 * *out_channels as f64
                     } else {
@@ -104,8 +110,8 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                     saved,
                     tensor_core: true,
                     kernels_fwd: 1 + *bias as u32,
-                    kernels_bwd: 1 + first.requires_grad as u32 + *bias as u32,
-                    scratch_per_sample: 0.0,
+                    kernels_bwd: (1 + *bias as u32) * trains as u32 + first.requires_grad as u32,
+                    ..LayerAccount::default()
                 },
             ))
         }
@@ -115,31 +121,28 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             if *out_features == 0 {
                 return Err(bad("out_features 0", "a positive number of features"));
             }
-            let rows = first.elements() / features.max(1);
-            let weight = features.saturating_mul(*out_features);
-            let params = weight.saturating_add(if *bias { *out_features } else { 0 });
-            let fwd = 2.0 * rows as f64 * weight as f64;
-            // Per-sample [D] is a 2-D [N, D] addmm operand; [.., T, D] is reshaped first.
-            let operand = ctx.matmul_operand(&first, first.shape.len() >= 2);
-            let mut saved = ctx.keep(operand.storage);
-            if first.requires_grad {
-                saved += ctx.keep_weight_copy(weight);
-            }
+            let params = features
+                .saturating_mul(*out_features)
+                .saturating_add(if *bias { *out_features } else { 0 });
+            let trains = ctx.train.params;
+            let (lin, adapter) =
+                linear_map(ctx, &first, *out_features, trains, ctx.train.linear_rank);
             let mut shape = first.shape.clone();
             *shape.last_mut().expect("non-empty shape") = *out_features;
-            let output = ctx.fresh(shape, operand.dtype, true);
+            let output = ctx.fresh(shape, lin.dtype, lin.output_requires_grad);
+            let bias_grad = (*bias && trains) as u32;
             Ok((
                 output,
                 LayerAccount {
-                    params,
-                    fwd_flops: fwd,
-                    bwd_flops: backward_flops(fwd, first.requires_grad),
-                    other_flops: 0.0,
-                    saved,
+                    params: params.saturating_add(adapter.params),
+                    fwd_flops: lin.fwd_flops + adapter.fwd_flops,
+                    bwd_flops: lin.bwd_flops + adapter.bwd_flops,
+                    saved: lin.saved + adapter.saved,
                     tensor_core: true,
-                    kernels_fwd: 1,
-                    kernels_bwd: 1 + first.requires_grad as u32 + *bias as u32,
-                    scratch_per_sample: 0.0,
+                    kernels_fwd: 1 + adapter.kernels_fwd,
+                    kernels_bwd: lin.kernels_bwd + bias_grad + adapter.kernels_bwd,
+                    adapter_params: adapter.params,
+                    ..LayerAccount::default()
                 },
             ))
         }
@@ -438,7 +441,8 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             };
             // torch.cat promotes to the (fp32 under autocast) parameter's dtype.
             let dtype = first.dtype.max(ctx.param_dtype());
-            let output = ctx.fresh(vec![tokens.saturating_add(1), dim], dtype, true);
+            let rg = first.requires_grad || ctx.train.params;
+            let output = ctx.fresh(vec![tokens.saturating_add(1), dim], dtype, rg);
             let mut account = elementwise(&output, 0.0, Bytes::ZERO, 1);
             account.params = dim;
             Ok((output, account))
@@ -448,7 +452,7 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             let output = ctx.fresh(
                 first.shape.clone(),
                 first.dtype.max(ctx.param_dtype()),
-                true,
+                first.requires_grad || ctx.train.params,
             );
             let mut account = elementwise(&output, 1.0, Bytes::ZERO, 1);
             account.params = first.elements();

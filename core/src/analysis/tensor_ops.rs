@@ -1,6 +1,7 @@
 //! Normalisation, matmul, attention, views and element-wise ops: the accounting `apply`
 //! hands off for these op families.
 
+use super::lora::linear_map;
 use super::ops::{bad, OpResult};
 use super::*;
 
@@ -73,12 +74,19 @@ pub(super) fn normalization(ctx: &mut Ctx, op: &Op, input: &Value) -> OpResult {
     } else {
         input.clone()
     };
-    let saved = ctx.keep(operand.storage)
-        + ctx.keep_new(
-            stats_per_sample.saturating_mul(FP32),
-            fixed_stats.saturating_mul(FP32),
-        );
-    let output = ctx.fresh(input.shape.clone(), operand.dtype, true);
+    // One backward formula for input, weight and bias: all is kept whenever any
+    // gradient is needed (derivatives.yaml, native_layer_norm / native_batch_norm).
+    let needs_grad = input.requires_grad || ctx.train.params;
+    let saved = if needs_grad {
+        ctx.keep(operand.storage)
+            + ctx.keep_new(
+                stats_per_sample.saturating_mul(FP32),
+                fixed_stats.saturating_mul(FP32),
+            )
+    } else {
+        Bytes::ZERO
+    };
+    let output = ctx.fresh(input.shape.clone(), operand.dtype, needs_grad);
     let mut account = elementwise(&output, 8.0, saved, 1);
     account.params = params;
     account.kernels_bwd = 2;
@@ -131,7 +139,8 @@ pub(super) fn matmul(ctx: &mut Ctx, a: &Value, b: &Value) -> OpResult {
     ))
 }
 
-/// Multi-head self-attention written out (see `Op::Attention`).
+/// Multi-head self-attention (see `Op::Attention`): the qkv projection, the attention
+/// itself written out (`AttentionKernel::Math`) or fused (SDPA), the output projection.
 pub(super) fn attention(
     ctx: &mut Ctx,
     x: &Value,
@@ -156,60 +165,106 @@ pub(super) fn attention(
     }
     let hd = head_dim.unwrap_or(dim / heads);
     let inner = heads.saturating_mul(hd);
-    let qkv_weight = saturating_product(&[dim, 3, inner]);
-    let out_weight = inner.saturating_mul(dim);
     let qkv_bias_params = if qkv_bias { inner.saturating_mul(3) } else { 0 };
-    let params = qkv_weight
-        .saturating_add(out_weight)
+    let params = saturating_product(&[dim, 3, inner])
+        .saturating_add(inner.saturating_mul(dim))
         .saturating_add(dim)
         .saturating_add(qkv_bias_params);
     let scores = saturating_product(&[sets, heads, tokens, tokens]);
+    let train = ctx.train;
 
-    // qkv projection keeps x (and its weight copy under autocast).
-    let xin = ctx.matmul_operand(x, true);
-    let mut saved = ctx.keep(xin.storage);
-    if x.requires_grad {
-        saved += ctx.keep_weight_copy(qkv_weight);
-    }
-    let act = xin.dtype;
-    // q, k and v are strided views of the qkv output; the two batched matmuls copy them
-    // to [N*heads, T, hd] and keep the copies.
-    for _ in 0..3 {
-        saved += ctx.keep_new(saturating_product(&[rows, inner, act]), 0);
-    }
-    // Softmax (fp32 under autocast) keeps its output; the second matmul keeps the
-    // probabilities again as a 16-bit copy under autocast.
+    let (qkv, qkv_lora) = linear_map(
+        ctx,
+        x,
+        inner.saturating_mul(3),
+        train.params,
+        train.qkv_rank,
+    );
+    let act = qkv.dtype;
+    let with_last = |last: u64| {
+        let mut shape = x.shape.clone();
+        *shape.last_mut().expect("[.., T, D]") = last;
+        shape
+    };
+    let core_grad = qkv.output_requires_grad;
+    let qkv_out = ctx.fresh(with_last(inner.saturating_mul(3)), act, core_grad);
+    // Heads merged back to [.., T, inner]: the output projection's input.
+    let merged = ctx.fresh(with_last(inner), act, core_grad);
+    let mut saved = qkv.saved;
+    let fused = ctx.attention != AttentionKernel::Math;
     let softmax_dtype = if ctx.precision.is_autocast() {
         FP32
     } else {
         act
     };
-    saved += ctx.keep_new(scores.saturating_mul(softmax_dtype), 0);
-    if ctx.precision.is_autocast() {
-        saved += ctx.keep_new(scores.saturating_mul(act), 0);
+    if core_grad && fused {
+        // SDPA keeps q, k, v (views of the qkv output), its output (which the merge
+        // only views) and the fp32 log-sum-exp per query row: [N, heads, T], padded to
+        // 32 rows by the memory-efficient kernel.
+        let lse_rows = match ctx.attention {
+            AttentionKernel::MemEfficient => tokens.div_ceil(32).saturating_mul(32),
+            _ => tokens,
+        };
+        saved += ctx.keep(qkv_out.storage) + ctx.keep(merged.storage);
+        saved += ctx.keep_new(saturating_product(&[sets, heads, lse_rows, FP32]), 0);
+    } else if core_grad {
+        // q, k and v are strided views of the qkv output; the two batched matmuls copy
+        // them to [N*heads, T, hd] and keep the copies. Softmax (fp32 under autocast)
+        // keeps its output; the second matmul keeps the probabilities again as a
+        // 16-bit copy under autocast.
+        for _ in 0..3 {
+            saved += ctx.keep_new(saturating_product(&[rows, inner, act]), 0);
+        }
+        saved += ctx.keep_new(scores.saturating_mul(softmax_dtype), 0);
+        if ctx.precision.is_autocast() {
+            saved += ctx.keep_new(scores.saturating_mul(act), 0);
+        }
     }
-    // Heads merged back to [T, inner]: a copy the output projection keeps.
-    saved += ctx.keep_new(saturating_product(&[rows, inner, act]), 0);
-    saved += ctx.keep_weight_copy(out_weight);
+    let (proj, proj_lora) = linear_map(ctx, &merged, dim, train.params, train.proj_rank);
+    saved += proj.saved + qkv_lora.saved + proj_lora.saved;
 
-    let tokens_f = rows as f64;
-    let qkv_flops = 2.0 * tokens_f * qkv_weight as f64;
-    let fwd = qkv_flops + 4.0 * scores as f64 * hd as f64 + 2.0 * tokens_f * out_weight as f64;
-    let input_grad_flops = if x.requires_grad { qkv_flops } else { 0.0 };
-    let output = ctx.fresh(x.shape.clone(), act, true);
+    // torch.utils.flop_counter: two batched matmuls forward; backward 2 x those written
+    // out, 2.5 x fused (sdpa_backward_flop_count: the scores recomputed, then 4 matmuls).
+    let core_fwd = 4.0 * scores as f64 * hd as f64;
+    let core_bwd = match (core_grad, fused) {
+        (false, _) => 0.0,
+        (true, false) => 2.0 * core_fwd,
+        (true, true) => 2.5 * core_fwd,
+    };
+    let (core_kernels_fwd, core_kernels_bwd) = if fused { (1, 3) } else { (4, 4) };
+    let output = ctx.fresh(x.shape.clone(), act, proj.output_requires_grad);
+    let adapter_params = qkv_lora.params.saturating_add(proj_lora.params);
     Ok((
         output,
         LayerAccount {
-            params,
-            fwd_flops: fwd,
-            bwd_flops: 2.0 * fwd - qkv_flops + input_grad_flops,
+            params: params.saturating_add(adapter_params),
+            adapter_params,
+            fwd_flops: qkv.fwd_flops
+                + core_fwd
+                + proj.fwd_flops
+                + qkv_lora.fwd_flops
+                + proj_lora.fwd_flops,
+            bwd_flops: qkv.bwd_flops
+                + core_bwd
+                + proj.bwd_flops
+                + qkv_lora.bwd_flops
+                + proj_lora.bwd_flops,
             other_flops: 8.0 * scores as f64,
             saved,
             tensor_core: true,
-            kernels_fwd: 6,
-            kernels_bwd: 8,
-            // Scores before softmax, and their fp32 cast under autocast.
-            scratch_per_sample: scores as f64 * (act + softmax_dtype) as f64,
+            kernels_fwd: 2 + core_kernels_fwd + qkv_lora.kernels_fwd + proj_lora.kernels_fwd,
+            kernels_bwd: qkv.kernels_bwd
+                + proj.kernels_bwd
+                + core_kernels_bwd * u32::from(core_grad)
+                + qkv_lora.kernels_bwd
+                + proj_lora.kernels_bwd,
+            // Written out: the scores before softmax, and their fp32 cast under autocast.
+            // Fused: the flash backward's fp32 accumulator of the query gradient.
+            scratch_per_sample: if fused {
+                (rows * inner * FP32) as f64
+            } else {
+                scores as f64 * (act + softmax_dtype) as f64
+            },
         },
     ))
 }

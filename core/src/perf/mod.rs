@@ -231,7 +231,7 @@ fn micro_step(
         }
         backward.push(BackwardSlice {
             seconds: lp.backward.time_s + recompute * lp.forward.time_s,
-            grad_bytes: l.params as f64 * grad_bytes_per_param,
+            grad_bytes: l.trainable_params as f64 * grad_bytes_per_param,
         });
     }
     // A model with no work and a zero launch floor would make every rate infinite.
