@@ -129,8 +129,13 @@ def precision_mode(precision):
 def make_batch(entry, p):
     torch.manual_seed(0)
     x = torch.randn(p["batch"], *entry["input"](p["bands"], p["patch"]))
-    target_shape = (p["batch"],) if entry["target"] == "class" else (p["batch"], p["patch"], p["patch"])
-    y = torch.randint(0, p["classes"], target_shape)
+    if callable(entry["target"]):  # a target per token (the MAE presets)
+        target_shape = (p["batch"], *entry["target"](p["bands"], p["patch"]))
+        classes = entry["build"](p["bands"], p["patch"], 1, size=p["size"]).decoder_pred.out_features
+    else:
+        target_shape = (p["batch"],) if entry["target"] == "class" else (p["batch"], p["patch"], p["patch"])
+        classes = p["classes"]
+    y = torch.randint(0, classes, target_shape)
     return x, y
 
 

@@ -288,6 +288,9 @@ json_ops! {
         PositionEmbedding = "position_embedding",
         /// Take one token: [T, D] -> [D].
         TakeToken = "take_token" { index: u64 },
+        /// `count` tokens of [T, D] picked by an index (torch.gather: MAE's random
+        /// masking and its restore; `count` may exceed T when mask tokens are appended).
+        GatherTokens = "gather_tokens" { count: u64 },
         /// Multiply by a learned tensor of `shape` broadcast over the input (layer scale:
         /// ConvNeXt, CaiT, BEiT), plus a learned tensor of the same shape with `bias`
         /// (ResMLP's affine).
@@ -335,6 +338,7 @@ impl Op {
             Op::ClassToken => "class_token",
             Op::PositionEmbedding => "position_embedding",
             Op::TakeToken { .. } => "take_token",
+            Op::GatherTokens { .. } => "gather_tokens",
             Op::Scale { .. } => "scale",
             Op::DropPath => "drop_path",
             Op::Slice { .. } => "slice",

@@ -54,13 +54,14 @@ pub fn build_model(s: &Scenario) -> Result<ModelSpec, FieldError> {
                 value: id.clone(),
                 allowed: zoo::zoo_ids().join(", "),
             })?;
-            (entry.build)(&ZooOptions {
+            let options = ZooOptions {
                 bands: s.bands,
                 patch: s.patch,
                 classes: s.classes,
                 width: *width,
                 size: *size,
-            })
+            };
+            zoo::build(entry, &options, &s.mae)
         }
     }
 }

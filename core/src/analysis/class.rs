@@ -57,7 +57,8 @@ pub fn op_class(op: &Op) -> OpClass {
         | Op::Scale { .. }
         | Op::DropPath
         | Op::ClassToken
-        | Op::PositionEmbedding => OpClass::Elementwise,
+        | Op::PositionEmbedding
+        | Op::GatherTokens { .. } => OpClass::Elementwise,
     }
 }
 

@@ -1,5 +1,5 @@
 //! Ops the exporter needs for torchvision's and timm's architectures: layer scale,
-//! stochastic depth and slices. What each keeps follows derivatives.yaml, checked
+//! stochastic depth and slices; and MAE's token gather. What each keeps follows derivatives.yaml, checked
 //! against saved-tensor hooks by `tools/export_coverage.py`.
 
 use super::ops::{bad, OpResult};
@@ -64,4 +64,23 @@ pub(super) fn slice(x: &Value, axis: usize, start: u64, end: u64, step: u64) -> 
     output.shape[axis] = (end - start).div_ceil(step);
     output.contiguous = false;
     Ok((output, LayerAccount::default()))
+}
+
+/// torch.gather of `count` tokens of [T, D]: a copy; backward scatters through the int64
+/// index, [count, D] after MAE's `repeat` over D, which it keeps.
+pub(super) fn gather_tokens(ctx: &mut Ctx, x: &Value, count: u64) -> OpResult {
+    let [_, dim] = x.shape[..] else {
+        return Err(bad(format!("input shape {:?}", x.shape), "tokens [T, D]"));
+    };
+    if count == 0 {
+        return Err(bad("count 0", "a positive number of tokens"));
+    }
+    let saved = if x.requires_grad {
+        ctx.keep_new(saturating_product(&[count, dim, 8]), 0)
+    } else {
+        Bytes::ZERO
+    };
+    let output = ctx.fresh(vec![count, dim], x.dtype, x.requires_grad);
+    let account = elementwise(&output, 0.0, saved, 1);
+    Ok((output, account))
 }

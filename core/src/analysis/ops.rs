@@ -414,6 +414,10 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             account.params = account.params.saturating_add(*extra_params);
             Ok((output, account))
         }
+        Op::GatherTokens { count } => {
+            expect_inputs(inputs, 1)?;
+            extra::gather_tokens(ctx, &first, *count)
+        }
         Op::Scale { shape, bias } => {
             expect_inputs(inputs, 1)?;
             extra::scale(ctx, &first, shape, *bias)
