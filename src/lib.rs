@@ -9,7 +9,8 @@ pub mod query;
 pub mod state;
 
 /// Scenario sections whose scalar fields are editable assumptions.
-pub const ASSUMPTION_SECTIONS: [&str; 5] = ["memory", "perf", "cost", "workload", "pipeline"];
+pub const ASSUMPTION_SECTIONS: [&str; 6] =
+    ["memory", "perf", "cost", "workload", "pipeline", "mae"];
 
 /// Fields inside those sections that the scenario panel edits with a proper control.
 pub const SCENARIO_PANEL_FIELDS: [&str; 3] = [

@@ -4,7 +4,8 @@ use std::rc::Rc;
 
 use hsi_gpu_core::graph::ModelSpec;
 use hsi_gpu_core::scenario::{
-    CpuClass, Interconnect, ModelChoice, Optimizer, ParallelMode, Precision, VitSize,
+    Attention, CpuClass, FineTune, Interconnect, ModelChoice, Optimizer, ParallelMode, Precision,
+    VitSize,
 };
 use hsi_gpu_core::{dataset, zoo, Scenario};
 use yew::Reducible;
@@ -105,6 +106,28 @@ impl AppState {
     }
 }
 
+/// The page's fine-tuning modes by id (`full` for an unknown one).
+pub fn finetune_of(id: &str, rank: u32) -> FineTune {
+    match id {
+        "frozen" => FineTune::Frozen {
+            trainable: vec!["head".into()],
+        },
+        "lora" => FineTune::Lora {
+            rank,
+            targets: vec!["qkv".into(), "proj".into()],
+        },
+        _ => FineTune::Full,
+    }
+}
+
+/// The scenario's LoRA rank, if it trains LoRA adapters.
+pub fn lora_rank(s: &Scenario) -> Option<u32> {
+    match s.finetune {
+        FineTune::Lora { rank, .. } => Some(rank),
+        _ => None,
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     Bands(u32),
@@ -122,6 +145,11 @@ pub enum Action {
     Workers(u32),
     CubeOnGpu(bool),
     Gpu(String),
+    Attention(Attention),
+    /// Picks a fine-tuning mode by id: `full`, `frozen` (the head trains) or `lora`
+    /// (on the attention projections, the rank kept or 8).
+    FineTuneMode(String),
+    LoraRank(u32),
     /// Picks a dataset and takes its band and class counts.
     Dataset(String),
     /// Picks a zoo preset and takes the patch size its paper uses.
@@ -165,6 +193,9 @@ impl Reducible for AppState {
             Action::Workers(v) => s.pipeline.num_workers = v,
             Action::CubeOnGpu(v) => s.pipeline.cube_on_gpu = v,
             Action::Gpu(id) => s.gpu = id,
+            Action::Attention(v) => s.attention = v,
+            Action::FineTuneMode(id) => s.finetune = finetune_of(&id, lora_rank(s).unwrap_or(8)),
+            Action::LoraRank(rank) => s.finetune = finetune_of("lora", rank),
             Action::Dataset(id) => {
                 if let Some(d) = dataset::dataset_by_id(&id) {
                     s.bands = d.bands_used;
@@ -244,6 +275,26 @@ mod tests {
             assert_eq!(next.model_id(), Some(entry.id));
             assert_eq!(next.scenario.patch, entry.default_patch, "{}", entry.id);
         }
+    }
+
+    #[test]
+    fn finetune_modes_and_the_lora_rank_set_the_scenario() {
+        let lora = reduce(initial(), Action::FineTuneMode("lora".into()));
+        assert_eq!(lora_rank(&lora.scenario), Some(8));
+        let rank_16 = reduce(lora, Action::LoraRank(16));
+        let frozen = reduce(rank_16.clone(), Action::FineTuneMode("frozen".into()));
+        assert_eq!(lora_rank(&frozen.scenario), None);
+        assert_eq!(
+            frozen.scenario.finetune,
+            FineTune::Frozen {
+                trainable: vec!["head".into()]
+            }
+        );
+        // Back to LoRA from LoRA keeps the rank; the link carries it.
+        let again = reduce(rank_16, Action::FineTuneMode("lora".into()));
+        assert_eq!(lora_rank(&again.scenario), Some(16));
+        let link = query::to_query(&again.scenario, &ViewParams::default());
+        assert_eq!(query::parse_query(&link).scenario, again.scenario);
     }
 
     #[test]

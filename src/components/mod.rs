@@ -1,5 +1,6 @@
 //! One component per view or control.
 
+pub mod advanced;
 pub mod assumptions;
 pub mod compare;
 pub mod controls;

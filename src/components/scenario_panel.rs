@@ -8,6 +8,7 @@ use hsi_gpu_core::scenario::{
 use hsi_gpu_core::{dataset, gpu, scaling, zoo};
 use yew::prelude::*;
 
+use crate::components::advanced::AdvancedGroup;
 use crate::components::controls::{Choice, NumberSlider, StepSlider, Toggle};
 use crate::components::model_loader::ModelLoader;
 use crate::components::thesis::text::X;
@@ -21,9 +22,9 @@ const SLIDER_MAX_PATCH: u32 = 64;
 const SLIDER_MAX_BANDS: u32 = 300;
 const SLIDER_MAX_BATCH: u32 = 4096;
 
-/// The preset with sizes, and the size its builder uses when none is set
-/// (core/src/zoo/vit.rs).
-const SIZED_MODEL: &str = "vit";
+/// The presets with sizes, and the size their builders use when none is set
+/// (core/src/zoo/vit.rs, mae.rs).
+const SIZED_MODELS: [&str; 3] = ["vit", zoo::mae::SPATIAL, zoo::mae::SPECTRAL];
 const DEFAULT_VIT_SIZE: VitSize = VitSize::Base;
 
 fn options<I: IntoIterator<Item = (String, String)>>(items: I) -> Vec<(AttrValue, AttrValue)> {
@@ -165,7 +166,7 @@ pub fn ScenarioPanel() -> Html {
             if !store.embed {
                 <ModelLoader />
             }
-            if store.model_id() == Some(SIZED_MODEL) {
+            if store.model_id().is_some_and(|id| SIZED_MODELS.contains(&id)) {
                 <Choice id="model-size" label={T::ModelSize.get(lang)} options={sizes}
                     selected={size_id} on_change={on_size} />
             }
@@ -208,6 +209,7 @@ pub fn ScenarioPanel() -> Html {
                 on_change={send_u32(Action::Workers)} />
             <Toggle id="cube-on-gpu" label={T::CubeOnGpu.get(lang)}
                 checked={s.pipeline.cube_on_gpu} on_change={on_cube} />
+            <AdvancedGroup />
         </section>
     }
 }

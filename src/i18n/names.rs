@@ -90,6 +90,12 @@ pub fn field_label(path: &str, lang: Lang) -> String {
             "Bandwidth lost to GDDR ECC when on (fraction)",
             "开启 GDDR ECC 时损失的带宽（比例）",
         )),
+        "mae.mask_ratio" => Some((
+            "MAE mask ratio (fraction hidden)",
+            "MAE 掩码比例（遮挡比例）",
+        )),
+        "mae.decoder_dim" => Some(("MAE decoder width", "MAE 解码器宽度")),
+        "mae.decoder_depth" => Some(("MAE decoder depth (blocks)", "MAE 解码器深度（块数）")),
         "workload.train_fraction" => Some(("Training fraction of labeled pixels", "训练样本比例")),
         "workload.epochs" => Some(("Epochs", "训练轮数")),
         "workload.sweep_runs" => Some(("Runs in a sweep", "超参搜索次数")),

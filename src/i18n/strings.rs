@@ -65,6 +65,15 @@ texts! {
     Cpu => "Host CPU", "主机 CPU";
     Workers => "DataLoader workers", "DataLoader worker 数";
     CubeOnGpu => "Data cube on the GPU", "数据立方体放在显卡上";
+    Advanced => "Advanced / foundation model", "高级 / 基础模型";
+    Attention => "Attention", "注意力";
+    AttentionMath => "Written out (scores kept)", "显式计算（保存注意力矩阵）";
+    AttentionSdpa => "Fused SDPA (flash / memory-efficient)", "融合 SDPA（flash / 省显存内核）";
+    FineTune => "Training", "训练方式";
+    FineTuneFull => "Full (every weight trains)", "全参数训练";
+    FineTuneFrozen => "Frozen backbone, head trains", "冻结主干，只训练分类头";
+    FineTuneLora => "LoRA on qkv and proj", "LoRA（qkv 与 proj）";
+    LoraRank => "LoRA rank", "LoRA 秩";
     Host => "host CPU", "主机 CPU";
     InputPipeline => "input pipeline", "输入管线";
     BoundGpu => "GPU", "显卡";

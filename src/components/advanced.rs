@@ -1,0 +1,68 @@
+//! The "advanced / foundation model" group of the scenario inputs: the attention kernel,
+//! the fine-tuning mode and its LoRA rank. New foundation-model controls go here.
+
+use hsi_gpu_core::scenario::{Attention, FineTune};
+use yew::prelude::*;
+
+use crate::components::controls::{Choice, NumberSlider};
+use crate::i18n::T;
+use crate::state::{lora_rank, Action};
+use crate::Store;
+
+/// Largest LoRA rank on the slider (the number box takes up to the core's limit).
+const SLIDER_MAX_RANK: u32 = 256;
+
+#[function_component]
+pub fn AdvancedGroup() -> Html {
+    let store = use_context::<Store>().expect("AdvancedGroup sits inside the app's store");
+    let lang = store.lang;
+    let s = &store.scenario;
+    let pairs = |items: &[(&'static str, T)]| -> Vec<(AttrValue, AttrValue)> {
+        items
+            .iter()
+            .map(|(id, t)| (AttrValue::from(*id), AttrValue::from(t.get(lang))))
+            .collect()
+    };
+    let attention = pairs(&[
+        (Attention::Sdpa.id(), T::AttentionSdpa),
+        (Attention::Math.id(), T::AttentionMath),
+    ]);
+    let modes = pairs(&[
+        ("full", T::FineTuneFull),
+        ("frozen", T::FineTuneFrozen),
+        ("lora", T::FineTuneLora),
+    ]);
+    let mode = match s.finetune {
+        FineTune::Full => "full",
+        FineTune::Frozen { .. } => "frozen",
+        FineTune::Lora { .. } => "lora",
+    };
+    let dispatch = |make: fn(String) -> Option<Action>| {
+        let store = store.clone();
+        Callback::from(move |v: String| {
+            if let Some(action) = make(v) {
+                store.dispatch(action);
+            }
+        })
+    };
+    let on_rank = {
+        let store = store.clone();
+        Callback::from(move |r: u32| store.dispatch(Action::LoraRank(r)))
+    };
+    html! {
+        <fieldset class="advanced">
+            <legend>{ T::Advanced.get(lang) }</legend>
+            <Choice id="attention" label={T::Attention.get(lang)} options={attention}
+                selected={s.attention.id()}
+                on_change={dispatch(|id| Attention::from_id(&id).map(Action::Attention))} />
+            <Choice id="finetune" label={T::FineTune.get(lang)} options={modes}
+                selected={mode} on_change={dispatch(|id| Some(Action::FineTuneMode(id)))} />
+            if let Some(rank) = lora_rank(s) {
+                <NumberSlider id="lora-rank" label={T::LoraRank.get(lang)} unit=""
+                    value={rank} min={1} max={SLIDER_MAX_RANK}
+                    max_typed={hsi_gpu_core::foundation::MAX_LORA_RANK} log2={true}
+                    on_change={on_rank} />
+            }
+        </fieldset>
+    }
+}
