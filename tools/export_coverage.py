@@ -90,6 +90,7 @@ FAMILIES = [
     ("timm regnet", "timm", "regnety_002", {}, [3, 64, 64]),
     ("timm vit", "timm", "vit_tiny_patch16_224", {"img_size": 64}, [3, 64, 64]),
     ("timm deit", "timm", "deit_tiny_patch16_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm vit sdpa", "timm.fused", "vit_small_patch16_224", {"img_size": 64}, [3, 64, 64]),
     ("timm swin", "timm", "swin_tiny_patch4_window7_224", {"img_size": 64, "window_size": 2}, [3, 64, 64]),
     ("timm beit", "timm", "beit_base_patch16_224", {"img_size": 64}, [3, 64, 64]),
     ("timm mixer", "timm", "mixer_s16_224", {"img_size": 64}, [3, 64, 64]),
@@ -138,12 +139,17 @@ def write_fixture(family, fixture):
 
 def build(library, name, kwargs):
     torch.manual_seed(0)
-    if library == "timm":
+    if library.startswith("timm"):
         import timm
 
         if name not in timm.list_models():
             raise AssertionError(f"timm {timm.__version__} has no model {name}")
-        return timm.create_model(name, pretrained=False, num_classes=CLASSES, **kwargs)
+        # "timm.fused": timm's default F.scaled_dot_product_attention (fixed at construction).
+        timm.layers.set_fused_attn(library == "timm.fused")
+        try:
+            return timm.create_model(name, pretrained=False, num_classes=CLASSES, **kwargs)
+        finally:
+            timm.layers.set_fused_attn(False)
     import torchvision
 
     if library == "torchvision.class":
@@ -172,8 +178,9 @@ def measured(model, input_shape, output_shape, precision):
     return {"fwd": fwd, "bwd": bwd, "saved": saved}
 
 
-def estimated(cli, spec, precision):
-    scenario = {"model": {"kind": "custom", "spec": spec}, "batch_per_gpu": BATCH, "precision": precision}
+def estimated(cli, spec, precision, attention):
+    scenario = {"model": {"kind": "custom", "spec": spec}, "batch_per_gpu": BATCH, "precision": precision,
+                "attention": attention}
     with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
         json.dump(scenario, f)
         f.flush()
@@ -211,7 +218,7 @@ def check(cli, library, name, kwargs, input_shape):
                "torch": torch.__version__, "torch_params": info["torch_params"], "torch_measured": [], "spec": spec}
     worst = 0.0
     for precision in validate_zoo.PRECISIONS:
-        got = estimated(cli, spec, precision)
+        got = estimated(cli, spec, precision, info["attention"])
         want = measured(model, input_shape, got["output_shape"], precision)
         fixture["torch_measured"].append({"batch": BATCH, "precision": precision, "fwd_flops": want["fwd"],
                                           "bwd_flops": want["bwd"], "saved_bytes": want["saved"]})

@@ -98,11 +98,12 @@ def attention_op(ex, m, name, x, output):
     if extra:
         op["extra_params"] = extra
     if getattr(m, "fused_attn", False) or isinstance(m, nn.MultiheadAttention):
+        ex.fused_attention = True
         fused = f"{module_kind(m)} runs F.scaled_dot_product_attention"
         if not any(w.startswith(fused) for w in ex.warnings):  # once per kind of block
             ex.warnings.append(
-                f"{fused} (first: {name}); the estimate keeps the attention scores as the "
-                "written-out attention does: an upper bound, since the fused kernels keep none"
+                f"{fused} (first: {name}): estimate it with the scenario's \"attention\": \"sdpa\" "
+                "(the default; the fused kernels keep the log-sum-exp, not the T x T scores)"
             )
     # Dropouts after the output projection are the block's output dropout; one on the
     # attention probabilities has no op and is reported.

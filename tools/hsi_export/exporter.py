@@ -37,6 +37,7 @@ class Exporter:
         self.busy = False  # True while the exporter itself runs torch code
         self.recorded = set()  # leaf modules already written as a layer
         self.warnings = []
+        self.fused_attention = False  # an attention block runs F.scaled_dot_product_attention
 
     # --- bookkeeping -------------------------------------------------------------------
 
@@ -336,5 +337,7 @@ def export(model, input_shape, name, batch=TRACE_BATCH):
         "unsupported": exporter.unsupported,
         "params_not_represented": exporter.missing_params(),
         "warnings": exporter.warnings,
+        # The scenario's "attention" that matches how the model runs.
+        "attention": "sdpa" if exporter.fused_attention else "math",
     }
     return spec, info
