@@ -203,7 +203,7 @@ fn sdpa_keeps_far_less_than_written_out_attention_at_vit_base_224_batch_64() {
 
 #[test]
 fn the_card_and_precision_pick_the_sdpa_kernel() {
-    let kernel = |gpu: &str, p| attention_kernel(Attention::Sdpa, p, &gpu_by_id(gpu).unwrap());
+    let kernel = |gpu: &str, p| attention_kernel(Attention::Sdpa, p, gpu_by_id(gpu).unwrap());
     assert_eq!(
         kernel("rtx_a5500", Precision::AmpBf16),
         AttentionKernel::Flash
@@ -222,7 +222,7 @@ fn the_card_and_precision_pick_the_sdpa_kernel() {
         attention_kernel(
             Attention::Math,
             Precision::AmpBf16,
-            &gpu_by_id("h100_sxm").unwrap()
+            gpu_by_id("h100_sxm").unwrap()
         ),
         AttentionKernel::Math
     );

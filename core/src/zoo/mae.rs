@@ -20,9 +20,8 @@
 //! mask instead of the int64 targets).
 
 use super::transformer::{at_least, reject_option, Chain, EncoderBlock};
-use super::vit::{shape, VitShape, PATCH_SIZE};
+use super::vit::{patch_embed, shape, tile, VitShape, PATCH_SIZE};
 use super::ZooOptions;
-use crate::choices::VitSize;
 use crate::foundation::Mae;
 use crate::graph::{ops, ModelBuilder, ModelSpec, Op};
 use crate::problems::FieldError;
@@ -53,14 +52,7 @@ pub fn build(o: &ZooOptions, mae: &Mae, group: Option<u64>) -> Result<ModelSpec,
         "the MAE presets (they have model.size)",
     )?;
     let bands = at_least("bands", o.bands, 1, "input bands")?;
-    let patch = u64::from(o.patch);
-    if patch == 0 || patch % PATCH_SIZE != 0 {
-        return Err(FieldError {
-            field: "patch".into(),
-            value: patch.to_string(),
-            allowed: format!("a positive multiple of {PATCH_SIZE} (the ViT patch size)"),
-        });
-    }
+    let (patch, size) = tile(o)?;
     let decoder_dim = u64::from(mae.decoder_dim);
     if decoder_dim % DECODER_HEADS != 0 {
         return Err(FieldError {
@@ -69,7 +61,6 @@ pub fn build(o: &ZooOptions, mae: &Mae, group: Option<u64>) -> Result<ModelSpec,
             allowed: format!("a multiple of {DECODER_HEADS} (the decoder's heads)"),
         });
     }
-    let size = o.size.unwrap_or(VitSize::Base);
     let VitShape { dim, depth, heads } = shape(size);
     let grid = (patch / PATCH_SIZE) * (patch / PATCH_SIZE);
     let (input, embed, tokens, pixels) = match group {
@@ -81,16 +72,7 @@ pub fn build(o: &ZooOptions, mae: &Mae, group: Option<u64>) -> Result<ModelSpec,
                     allowed: format!("a multiple of {t} (bands per 3-D patch)"),
                 });
             }
-            let embed = Op::Conv {
-                dims: 3,
-                out_channels: dim,
-                kernel: vec![t, PATCH_SIZE, PATCH_SIZE],
-                stride: vec![t, PATCH_SIZE, PATCH_SIZE],
-                padding: vec![],
-                dilation: vec![],
-                groups: 1,
-                bias: true,
-            };
+            let embed = patch_embed(3, dim, vec![t, PATCH_SIZE, PATCH_SIZE]);
             (
                 vec![1, bands, patch, patch],
                 embed,
@@ -99,16 +81,7 @@ pub fn build(o: &ZooOptions, mae: &Mae, group: Option<u64>) -> Result<ModelSpec,
             )
         }
         None => {
-            let embed = Op::Conv {
-                dims: 2,
-                out_channels: dim,
-                kernel: vec![PATCH_SIZE],
-                stride: vec![PATCH_SIZE],
-                padding: vec![],
-                dilation: vec![],
-                groups: 1,
-                bias: true,
-            };
+            let embed = patch_embed(2, dim, vec![PATCH_SIZE]);
             (
                 vec![bands, patch, patch],
                 embed,

@@ -44,10 +44,8 @@ pub fn shape(size: VitSize) -> VitShape {
     VitShape { dim, depth, heads }
 }
 
-pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
-    reject_option("model.width", o.width, "the ViT (it has model.size)")?;
-    let bands = at_least("bands", o.bands, 1, "input channels of the patch embedding")?;
-    let classes = at_least("classes", o.classes, 1, "one output per class")?;
+/// The tile side (a multiple of `PATCH_SIZE`) and the size of a ViT preset's options.
+pub(crate) fn tile(o: &ZooOptions) -> Result<(u64, VitSize), FieldError> {
     let patch = u64::from(o.patch);
     if patch == 0 || patch % PATCH_SIZE != 0 {
         return Err(FieldError {
@@ -56,7 +54,28 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
             allowed: format!("a positive multiple of {PATCH_SIZE} (the ViT patch size)"),
         });
     }
-    let size = o.size.unwrap_or(VitSize::Base);
+    Ok((patch, o.size.unwrap_or(VitSize::Base)))
+}
+
+/// Conv patch embedding to `dim` channels: `kernel` = stride (2-D, or 3-D with bands).
+pub(crate) fn patch_embed(dims: u8, dim: u64, kernel: Vec<u64>) -> Op {
+    Op::Conv {
+        dims,
+        out_channels: dim,
+        stride: kernel.clone(),
+        kernel,
+        padding: vec![],
+        dilation: vec![],
+        groups: 1,
+        bias: true,
+    }
+}
+
+pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
+    reject_option("model.width", o.width, "the ViT (it has model.size)")?;
+    let bands = at_least("bands", o.bands, 1, "input channels of the patch embedding")?;
+    let classes = at_least("classes", o.classes, 1, "one output per class")?;
+    let (patch, size) = tile(o)?;
     let VitShape { dim, depth, heads } = shape(size);
     let grid = patch / PATCH_SIZE;
 
@@ -65,28 +84,16 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
         vec![bands, patch, patch],
     );
     let mut c = Chain::new(&mut b, "input");
-    c.then(
-        "patch_embed",
-        Op::Conv {
-            dims: 2,
-            out_channels: dim,
-            kernel: vec![PATCH_SIZE],
-            stride: vec![PATCH_SIZE],
-            padding: vec![],
-            dilation: vec![],
-            groups: 1,
-            bias: true,
-        },
-    )
-    .then(
-        "flatten_grid",
-        Op::Reshape {
-            shape: vec![dim, grid * grid],
-        },
-    )
-    .then("tokens", Op::Permute { order: vec![1, 0] })
-    .then("cls_token", Op::ClassToken)
-    .then("pos_embedding", Op::PositionEmbedding);
+    c.then("patch_embed", patch_embed(2, dim, vec![PATCH_SIZE]))
+        .then(
+            "flatten_grid",
+            Op::Reshape {
+                shape: vec![dim, grid * grid],
+            },
+        )
+        .then("tokens", Op::Permute { order: vec![1, 0] })
+        .then("cls_token", Op::ClassToken)
+        .then("pos_embedding", Op::PositionEmbedding);
     let block = EncoderBlock {
         dim,
         heads,
