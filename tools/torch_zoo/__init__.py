@@ -3,7 +3,9 @@ validation fixture core/tests/fixtures/pytorch_zoo.json (see tools/validate_zoo.
 
 Every module in this package defines ``MODELS = {zoo_id: entry}`` where entry is
 ``{"build": fn(bands, patch, classes, width=None, size=None) -> nn.Module,
-"input": fn(bands, patch) -> per-sample input shape, "target": "class" | "pixel",
+"input": fn(bands, patch) -> per-sample input shape, "target": "class" | "pixel" | fn(bands,
+patch) -> per-sample target shape (a class per token: the MAE presets),
+"exports": False when the exporter cannot read it (default True),
 "points": [dict(bands=, patch=, classes=, batch=, width=None, size=None), ...]}``.
 ``all_models()`` merges the registries of every module found here, so a new model
 family only needs a new module.
