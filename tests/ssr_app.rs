@@ -208,3 +208,44 @@ fn assumptions_listed_by_the_panel_round_trip_through_links() {
         assert_eq!(same, s, "{path}={text}");
     }
 }
+
+#[tokio::test]
+async fn the_advanced_group_offers_attention_and_fine_tuning_in_both_languages() {
+    for lang in [Lang::En, Lang::Zh] {
+        let query = format!(
+            "lang={}&finetune.mode=lora&finetune.rank=16&finetune.targets=[\"qkv\",\"proj\"]",
+            lang.code()
+        );
+        let html = page(state(&query)).await;
+        assert!(
+            html.contains(T::Advanced.get(lang)),
+            "{lang:?}: no group legend"
+        );
+        for id in ["attention", "finetune", "lora-rank-slider"] {
+            assert!(
+                html.contains(&format!("data-testid=\"{id}\"")),
+                "{lang:?}: {id} missing"
+            );
+        }
+        for option in [
+            T::AttentionSdpa,
+            T::AttentionMath,
+            T::FineTuneFull,
+            T::FineTuneFrozen,
+            T::FineTuneLora,
+        ] {
+            assert!(
+                html.contains(option.get(lang)),
+                "{lang:?}: {:?}",
+                option.get(lang)
+            );
+        }
+        assert!(
+            html.contains("value=\"16\""),
+            "{lang:?}: the rank from the link"
+        );
+    }
+    // Without LoRA there is no rank to set.
+    let html = page(state("")).await;
+    assert!(!html.contains("data-testid=\"lora-rank-slider\""));
+}

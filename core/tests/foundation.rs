@@ -361,6 +361,11 @@ fn the_mae_encoder_sees_only_the_visible_tokens() {
             .count()
             == 12 + 8
     );
+    // A decoder width its 16 heads do not divide is refused by the decoder's attention.
+    let mut odd = mae("mae_vit", VitSize::Small, 12, 64, 0.75);
+    odd.mae.decoder_dim = 500;
+    let e = &estimate(&odd).unwrap_err()[0];
+    assert!(e.field.contains("decoder0.attn"), "{e}");
     // Less masking, more encoder tokens: more memory and work.
     let light = estimate(&mae("mae_spectralgpt", VitSize::Base, 12, 128, 0.5)).unwrap();
     assert!(light.memory.activations > r.memory.activations);

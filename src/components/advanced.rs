@@ -12,9 +12,9 @@ use crate::Store;
 /// Largest LoRA rank on the slider (the number box takes up to the core's limit).
 const SLIDER_MAX_RANK: u32 = 256;
 
-#[function_component]
-pub fn AdvancedGroup() -> Html {
-    let store = use_context::<Store>().expect("AdvancedGroup sits inside the app's store");
+/// The group, drawn inside the scenario panel (a plain function: a component of its own
+/// costs the page more bytes).
+pub fn advanced_group(store: &Store) -> Html {
     let lang = store.lang;
     let s = &store.scenario;
     let pairs = |items: &[(&'static str, T)]| -> Vec<(AttrValue, AttrValue)> {

@@ -67,12 +67,12 @@ texts! {
     CubeOnGpu => "Data cube on the GPU", "数据立方体放在显卡上";
     Advanced => "Advanced / foundation model", "高级 / 基础模型";
     Attention => "Attention", "注意力";
-    AttentionMath => "Written out (scores kept)", "显式计算（保存注意力矩阵）";
-    AttentionSdpa => "Fused SDPA (flash / memory-efficient)", "融合 SDPA（flash / 省显存内核）";
+    AttentionMath => "Written out (math)", "显式计算（math）";
+    AttentionSdpa => "Fused (SDPA)", "融合内核（SDPA）";
     FineTune => "Training", "训练方式";
-    FineTuneFull => "Full (every weight trains)", "全参数训练";
-    FineTuneFrozen => "Frozen backbone, head trains", "冻结主干，只训练分类头";
-    FineTuneLora => "LoRA on qkv and proj", "LoRA（qkv 与 proj）";
+    FineTuneFull => "Full", "全参数";
+    FineTuneFrozen => "Frozen, head trains", "冻结，只训练头";
+    FineTuneLora => "LoRA (qkv, proj)", "LoRA（qkv、proj）";
     LoraRank => "LoRA rank", "LoRA 秩";
     Host => "host CPU", "主机 CPU";
     InputPipeline => "input pipeline", "输入管线";

@@ -99,7 +99,7 @@ pub(super) fn layer_training(
             return Err(FieldError {
                 field: format!("finetune.{key}[{k}]"),
                 value: name.clone(),
-                allowed: "a layer name (or prefix up to a '.'), 'head', or for LoRA 'qkv', 'proj' or a linear layer's name".into(),
+                allowed: "a layer name or prefix, head; LoRA: qkv, proj, a linear layer".into(),
             });
         }
     }

@@ -53,25 +53,13 @@ pub fn build(o: &ZooOptions, mae: &Mae, group: Option<u64>) -> Result<ModelSpec,
     )?;
     let bands = at_least("bands", o.bands, 1, "input bands")?;
     let (patch, size) = tile(o)?;
+    // A width the 16 heads do not divide is refused by the decoder's attention layers.
     let decoder_dim = u64::from(mae.decoder_dim);
-    if decoder_dim % DECODER_HEADS != 0 {
-        return Err(FieldError {
-            field: "mae.decoder_dim".into(),
-            value: decoder_dim.to_string(),
-            allowed: format!("a multiple of {DECODER_HEADS} (the decoder's heads)"),
-        });
-    }
     let VitShape { dim, depth, heads } = shape(size);
     let grid = (patch / PATCH_SIZE) * (patch / PATCH_SIZE);
     let (input, embed, tokens, pixels) = match group {
         Some(t) => {
-            if bands % t != 0 {
-                return Err(FieldError {
-                    field: "bands".into(),
-                    value: bands.to_string(),
-                    allowed: format!("a multiple of {t} (bands per 3-D patch)"),
-                });
-            }
+            // Like PyTorch's Conv3d, bands beyond the last whole group are dropped.
             let embed = patch_embed(3, dim, vec![t, PATCH_SIZE, PATCH_SIZE]);
             (
                 vec![1, bands, patch, patch],

@@ -65,8 +65,8 @@ pub static ZOO: &[ZooEntry] = &[
     ZooEntry { id: "ssftt", name: "SSFTT (Sun 2022)", source: "Sun et al., IEEE TGRS 2022; github.com/zgr6010/HSI_SSFTT SSFTTnet.py", default_patch: 13, build: ssftt::build },
     ZooEntry { id: "spectralformer", name: "SpectralFormer (Hong 2021)", source: "Hong et al., IEEE TGRS 2022; github.com/danfenghong/IEEE_TGRS_SpectralFormer vit_pytorch.py", default_patch: 7, build: spectralformer::build },
     ZooEntry { id: "vit", name: "ViT HSI foundation model", source: "ViT (Dosovitskiy 2021) as in SpectralGPT / HyperSIGMA, simplified", default_patch: vit::DEFAULT_TILE, build: vit::build },
-    ZooEntry { id: mae::SPATIAL, name: "MAE pre-training, ViT (HyperSIGMA spatial)", source: "MAE (He 2022, github.com/facebookresearch/mae); HyperSIGMA spatial MAE ViT-B/L/H (Wang 2025, github.com/WHU-Sigma/HyperSIGMA)", default_patch: vit::DEFAULT_TILE, build: mae::build_spatial },
-    ZooEntry { id: mae::SPECTRAL, name: "MAE pre-training, 3-D tokens (SpectralGPT)", source: "SpectralGPT (Hong 2024, github.com/danfenghong/IEEE_TPAMI_SpectralGPT mae_vit_base_patch8_128)", default_patch: 128, build: mae::build_spectral },
+    ZooEntry { id: mae::SPATIAL, name: "MAE pre-training, ViT (HyperSIGMA)", source: "MAE (He 2022); HyperSIGMA (Wang 2025)", default_patch: vit::DEFAULT_TILE, build: mae::build_spatial },
+    ZooEntry { id: mae::SPECTRAL, name: "MAE pre-training, 3-D tokens (SpectralGPT)", source: "SpectralGPT (Hong 2024)", default_patch: 128, build: mae::build_spectral },
 ];
 
 /// Builds `entry` for `o`; the MAE presets take `mae`'s mask ratio and decoder.
