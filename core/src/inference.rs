@@ -18,7 +18,7 @@
 
 use serde::Serialize;
 
-use crate::analysis::{analyze, Analysis};
+use crate::analysis::{analyze_with, Analysis, Training};
 use crate::dataset::dataset_by_id;
 use crate::gpu::{gpu_by_id, GpuSpec};
 use crate::graph::ModelSpec;
@@ -237,7 +237,8 @@ fn predict(
         let t = if b == 0 {
             0.0
         } else {
-            let at_b = analyze(spec, b.into(), s.precision)?;
+            // The attention kernel of this card (a deployment card may differ).
+            let at_b = analyze_with(spec, b.into(), &Training::of(s, gpu))?;
             crate::perf::forward_s(&at_b.layers, s, gpu)
         };
         forward.push((b, t));

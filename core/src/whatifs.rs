@@ -25,8 +25,9 @@ pub fn estimate_all(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     report.best_lever = levers::best_lever(&base, &outcomes);
     report.levers = outcomes;
     report.lever_baseline = Some(base);
+    let training = analysis::Training::of(s, gpu);
     let analysis =
-        analysis::analyze(&spec, s.batch_per_gpu.into(), s.precision).map_err(|e| vec![e])?;
+        analysis::analyze_with(&spec, s.batch_per_gpu.into(), &training).map_err(|e| vec![e])?;
     report.inference = inference::inference(&spec, &analysis, s, gpu, report.perf.epoch.total_s)
         .map_err(|e| vec![e])?;
     Ok(report)
