@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod components;
+pub mod ghost;
 pub mod i18n;
 pub mod platform;
 pub mod query;

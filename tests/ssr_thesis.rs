@@ -9,7 +9,7 @@ use hsi_gpu_core::whatifs::estimate_all;
 use hsi_gpu_core::{format, Scenario};
 use hsi_gpu_planner::components::thesis::article_panel::{ArticlePanel, ArticlePanelProps};
 use hsi_gpu_planner::components::thesis::inference_view::{InferenceView, InferenceViewProps};
-use hsi_gpu_planner::components::thesis::levers_view::{LeversView, LeversViewProps};
+use hsi_gpu_planner::components::thesis::levers_view::{LeversTable, LeversView, LeversViewProps};
 use hsi_gpu_planner::components::thesis::text::{lever_name, X};
 use hsi_gpu_planner::i18n::Lang;
 use ssr_support::{count, render, testid_text};
@@ -47,6 +47,13 @@ async fn levers_view_draws_a_bar_and_a_row_per_lever_and_names_the_best() {
             sentence.contains(&format::times(best.speedup.unwrap())),
             "{sentence}"
         );
+        // The table below the dashboard: the scenario's row, then one per lever.
+        let table = render::<LeversTable>(LeversViewProps {
+            report: report.clone(),
+            lang,
+        })
+        .await;
+        assert_eq!(count(&table, "<th scope=\"row\">"), report.levers.len() + 1);
     }
 }
 
@@ -131,6 +138,7 @@ async fn memory_view_shows_what_ecc_takes_and_cost_view_the_currency() {
         lang: Lang::Zh,
         gpu_name: "RTX A5500".into(),
         headroom: s.memory.headroom,
+        ghost: None,
     })
     .await;
     assert_eq!(

@@ -5,11 +5,14 @@ mod ssr_support;
 
 use hsi_gpu_core::format;
 use hsi_gpu_core::scenario::{Interconnect, Precision, Scenario};
+use hsi_gpu_planner::components::cost_chart::{CostChart, CostChartProps};
 use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
 use hsi_gpu_planner::components::layer_table::{LayerTable, LayerTableProps};
 use hsi_gpu_planner::components::memory_view::{MemoryView, MemoryViewProps};
 use hsi_gpu_planner::components::roofline::{RooflineProps, RooflineView};
-use hsi_gpu_planner::components::scaling_view::{ScalingView, ScalingViewProps};
+use hsi_gpu_planner::components::scaling_view::{
+    ScalingTable, ScalingTableProps, ScalingView, ScalingViewProps,
+};
 use hsi_gpu_planner::components::verdict::{Verdict, VerdictProps};
 use hsi_gpu_planner::i18n::{Lang, T};
 use ssr_support::{count, render, report, scenario, testid_text};
@@ -22,6 +25,7 @@ fn memory_props(lang: Lang, batch: u32) -> MemoryViewProps {
         lang,
         gpu_name: "RTX A5500".into(),
         headroom: s.memory.headroom,
+        ghost: None,
     }
 }
 
@@ -143,6 +147,7 @@ async fn roofline_plots_every_layer_with_work_and_the_step() {
     let html = render::<RooflineView>(RooflineProps {
         report: r.clone(),
         lang: Lang::En,
+        ghost: None,
     })
     .await;
     assert_eq!(count(&html, "data-testid=\"roofline-point\""), with_work);
@@ -154,6 +159,7 @@ async fn roofline_plots_every_layer_with_work_and_the_step() {
     let amp_html = render::<RooflineView>(RooflineProps {
         report: report(&amp),
         lang: Lang::En,
+        ghost: None,
     })
     .await;
     assert_eq!(count(&amp_html, "class=\"roof\""), 2);
@@ -175,7 +181,7 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
         report: r.clone(),
         lang: Lang::En,
         cards: 4,
-        compact: false,
+        ghost: None,
     })
     .await;
     assert_eq!(
@@ -187,9 +193,27 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
         testid_text(&html, "speedup"),
         Some(format::times(point.speedup).as_str())
     );
-    // One DDP polyline per topology, plus parallel experiments.
+    // One DDP polyline per topology, plus parallel experiments; no ghost without a change.
     assert_eq!(count(&html, "<polyline"), r.perf.scaling.ddp.len() + 1);
-    let rows = html.matches("<th scope=\"row\">").count();
+    assert_eq!(count(&html, "data-testid=\"ghost\""), 0);
+    // After a change, the chosen curve from before is drawn faintly as well.
+    s.cards = 2;
+    s.batch_per_gpu *= 2;
+    let ghosted = render::<ScalingView>(ScalingViewProps {
+        report: r.clone(),
+        lang: Lang::En,
+        cards: 4,
+        ghost: Some(report(&s)),
+    })
+    .await;
+    assert_eq!(count(&ghosted, "data-testid=\"ghost\""), 1);
+    assert_eq!(count(&ghosted, "<polyline"), r.perf.scaling.ddp.len() + 2);
+    let table = render::<ScalingTable>(ScalingTableProps {
+        report: r.clone(),
+        lang: Lang::En,
+    })
+    .await;
+    let rows = table.matches("<th scope=\"row\">").count();
     assert_eq!(rows, 8, "one table row per card count 1-8");
 }
 
@@ -250,4 +274,50 @@ async fn layer_table_has_one_row_per_layer() {
         row.contains(&format::duration(first.forward.time_s)),
         "{row}"
     );
+}
+
+#[tokio::test]
+async fn cost_chart_draws_tco_by_term_and_one_run_against_the_cloud() {
+    let s = scenario();
+    let r = report(&s);
+    let c = &r.perf.cost;
+    let html = render::<CostChart>(CostChartProps {
+        report: r.clone(),
+        lang: Lang::En,
+        ghost: None,
+    })
+    .await;
+    assert_eq!(
+        testid_text(&html, "chart-tco"),
+        Some(format::money(c.tco_usd).as_str())
+    );
+    // Six TCO terms, the cloud for the same hours, one run on the box and in the cloud:
+    // each a mark that reads out its figure from the report.
+    assert_eq!(count(&html, "class=\"point\""), 9);
+    for figure in [
+        c.energy_usd,
+        c.cloud_usd_same_usage,
+        c.usd_per_experiment,
+        c.cloud_usd_per_experiment,
+    ] {
+        assert!(html.contains(&format::money(figure)), "{figure} not shown");
+    }
+    assert_eq!(count(&html, "data-testid=\"ghost\""), 0);
+    // A change: every row gets its faint line, and a readout names the figure before.
+    let mut longer = s.clone();
+    longer.workload.epochs *= 2;
+    let before = report(&longer);
+    let ghosted = render::<CostChart>(CostChartProps {
+        report: r.clone(),
+        lang: Lang::En,
+        ghost: Some(before.clone()),
+    })
+    .await;
+    assert_eq!(count(&ghosted, "data-testid=\"ghost\""), 4);
+    // The marks still name today's figures (the readout adds the earlier one on focus).
+    let run_label = format!(
+        "aria-label=\"This box: {}\"",
+        format::money(c.usd_per_experiment)
+    );
+    assert!(ghosted.contains(&run_label), "{run_label} missing");
 }

@@ -2,7 +2,7 @@
 
 use yew::prelude::*;
 
-use crate::i18n::T;
+use crate::i18n::{Lang, T};
 use crate::platform;
 use crate::state::Action;
 use crate::Store;
@@ -69,7 +69,13 @@ pub fn Header() -> Html {
             <div class="header-actions">
                 <button type="button" data-testid="lang-toggle" onclick={on_lang}
                     aria-label={T::LanguageToggleLabel.get(lang)}
-                    lang={lang.other().html_lang()}>{ T::LanguageToggle.get(lang) }</button>
+                    class="lang-toggle">
+                    // Both names, each in its own script with Latin beside it, so the button
+                    // reads even where no CJK font is installed; the current one is marked.
+                    <span lang="zh-CN" class={classes!((lang == Lang::Zh).then_some("on"))}>{ "中文" }</span>
+                    { " / " }
+                    <span lang="en" class={classes!((lang == Lang::En).then_some("on"))}>{ "EN" }</span>
+                </button>
                 <button type="button" data-testid="presentation-toggle" onclick={on_presentation}
                     aria-pressed={store.presentation.to_string()}>{ T::Presentation.get(lang) }</button>
                 <button type="button" data-testid="reset" onclick={on_reset}>{ T::Reset.get(lang) }</button>

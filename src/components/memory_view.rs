@@ -1,23 +1,28 @@
 //! Memory per GPU: one stacked bar of the peak's terms, the card's usable capacity and the
-//! capacity less the headroom kept free, each term labelled with its value.
+//! capacity less the headroom kept free. Each term reads out its value on hover or focus;
+//! a faint strip above the bar shows the terms before the last change.
 
 use std::rc::Rc;
 
 use hsi_gpu_core::chart::{linear_ticks, nice_domain, stack, LinearScale};
 use hsi_gpu_core::format;
+use hsi_gpu_core::memory::MemoryBreakdown;
 use hsi_gpu_core::Report;
 use yew::prelude::*;
 
+use crate::components::chart_parts::{mark, readout, with_before};
 use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
 
 const GIB: f64 = (1u64 << 30) as f64;
-const WIDTH: f64 = 640.0;
-const BAR_TOP: f64 = 24.0;
+const WIDTH: f64 = 400.0;
+const GHOST_TOP: f64 = 14.0;
+const GHOST_HEIGHT: f64 = 8.0;
+const BAR_TOP: f64 = 26.0;
 const BAR_HEIGHT: f64 = 40.0;
 const AXIS_Y: f64 = 84.0;
-const HEIGHT: f64 = 104.0;
+const HEIGHT: f64 = 124.0;
 /// Room at both ends for the first and last tick labels.
 const MARGIN: f64 = 28.0;
 
@@ -28,13 +33,14 @@ pub struct MemoryViewProps {
     pub gpu_name: AttrValue,
     /// Fraction of capacity kept free (the scenario's assumption).
     pub headroom: f64,
+    /// The report before the last change, drawn faintly.
+    #[prop_or_default]
+    pub ghost: Option<Rc<Report>>,
 }
 
-#[function_component]
-pub fn MemoryView(props: &MemoryViewProps) -> Html {
-    let lang = props.lang;
-    let m = &props.report.memory;
-    let terms = [
+/// The peak's terms in bar order, in bytes.
+fn memory_terms(m: &MemoryBreakdown) -> [(T, f64); 8] {
+    [
         (T::TermContext, m.cuda_context),
         (T::TermWeights, m.weights),
         (T::TermGradients, m.gradients),
@@ -43,18 +49,45 @@ pub fn MemoryView(props: &MemoryViewProps) -> Html {
         (T::TermTransient, m.transient),
         (T::TermAllocator, m.allocator),
         (T::TermInputCube, m.input_cube),
-    ];
-    let in_gib: Vec<f64> = terms.iter().map(|(_, bytes)| bytes / GIB).collect();
+    ]
+}
+
+fn in_gib(terms: &[(T, f64)]) -> Vec<f64> {
+    terms.iter().map(|(_, bytes)| bytes / GIB).collect()
+}
+
+#[function_component]
+pub fn MemoryView(props: &MemoryViewProps) -> Html {
+    let lang = props.lang;
+    let focus = use_state(|| None::<usize>);
+    let m = &props.report.memory;
+    let terms = memory_terms(m);
+    let before = props.ghost.as_ref().map(|g| memory_terms(&g.memory));
     let (_, axis_max) = nice_domain(0.0, (m.total.max(m.capacity)) / GIB, 6);
     let x = LinearScale::new((0.0, axis_max), (MARGIN, WIDTH - MARGIN));
-    let segments = stack(&in_gib, &x);
+    let segments = stack(&in_gib(&terms), &x);
+    let ghost_segments = before.as_ref().map(|b| stack(&in_gib(b), &x));
     let capacity_x = x.map(m.capacity / GIB);
     let headroom_x = x.map(m.budget / GIB);
     let status = if m.fits { T::Fits } else { T::DoesNotFit };
     let headroom_text = format::percent(props.headroom);
+    // A mark's own label tells its value; the readout adds the value before the change.
+    let labels: Vec<String> = terms
+        .iter()
+        .map(|(term, bytes)| format!("{}: {}", term.get(lang), format::bytes(*bytes)))
+        .collect();
+    let texts: Vec<String> = terms
+        .iter()
+        .enumerate()
+        .map(|(i, (term, bytes))| {
+            let then = before.as_ref().map(|b| format::bytes(b[i].1));
+            let value = with_before(format::bytes(*bytes), then, T::BeforeChange.get(lang));
+            format!("{}: {value}", term.get(lang))
+        })
+        .collect();
 
     html! {
-        <section class="panel view memory" aria-labelledby="memory-heading">
+        <section class="panel view memory" aria-labelledby="memory-heading" data-testid="chart-memory">
             <h2 id="memory-heading">{ T::Memory.get(lang) }{ " — " }{ &props.gpu_name }</h2>
             <p class="key-figures">
                 <span>{ T::TotalMemory.get(lang) }{ ": " }
@@ -67,19 +100,28 @@ pub fn MemoryView(props: &MemoryViewProps) -> Html {
                 }
                 <span class={classes!("fit", if m.fits { "ok" } else { "bad" })} data-testid="fits">
                     { status.get(lang) }</span>
+                <span>{ T::MaxBatch.get(lang) }{ ": " }
+                    <strong class="figure" data-testid="max-batch">{ props.report.max_batch }</strong></span>
             </p>
-            <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img"
+            <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group"
                 aria-label={format!("{}: {} / {}", T::Memory.get(lang), format::bytes(m.total), format::bytes(m.capacity))}>
-                { for segments.iter().zip(terms.iter()).enumerate().map(|(i, (seg, (term, bytes)))| html! {
+                if let Some(ghost) = &ghost_segments {
+                    <g class="ghost" data-testid="ghost">
+                        { for ghost.iter().enumerate().map(|(i, seg)| html! {
+                            <rect x={seg.start.to_string()} y={GHOST_TOP.to_string()}
+                                width={seg.length().to_string()} height={GHOST_HEIGHT.to_string()}
+                                fill={OKABE_ITO[i % OKABE_ITO.len()]} />
+                        }) }
+                    </g>
+                }
+                { for segments.iter().enumerate().map(|(i, seg)| mark(&focus, i, &labels[i], None, html! {
                     <rect x={seg.start.to_string()} y={BAR_TOP.to_string()}
                         width={seg.length().to_string()} height={BAR_HEIGHT.to_string()}
-                        fill={OKABE_ITO[i % OKABE_ITO.len()]}>
-                        <title>{ format!("{}: {}", term.get(lang), format::bytes(*bytes)) }</title>
-                    </rect>
-                }) }
+                        fill={OKABE_ITO[i % OKABE_ITO.len()]} />
+                })) }
                 <line class="capacity-line" x1={capacity_x.to_string()} x2={capacity_x.to_string()}
                     y1="8" y2={(BAR_TOP + BAR_HEIGHT + 8.0).to_string()} />
-                <text class="chart-label" x={capacity_x.to_string()} y="8" text-anchor="end">
+                <text class="chart-label" x={(capacity_x - 4.0).to_string()} y="10" text-anchor="end">
                     { T::Capacity.get(lang) }</text>
                 <line class="headroom-line" x1={headroom_x.to_string()} x2={headroom_x.to_string()}
                     y1={BAR_TOP.to_string()} y2={(BAR_TOP + BAR_HEIGHT + 8.0).to_string()} />
@@ -87,9 +129,12 @@ pub fn MemoryView(props: &MemoryViewProps) -> Html {
                     y1={AXIS_Y.to_string()} y2={AXIS_Y.to_string()} />
                 { for linear_ticks(0.0, axis_max, 6).into_iter().map(|tick| html! {
                     <text class="tick" x={x.map(tick).to_string()} y={(AXIS_Y + 14.0).to_string()}
-                        text-anchor="middle">{ format!("{} GiB", format::significant(tick)) }</text>
+                        text-anchor="middle">{ format::significant(tick) }</text>
                 }) }
+                <text class="chart-label" x={(WIDTH / 2.0).to_string()} y={(HEIGHT - 4.0).to_string()}
+                    text-anchor="middle">{ T::MemoryAxis.get(lang) }</text>
             </svg>
+            { readout(&texts, &focus, T::ChartHint.get(lang), "memory-readout") }
             <ul class="legend" aria-label={T::Memory.get(lang)}>
                 { for terms.iter().enumerate().map(|(i, (term, bytes))| html! {
                     <li>
@@ -99,11 +144,10 @@ pub fn MemoryView(props: &MemoryViewProps) -> Html {
                 }) }
                 <li><span class="swatch line-solid"></span>{ T::Capacity.get(lang) }</li>
                 <li><span class="swatch line-dashed"></span>{ T::HeadroomLine.get(lang) }{ " (" }{ &headroom_text }{ ")" }</li>
+                if ghost_segments.is_some() {
+                    <li class="ghost-legend">{ T::GhostLegend.get(lang) }</li>
+                }
             </ul>
-            <p>
-                { T::MaxBatch.get(lang) }{ ": " }
-                <strong class="figure" data-testid="max-batch">{ props.report.max_batch }</strong>
-            </p>
             <p class="help">{ T::MemoryHelp.get(lang) }</p>
         </section>
     }

@@ -1,7 +1,7 @@
 //! Roofline (log-log): the card's compute roofs for the precision in use and for FP32
 //! CUDA cores under its bandwidth slope, one point per layer (forward pass, modelled
 //! throughput) and one for the whole step. Hovering or focusing a point says which layer
-//! it is and why it is bound.
+//! it is and why it is bound; the points before the last change stay faintly.
 
 use std::rc::Rc;
 
@@ -10,13 +10,14 @@ use hsi_gpu_core::perf::Bound;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
+use crate::components::chart_parts::{mark, readout};
 use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::i18n::{self, Lang, T};
 
-const WIDTH: f64 = 640.0;
-const HEIGHT: f64 = 340.0;
-/// Room for "100 TFLOP/s" tick labels.
-const LEFT: f64 = 86.0;
+const WIDTH: f64 = 400.0;
+const HEIGHT: f64 = 290.0;
+/// Room for "100 TFLOP/s" tick labels and the rotated axis title.
+const LEFT: f64 = 102.0;
 const RIGHT: f64 = 16.0;
 const TOP: f64 = 14.0;
 const BOTTOM: f64 = 40.0;
@@ -40,6 +41,9 @@ struct Point {
 pub struct RooflineProps {
     pub report: Rc<Report>,
     pub lang: Lang,
+    /// The report before the last change: its points are drawn faintly.
+    #[prop_or_default]
+    pub ghost: Option<Rc<Report>>,
 }
 
 fn describe(p: &Point, lang: Lang) -> String {
@@ -57,12 +61,9 @@ fn describe(p: &Point, lang: Lang) -> String {
     )
 }
 
-#[function_component]
-pub fn RooflineView(props: &RooflineProps) -> Html {
-    let lang = props.lang;
-    let perf = &props.report.perf;
-    let focused = use_state(|| None::<usize>);
-
+/// The forward pass of every layer with work, then the whole step.
+fn plotted(report: &Report, lang: Lang) -> Vec<Point> {
+    let perf = &report.perf;
     let mut points: Vec<Point> = perf
         .layers
         .iter()
@@ -87,6 +88,16 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
             is_step: true,
         });
     }
+    points
+}
+
+#[function_component]
+pub fn RooflineView(props: &RooflineProps) -> Html {
+    let lang = props.lang;
+    let perf = &props.report.perf;
+    let focused = use_state(|| None::<usize>);
+    let points = plotted(&props.report, lang);
+    let ghost_points = props.ghost.as_ref().map(|g| plotted(g, lang));
 
     let min_x = points
         .iter()
@@ -124,13 +135,10 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
         )
     };
 
-    let detail = focused
-        .and_then(|i| points.get(i))
-        .map(|p| describe(p, lang))
-        .unwrap_or_else(|| T::RooflineHint.get(lang).to_string());
+    let texts: Vec<String> = points.iter().map(|p| describe(p, lang)).collect();
 
     html! {
-        <section class="panel view roofline" aria-labelledby="roofline-heading">
+        <section class="panel view roofline" aria-labelledby="roofline-heading" data-testid="chart-roofline">
             <h2 id="roofline-heading">{ T::Roofline.get(lang) }</h2>
             <p class="key-figures">
                 <span>{ T::PeakCompute.get(lang) }{ ": " }<strong class="figure" data-testid="peak-flops">{ format::flop_rate(perf.peak_flops) }</strong></span>
@@ -157,6 +165,24 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
                 }) }
                 <text class="chart-label" x={((LEFT + WIDTH - RIGHT) / 2.0).to_string()} y={(HEIGHT - 6.0).to_string()}
                     text-anchor="middle">{ T::IntensityAxis.get(lang) }</text>
+                <text class="chart-label" text-anchor="middle"
+                    transform={format!("translate(14 {}) rotate(-90)", (TOP + HEIGHT - BOTTOM) / 2.0)}>
+                    { T::FlopRateAxis.get(lang) }</text>
+                if let Some(ghost) = &ghost_points {
+                    <g class="ghost" data-testid="ghost">
+                        // Only points inside the current axes: a log scale extrapolates off the chart.
+                        { for ghost.iter().filter(|p| {
+                            (x_lo..=x_hi).contains(&p.intensity) && (y_lo..=y_hi).contains(&p.flops_per_s)
+                        }).map(|p| {
+                            let (cx, cy) = (x.map(p.intensity), y.map(p.flops_per_s.max(y_lo)));
+                            if p.is_step {
+                                html! { <rect x={(cx - 6.0).to_string()} y={(cy - 6.0).to_string()} width="12" height="12" fill={STEP_COLOUR} /> }
+                            } else {
+                                html! { <circle cx={cx.to_string()} cy={cy.to_string()} r="5" fill={STEP_COLOUR} /> }
+                            }
+                        }) }
+                    </g>
+                }
                 // FP32 training has one roof: draw the CUDA-core roof only when it differs.
                 if perf.fp32_flops != perf.peak_flops {
                     <path class="roof" d={roof_path(perf.fp32_flops)} stroke={FP32_ROOF_COLOUR} />
@@ -168,24 +194,16 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
                         Bound::Memory => MEMORY_BOUND_COLOUR,
                         Bound::Compute => COMPUTE_BOUND_COLOUR,
                     };
-                    let text = describe(p, lang);
-                    let show = { let focused = focused.clone(); Callback::from(move |_: FocusEvent| focused.set(Some(i))) };
-                    let hover = { let focused = focused.clone(); Callback::from(move |_: MouseEvent| focused.set(Some(i))) };
-                    html! {
-                        <g class="point" tabindex="0" role="img" aria-label={text.clone()}
-                            onfocus={show} onmouseenter={hover} data-testid={if p.is_step { "roofline-step" } else { "roofline-point" }}>
-                            <title>{ text }</title>
-                            if p.is_step {
-                                <rect x={(cx - 6.0).to_string()} y={(cy - 6.0).to_string()} width="12" height="12"
-                                    fill={STEP_COLOUR} />
-                            } else {
-                                <circle cx={cx.to_string()} cy={cy.to_string()} r="5" fill={colour} fill-opacity="0.85" />
-                            }
-                        </g>
-                    }
+                    let testid = if p.is_step { "roofline-step" } else { "roofline-point" };
+                    mark(&focused, i, &texts[i], Some(testid), if p.is_step {
+                        html! { <rect x={(cx - 6.0).to_string()} y={(cy - 6.0).to_string()} width="12" height="12"
+                            fill={STEP_COLOUR} /> }
+                    } else {
+                        html! { <circle cx={cx.to_string()} cy={cy.to_string()} r="5" fill={colour} fill-opacity="0.85" /> }
+                    })
                 }) }
             </svg>
-            <p class="detail" aria-live="polite" data-testid="roofline-detail">{ detail }</p>
+            { readout(&texts, &focused, T::RooflineHint.get(lang), "roofline-detail") }
             <ul class="legend">
                 <li><Swatch colour={ROOF_COLOUR} />{ T::RoofPrecision.get(lang) }</li>
                 if perf.fp32_flops != perf.peak_flops {
@@ -194,6 +212,9 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
                 <li><Swatch colour={MEMORY_BOUND_COLOUR} />{ T::MemoryBound.get(lang) }</li>
                 <li><Swatch colour={COMPUTE_BOUND_COLOUR} />{ T::ComputeBound.get(lang) }</li>
                 <li><Swatch colour={STEP_COLOUR} />{ T::WholeStep.get(lang) }</li>
+                if ghost_points.is_some() {
+                    <li class="ghost-legend">{ T::GhostLegend.get(lang) }</li>
+                }
             </ul>
         </section>
     }

@@ -155,9 +155,9 @@ pub(super) fn charts(report: &ComparisonReport, lang: Lang) -> Html {
     };
     html! {
         <div class="compare-charts">
-            { chart("chart-memory", C::ChartMemory, Metric::MemoryUtilization, Some(1.0)) }
-            { chart("chart-time", C::ChartTime, Metric::SweepTime, None) }
-            { chart("chart-cost", C::ChartCost, Metric::Tco, None) }
+            { chart("compare-memory", C::ChartMemory, Metric::MemoryUtilization, Some(1.0)) }
+            { chart("compare-time", C::ChartTime, Metric::SweepTime, None) }
+            { chart("compare-cost", C::ChartCost, Metric::Tco, None) }
         </div>
     }
 }

@@ -54,6 +54,7 @@ thesis_texts! {
     ArticleHelp => "Where the article's own figures are off. Each corrected figure is computed by this planner's core, beside the article's.",
         "原文中有几处数字有误。下面每个更正值都由本工具的核心代码计算，与原文数字并列。";
     ArticleSays => "The article says", "原文";
+    SpeedupAxis => "Speed-up to a result over the scenario (×)", "相对当前场景的出结果加速比（×）";
     EnterPrice => "enter a price", "请输入价格";
     EnterRate => "enter a rate", "请输入租价";
     Ecc => "ECC on", "开启 ECC";

@@ -1,0 +1,50 @@
+//! What the SVG charts share: marks (bars, points, segments) that tell their value on
+//! hover and on keyboard focus, and the readout line under the chart where they do.
+
+use yew::prelude::*;
+
+/// Which mark of a chart is hovered or focused.
+pub type Focus = UseStateHandle<Option<usize>>;
+
+/// A chart mark reachable by mouse and keyboard: hovering or focusing it shows `text` in
+/// the chart's readout; screen readers read it as the mark's label.
+pub fn mark(
+    focus: &Focus,
+    index: usize,
+    text: &str,
+    testid: Option<&'static str>,
+    body: Html,
+) -> Html {
+    let on_focus = {
+        let focus = focus.clone();
+        Callback::from(move |_: FocusEvent| focus.set(Some(index)))
+    };
+    let on_hover = {
+        let focus = focus.clone();
+        Callback::from(move |_: MouseEvent| focus.set(Some(index)))
+    };
+    html! {
+        <g class="point" tabindex="0" role="img" aria-label={text.to_string()}
+            onfocus={on_focus} onmouseenter={on_hover} data-testid={testid.map(AttrValue::from)}>
+            <title>{ text.to_string() }</title>
+            { body }
+        </g>
+    }
+}
+
+/// The line under a chart that reads out the focused mark (`texts[i]`), else `hint`.
+pub fn readout(texts: &[String], focus: &Focus, hint: &str, testid: &'static str) -> Html {
+    let text = focus
+        .and_then(|i| texts.get(i))
+        .map_or(hint, String::as_str)
+        .to_string();
+    html! { <p class="readout" aria-live="polite" data-testid={testid}>{ text }</p> }
+}
+
+/// "now (before: then)" when a ghost value exists and differs.
+pub fn with_before(now: String, before: Option<String>, word: &str) -> String {
+    match before {
+        Some(before) if before != now => format!("{now} ({word}: {before})"),
+        _ => now,
+    }
+}
