@@ -176,10 +176,13 @@ macro_rules! json_struct {
                 v: &serde_json::Value,
             ) -> Result<Self, $crate::problems::FieldError> {
                 let map = $crate::json::object(v, Self::FIELDS)?;
-                Ok($name {
-                    $( $field: $crate::json::field(map, stringify!($field))?
-                        .unwrap_or_else(|| $default), )*
-                })
+                // Defaults first, then each field read over its default: one value to
+                // drop on an error instead of every field read so far (smaller wasm).
+                let mut out = Self::default();
+                $( if let Some(value) = $crate::json::field(map, stringify!($field))? {
+                    out.$field = value;
+                } )*
+                Ok(out)
             }
         }
 
