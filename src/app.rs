@@ -10,7 +10,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use hsi_gpu_core::whatifs::estimate_all;
-use hsi_gpu_core::{dataset, estimate, gpu, Report, Scenario};
+use hsi_gpu_core::{dataset, estimate, gpu, Scenario};
 use yew::prelude::*;
 
 use crate::components::assumptions::AssumptionsPanel;
@@ -33,6 +33,7 @@ use crate::ghost::Ghost;
 use crate::i18n::T;
 use crate::platform;
 use crate::state::{Action, AppState};
+use crate::SharedReport;
 use crate::Store;
 
 #[derive(Properties, PartialEq)]
@@ -46,7 +47,9 @@ pub fn App(props: &AppProps) -> Html {
         let initial = props.initial.clone();
         use_reducer_eq(move || initial)
     };
-    let result = use_memo(store.scenario.clone(), |s| estimate(s).map(Rc::new));
+    let result = use_memo(store.scenario.clone(), |s| {
+        estimate(s).map(SharedReport::new)
+    });
     let ghost = {
         let memory = use_mut_ref(Ghost::default);
         let shown = result.as_ref().as_ref().ok();
@@ -196,8 +199,8 @@ const WHAT_IFS_DELAY: Duration = Duration::from_millis(150);
 /// The scenario's full report with the what-ifs, computed once the scenario has rested
 /// for `WHAT_IFS_DELAY`; `true` while it belongs to an earlier scenario (shown dimmed).
 #[hook]
-fn use_what_ifs(scenario: &Scenario) -> Option<(Rc<Report>, bool)> {
-    let latest = use_state_eq(|| None::<(Scenario, Rc<Report>)>);
+fn use_what_ifs(scenario: &Scenario) -> Option<(SharedReport, bool)> {
+    let latest = use_state_eq(|| None::<(Scenario, SharedReport)>);
     {
         let latest = latest.clone();
         use_effect_with(scenario.clone(), move |s| {
@@ -208,7 +211,7 @@ fn use_what_ifs(scenario: &Scenario) -> Option<(Rc<Report>, bool)> {
                 yew::platform::time::sleep(WHAT_IFS_DELAY).await;
                 if !flag.get() {
                     if let Ok(report) = estimate_all(&s) {
-                        latest.set(Some((s, Rc::new(report))));
+                        latest.set(Some((s, SharedReport::new(report))));
                     }
                 }
             });

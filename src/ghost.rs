@@ -2,25 +2,23 @@
 //! current ones so a meeting sees what a slider move did. A burst of changes (a slider
 //! being dragged) keeps the figures from before the burst, not the previous frame's.
 
-use std::rc::Rc;
-
-use hsi_gpu_core::Report;
+use crate::SharedReport;
 
 /// Changes closer together than this belong to one burst (one drag).
 pub const BURST_MS: f64 = 600.0;
 
 #[derive(Default)]
 pub struct Ghost {
-    current: Option<Rc<Report>>,
-    previous: Option<Rc<Report>>,
+    current: Option<SharedReport>,
+    previous: Option<SharedReport>,
     changed_at_ms: Option<f64>,
 }
 
 impl Ghost {
     /// Records the report shown at `now_ms` and returns the one to draw faintly, if any.
-    pub fn update(&mut self, report: Option<&Rc<Report>>, now_ms: f64) -> Option<Rc<Report>> {
+    pub fn update(&mut self, report: Option<&SharedReport>, now_ms: f64) -> Option<SharedReport> {
         if let Some(report) = report {
-            let same = self.current.as_ref().is_some_and(|c| Rc::ptr_eq(c, report));
+            let same = self.current.as_ref() == Some(report);
             if !same {
                 let burst_started = self.changed_at_ms.is_none_or(|at| now_ms - at >= BURST_MS);
                 if burst_started {
@@ -41,12 +39,12 @@ impl Ghost {
 mod tests {
     use super::*;
 
-    fn report(batch: u32) -> Rc<Report> {
+    fn report(batch: u32) -> SharedReport {
         let scenario = hsi_gpu_core::Scenario {
             batch_per_gpu: batch,
             ..Default::default()
         };
-        Rc::new(hsi_gpu_core::estimate(&scenario).expect("default scenario estimates"))
+        SharedReport::new(hsi_gpu_core::estimate(&scenario).expect("default scenario estimates"))
     }
 
     #[test]
@@ -61,14 +59,14 @@ mod tests {
         assert!(ghost.update(Some(&a), 5_000.0).is_none());
         // The first change, however soon after loading: the loaded report is the ghost.
         let shown = ghost.update(Some(&b), 10_000.0).unwrap();
-        assert!(Rc::ptr_eq(&shown, &a));
+        assert!(shown == a);
         // Moves within a burst keep the ghost from before the burst.
         let shown = ghost.update(Some(&c), 10_000.0 + BURST_MS / 2.0).unwrap();
-        assert!(Rc::ptr_eq(&shown, &a));
+        assert!(shown == a);
         // The next change after a rest starts over from the report it rested on.
         let shown = ghost.update(Some(&d), 20_000.0).unwrap();
-        assert!(Rc::ptr_eq(&shown, &c));
+        assert!(shown == c);
         // An invalid scenario (no report) leaves the ghost as it was.
-        assert!(Rc::ptr_eq(&ghost.update(None, 30_000.0).unwrap(), &c));
+        assert!(ghost.update(None, 30_000.0).unwrap() == c);
     }
 }

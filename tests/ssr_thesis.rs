@@ -3,7 +3,7 @@
 
 mod ssr_support;
 
-use std::rc::Rc;
+use hsi_gpu_planner::SharedReport;
 
 use hsi_gpu_core::whatifs::estimate_all;
 use hsi_gpu_core::{format, Scenario};
@@ -14,8 +14,8 @@ use hsi_gpu_planner::components::thesis::text::{lever_name, X};
 use hsi_gpu_planner::i18n::Lang;
 use ssr_support::{count, render, testid_text};
 
-fn full_report(s: &Scenario) -> Rc<hsi_gpu_core::Report> {
-    Rc::new(estimate_all(s).expect("valid scenario"))
+fn full_report(s: &Scenario) -> SharedReport {
+    SharedReport::new(estimate_all(s).expect("valid scenario"))
 }
 
 #[tokio::test]
@@ -106,7 +106,7 @@ async fn a_card_without_a_price_asks_for_one_instead_of_counting_zero() {
         interconnect: hsi_gpu_core::scaling::valid_interconnects(unpriced)[0],
         ..Scenario::default()
     };
-    let report = Rc::new(hsi_gpu_core::estimate(&s).unwrap());
+    let report = SharedReport::new(hsi_gpu_core::estimate(&s).unwrap());
     assert!(!report.perf.cost.card_price_known);
     for lang in [Lang::En, Lang::Zh] {
         let html = render::<CostView>(CostViewProps {
@@ -132,7 +132,7 @@ async fn memory_view_shows_what_ecc_takes_and_cost_view_the_currency() {
         ..Scenario::default()
     };
     s.cost.currency = hsi_gpu_core::choices::Currency::Cny;
-    let report = Rc::new(hsi_gpu_core::estimate(&s).unwrap());
+    let report = SharedReport::new(hsi_gpu_core::estimate(&s).unwrap());
     let html = render::<MemoryView>(MemoryViewProps {
         report: report.clone(),
         lang: Lang::Zh,

@@ -4,18 +4,16 @@
 //! reads out on hover or focus; a thin faint line under each bar shows it before the last
 //! change. The tables are `CostView`, below the dashboard.
 
-use std::rc::Rc;
-
 use hsi_gpu_core::chart::{bar_rows, BarRows};
 use hsi_gpu_core::choices::Currency;
 use hsi_gpu_core::cost::CostReport;
-use hsi_gpu_core::Report;
 use yew::prelude::*;
 
 use crate::components::chart_parts::{mark, readout, with_before, Focus};
 use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
+use crate::SharedReport;
 
 const WIDTH: f64 = 400.0;
 /// Room for the row names on the left and the value after the longest bar on the right.
@@ -69,11 +67,11 @@ fn rows(c: &CostReport) -> ([f64; 6], [Option<f64>; 3]) {
 
 #[derive(Properties, PartialEq)]
 pub struct CostChartProps {
-    pub report: Rc<Report>,
+    pub report: SharedReport,
     pub lang: Lang,
     /// The report before the last change, drawn faintly.
     #[prop_or_default]
-    pub ghost: Option<Rc<Report>>,
+    pub ghost: Option<SharedReport>,
 }
 
 /// One labelled panel of two bar rows on a shared dollar axis, starting at `top`.

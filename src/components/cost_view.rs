@@ -1,17 +1,16 @@
 //! Cost: the box's total cost of ownership term by term, then cost per million training
 //! samples, per experiment and per sweep, next to renting the same GPU-hours.
 
-use std::rc::Rc;
-
-use hsi_gpu_core::{format, Report};
+use hsi_gpu_core::format;
 use yew::prelude::*;
 
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
+use crate::SharedReport;
 
 #[derive(Properties, PartialEq)]
 pub struct CostViewProps {
-    pub report: Rc<Report>,
+    pub report: SharedReport,
     pub lang: Lang,
 }
 

@@ -1,18 +1,17 @@
 //! Per-layer table: shape, parameters, forward FLOPs and bytes kept for backward.
 
-use std::rc::Rc;
-
+use hsi_gpu_core::format;
 use hsi_gpu_core::perf::Limiter;
-use hsi_gpu_core::{format, Report};
 use web_sys::Element;
 use yew::prelude::*;
 use yew::TargetCast;
 
 use crate::i18n::{Lang, T};
+use crate::SharedReport;
 
 #[derive(Properties, PartialEq)]
 pub struct LayerTableProps {
-    pub report: Rc<Report>,
+    pub report: SharedReport,
     pub lang: Lang,
     #[prop_or_default]
     pub initially_open: bool,

@@ -2,18 +2,16 @@
 //! capacity less the headroom kept free. Each term reads out its value on hover or focus;
 //! a faint strip above the bar shows the terms before the last change.
 
-use std::rc::Rc;
-
 use hsi_gpu_core::chart::{linear_ticks, nice_domain, stack, LinearScale};
 use hsi_gpu_core::format;
 use hsi_gpu_core::memory::MemoryBreakdown;
-use hsi_gpu_core::Report;
 use yew::prelude::*;
 
 use crate::components::chart_parts::{mark, readout, with_before};
 use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
+use crate::SharedReport;
 
 const GIB: f64 = (1u64 << 30) as f64;
 const WIDTH: f64 = 400.0;
@@ -28,14 +26,14 @@ const MARGIN: f64 = 28.0;
 
 #[derive(Properties, PartialEq)]
 pub struct MemoryViewProps {
-    pub report: Rc<Report>,
+    pub report: SharedReport,
     pub lang: Lang,
     pub gpu_name: AttrValue,
     /// Fraction of capacity kept free (the scenario's assumption).
     pub headroom: f64,
     /// The report before the last change, drawn faintly.
     #[prop_or_default]
-    pub ghost: Option<Rc<Report>>,
+    pub ghost: Option<SharedReport>,
 }
 
 /// The peak's terms in bar order, in bytes.

@@ -3,8 +3,6 @@
 //! throughput) and one for the whole step. Hovering or focusing a point says which layer
 //! it is and why it is bound; the points before the last change stay faintly.
 
-use std::rc::Rc;
-
 use hsi_gpu_core::chart::{decade_domain, decade_ticks, LogScale};
 use hsi_gpu_core::perf::Bound;
 use hsi_gpu_core::{format, Report};
@@ -13,6 +11,7 @@ use yew::prelude::*;
 use crate::components::chart_parts::{mark, readout};
 use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::i18n::{self, Lang, T};
+use crate::SharedReport;
 
 const WIDTH: f64 = 400.0;
 const HEIGHT: f64 = 290.0;
@@ -39,11 +38,11 @@ struct Point {
 
 #[derive(Properties, PartialEq)]
 pub struct RooflineProps {
-    pub report: Rc<Report>,
+    pub report: SharedReport,
     pub lang: Lang,
     /// The report before the last change: its points are drawn faintly.
     #[prop_or_default]
-    pub ghost: Option<Rc<Report>>,
+    pub ghost: Option<SharedReport>,
 }
 
 fn describe(p: &Point, lang: Lang) -> String {

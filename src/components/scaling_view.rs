@@ -4,18 +4,17 @@
 //! the chosen curve before the last change is drawn faintly. The per-card table is its
 //! own component (`ScalingTable`), shown with the details below the dashboard.
 
-use std::rc::Rc;
-
 use hsi_gpu_core::chart::{linear_ticks, nice_domain, LinearScale};
+use hsi_gpu_core::format;
 use hsi_gpu_core::scaling::{ScalingPoint, ScalingReport};
 use hsi_gpu_core::steptime::StepBound;
-use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
 use crate::components::chart_parts::{mark, readout};
 use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::components::verdict::step_parts;
 use crate::i18n::{self, Lang, T};
+use crate::SharedReport;
 
 const WIDTH: f64 = 400.0;
 const HEIGHT: f64 = 250.0;
@@ -30,17 +29,17 @@ const CURVE_COLOURS: [&str; 3] = [OKABE_ITO[4], OKABE_ITO[0], OKABE_ITO[2]];
 
 #[derive(Properties, PartialEq)]
 pub struct ScalingViewProps {
-    pub report: Rc<Report>,
+    pub report: SharedReport,
     pub lang: Lang,
     pub cards: u32,
     /// The report before the last change, drawn faintly.
     #[prop_or_default]
-    pub ghost: Option<Rc<Report>>,
+    pub ghost: Option<SharedReport>,
 }
 
 #[derive(Properties, PartialEq)]
 pub struct ScalingTableProps {
-    pub report: Rc<Report>,
+    pub report: SharedReport,
     pub lang: Lang,
 }
 

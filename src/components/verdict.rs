@@ -1,17 +1,16 @@
 //! The plain-language verdict: every figure in it comes from the core's report.
 
-use std::rc::Rc;
-
 use hsi_gpu_core::perf::Limiter;
 use hsi_gpu_core::steptime::StepBound;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
 use crate::i18n::{self, Lang, T};
+use crate::SharedReport;
 
 #[derive(Properties, PartialEq)]
 pub struct VerdictProps {
-    pub report: Rc<Report>,
+    pub report: SharedReport,
     pub lang: Lang,
     pub gpu_name: AttrValue,
     pub headroom: f64,

@@ -1,10 +1,10 @@
 //! Shared fixtures for the server-side-rendering component tests.
 
-use std::rc::Rc;
+use hsi_gpu_planner::SharedReport;
 
 use hsi_gpu_core::graph::{ops, ModelBuilder, ModelSpec, Op};
 use hsi_gpu_core::scenario::ModelChoice;
-use hsi_gpu_core::{estimate, Report, Scenario};
+use hsi_gpu_core::{estimate, Scenario};
 use yew::{BaseComponent, LocalServerRenderer};
 
 /// Renders a component to HTML without hydration markers.
@@ -60,8 +60,8 @@ pub fn unpriced_gpu() -> &'static hsi_gpu_core::gpu::GpuSpec {
 
 /// The core's report for a valid scenario.
 #[allow(dead_code)]
-pub fn report(s: &Scenario) -> Rc<Report> {
-    Rc::new(estimate(s).expect("the test scenario is valid"))
+pub fn report(s: &Scenario) -> SharedReport {
+    SharedReport::new(estimate(s).expect("the test scenario is valid"))
 }
 
 /// Text between `data-testid="<id>">` and the next tag.

@@ -1,17 +1,16 @@
 //! Evaluation and whole-scene prediction after training, and the same prediction on
 //! smaller deployment cards.
 
-use std::rc::Rc;
-
-use hsi_gpu_core::{format, Report};
+use hsi_gpu_core::format;
 use yew::prelude::*;
 
 use super::text::{prediction_sentence, X};
 use crate::i18n::Lang;
+use crate::SharedReport;
 
 #[derive(Properties, PartialEq)]
 pub struct InferenceViewProps {
-    pub report: Rc<Report>,
+    pub report: SharedReport,
     pub lang: Lang,
 }
 

@@ -2,8 +2,6 @@
 //! line) and the best lever named (`LeversView`, on the dashboard), and a table of time to
 //! result, largest batch and patch and what limits next (`LeversTable`, below it).
 
-use std::rc::Rc;
-
 use hsi_gpu_core::chart::{bars_from, linear_ticks, nice_domain, LinearScale};
 use hsi_gpu_core::levers::{LeverOutcome, LeverPoint};
 use hsi_gpu_core::{format, Report};
@@ -13,6 +11,7 @@ use super::text::{best_lever_sentence, lever_name, limit_name, limit_sentence, X
 use crate::components::chart_parts::{mark, readout};
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::{Lang, T};
+use crate::SharedReport;
 
 const WIDTH: f64 = 640.0;
 const ROW: f64 = 26.0;
@@ -26,7 +25,7 @@ const BEST: &str = OKABE_ITO[5];
 
 #[derive(Properties, PartialEq)]
 pub struct LeversViewProps {
-    pub report: Rc<Report>,
+    pub report: SharedReport,
     pub lang: Lang,
 }
 
