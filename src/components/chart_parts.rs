@@ -3,6 +3,14 @@
 
 use yew::prelude::*;
 
+/// A coordinate or length as SVG attribute text, to a tenth of a pixel. Every chart's
+/// numbers go through this one non-generic function (`{:.1}`, the formatting the figures
+/// already use) rather than each site's `f64::to_string` (std's shortest-digits path,
+/// which the page then needs only for this).
+pub fn px(v: f64) -> AttrValue {
+    AttrValue::from(format!("{v:.1}"))
+}
+
 /// Which mark of a chart is hovered or focused.
 pub type Focus = UseStateHandle<Option<usize>>;
 

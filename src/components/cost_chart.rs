@@ -9,7 +9,7 @@ use hsi_gpu_core::choices::Currency;
 use hsi_gpu_core::cost::CostReport;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, readout, with_before, Focus};
+use crate::components::chart_parts::{mark, px, readout, with_before, Focus};
 use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
@@ -103,32 +103,32 @@ fn draw(panel: &Panel, top: f64, focus: &Focus) -> Html {
             let index = panel.first_mark + if r == 0 { i } else { first_row_marks + i };
             let testid = if i == 0 { panel.testids[r] } else { None };
             mark(focus, index, &panel.labels[index - panel.first_mark], testid, html! {
-                <rect x={seg.start.to_string()} y={y.to_string()} width={seg.length().max(0.0).to_string()}
-                    height={BAR.to_string()} fill={colour} />
+                <rect x={px(seg.start)} y={px(y)} width={px(seg.length().max(0.0))}
+                    height={px(BAR)} fill={colour} />
             })
         }).collect::<Html>();
         html! {
             <g>
-                <text class="tick" x={(LEFT - 6.0).to_string()} y={(y + BAR * 0.7).to_string()} text-anchor="end">
+                <text class="tick" x={px(LEFT - 6.0)} y={px(y + BAR * 0.7)} text-anchor="end">
                     { panel.names[r] }</text>
                 { marks }
-                <text class="tick value" x={(end + 4.0).to_string()} y={(y + BAR * 0.7).to_string()}>
+                <text class="tick value" x={px(end + 4.0)} y={px(y + BAR * 0.7)}>
                     { &panel.totals[r] }</text>
                 if let Some(ghost) = panel.ghost {
-                    <rect class="ghost" data-testid="ghost" x={LEFT.to_string()} y={(y + BAR + 1.0).to_string()}
-                        width={(x.map(ghost[r]).min(WIDTH - RIGHT) - LEFT).max(0.0).to_string()} height="3" />
+                    <rect class="ghost" data-testid="ghost" x={px(LEFT)} y={px(y + BAR + 1.0)}
+                        width={px((x.map(ghost[r]).min(WIDTH - RIGHT) - LEFT).max(0.0))} height="3" />
                 }
             </g>
         }
     }).collect::<Html>();
     html! {
         <g>
-            <text class="chart-label panel-title" x={LEFT.to_string()} y={(top + 8.0).to_string()}>{ panel.title }</text>
+            <text class="chart-label panel-title" x={px(LEFT)} y={px(top + 8.0)}>{ panel.title }</text>
             { rows }
-            <line class="axis" x1={LEFT.to_string()} x2={(WIDTH - RIGHT).to_string()}
-                y1={axis_y.to_string()} y2={axis_y.to_string()} />
+            <line class="axis" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
+                y1={px(axis_y)} y2={px(axis_y)} />
             { for panel.layout.ticks.iter().zip(&panel.tick_labels).map(|(t, label)| html! {
-                <text class="tick" x={x.map(*t).to_string()} y={(axis_y + 14.0).to_string()}
+                <text class="tick" x={px(x.map(*t))} y={px(axis_y + 14.0)}
                     text-anchor="middle">{ label }</text>
             }) }
         </g>
@@ -227,7 +227,7 @@ pub fn CostChart(props: &CostChartProps) -> Html {
             <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group" aria-label={T::Cost.get(lang)}>
                 { draw(&tco_panel, 0.0, &focus) }
                 { draw(&run_panel, PANEL, &focus) }
-                <text class="chart-label" x={((LEFT + WIDTH - RIGHT) / 2.0).to_string()} y={(HEIGHT - 4.0).to_string()}
+                <text class="chart-label" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(HEIGHT - 4.0)}
                     text-anchor="middle">{ axis.get(lang) }</text>
             </svg>
             { readout(&texts, &focus, T::ChartHint.get(lang), "cost-readout") }

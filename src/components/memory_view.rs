@@ -7,7 +7,7 @@ use hsi_gpu_core::format;
 use hsi_gpu_core::memory::MemoryBreakdown;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, readout, with_before};
+use crate::components::chart_parts::{mark, px, readout, with_before};
 use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
@@ -106,30 +106,30 @@ pub fn MemoryView(props: &MemoryViewProps) -> Html {
                 if let Some(ghost) = &ghost_segments {
                     <g class="ghost" data-testid="ghost">
                         { for ghost.iter().enumerate().map(|(i, seg)| html! {
-                            <rect x={seg.start.to_string()} y={GHOST_TOP.to_string()}
-                                width={seg.length().to_string()} height={GHOST_HEIGHT.to_string()}
+                            <rect x={px(seg.start)} y={px(GHOST_TOP)}
+                                width={px(seg.length())} height={px(GHOST_HEIGHT)}
                                 fill={OKABE_ITO[i % OKABE_ITO.len()]} />
                         }) }
                     </g>
                 }
                 { for segments.iter().enumerate().map(|(i, seg)| mark(&focus, i, &labels[i], None, html! {
-                    <rect x={seg.start.to_string()} y={BAR_TOP.to_string()}
-                        width={seg.length().to_string()} height={BAR_HEIGHT.to_string()}
+                    <rect x={px(seg.start)} y={px(BAR_TOP)}
+                        width={px(seg.length())} height={px(BAR_HEIGHT)}
                         fill={OKABE_ITO[i % OKABE_ITO.len()]} />
                 })) }
-                <line class="capacity-line" x1={capacity_x.to_string()} x2={capacity_x.to_string()}
-                    y1="8" y2={(BAR_TOP + BAR_HEIGHT + 8.0).to_string()} />
-                <text class="chart-label" x={(capacity_x - 4.0).to_string()} y="10" text-anchor="end">
+                <line class="capacity-line" x1={px(capacity_x)} x2={px(capacity_x)}
+                    y1="8" y2={px(BAR_TOP + BAR_HEIGHT + 8.0)} />
+                <text class="chart-label" x={px(capacity_x - 4.0)} y="10" text-anchor="end">
                     { T::Capacity.get(lang) }</text>
-                <line class="headroom-line" x1={headroom_x.to_string()} x2={headroom_x.to_string()}
-                    y1={BAR_TOP.to_string()} y2={(BAR_TOP + BAR_HEIGHT + 8.0).to_string()} />
-                <line class="axis" x1={MARGIN.to_string()} x2={(WIDTH - MARGIN).to_string()}
-                    y1={AXIS_Y.to_string()} y2={AXIS_Y.to_string()} />
+                <line class="headroom-line" x1={px(headroom_x)} x2={px(headroom_x)}
+                    y1={px(BAR_TOP)} y2={px(BAR_TOP + BAR_HEIGHT + 8.0)} />
+                <line class="axis" x1={px(MARGIN)} x2={px(WIDTH - MARGIN)}
+                    y1={px(AXIS_Y)} y2={px(AXIS_Y)} />
                 { for linear_ticks(0.0, axis_max, 6).into_iter().map(|tick| html! {
-                    <text class="tick" x={x.map(tick).to_string()} y={(AXIS_Y + 14.0).to_string()}
+                    <text class="tick" x={px(x.map(tick))} y={px(AXIS_Y + 14.0)}
                         text-anchor="middle">{ format::significant(tick) }</text>
                 }) }
-                <text class="chart-label" x={(WIDTH / 2.0).to_string()} y={(HEIGHT - 4.0).to_string()}
+                <text class="chart-label" x={px(WIDTH / 2.0)} y={px(HEIGHT - 4.0)}
                     text-anchor="middle">{ T::MemoryAxis.get(lang) }</text>
             </svg>
             { readout(&texts, &focus, T::ChartHint.get(lang), "memory-readout") }

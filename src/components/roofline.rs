@@ -8,7 +8,7 @@ use hsi_gpu_core::perf::Bound;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, readout};
+use crate::components::chart_parts::{mark, px, readout};
 use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::i18n::{self, Lang, T};
 use crate::SharedReport;
@@ -148,21 +148,21 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
                 aria-label={T::Roofline.get(lang)} data-testid="roofline-chart">
                 { for decade_ticks(x_lo, x_hi).into_iter().map(|t| html! {
                     <g>
-                        <line class="grid" x1={x.map(t).to_string()} x2={x.map(t).to_string()}
-                            y1={TOP.to_string()} y2={(HEIGHT - BOTTOM).to_string()} />
-                        <text class="tick" x={x.map(t).to_string()} y={(HEIGHT - BOTTOM + 14.0).to_string()}
+                        <line class="grid" x1={px(x.map(t))} x2={px(x.map(t))}
+                            y1={px(TOP)} y2={px(HEIGHT - BOTTOM)} />
+                        <text class="tick" x={px(x.map(t))} y={px(HEIGHT - BOTTOM + 14.0)}
                             text-anchor="middle">{ format::significant(t) }</text>
                     </g>
                 }) }
                 { for decade_ticks(y_lo, y_hi).into_iter().map(|t| html! {
                     <g>
-                        <line class="grid" x1={LEFT.to_string()} x2={(WIDTH - RIGHT).to_string()}
-                            y1={y.map(t).to_string()} y2={y.map(t).to_string()} />
-                        <text class="tick" x={(LEFT - 4.0).to_string()} y={(y.map(t) + 4.0).to_string()}
+                        <line class="grid" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
+                            y1={px(y.map(t))} y2={px(y.map(t))} />
+                        <text class="tick" x={px(LEFT - 4.0)} y={px(y.map(t) + 4.0)}
                             text-anchor="end">{ format::flop_rate(t) }</text>
                     </g>
                 }) }
-                <text class="chart-label" x={((LEFT + WIDTH - RIGHT) / 2.0).to_string()} y={(HEIGHT - 6.0).to_string()}
+                <text class="chart-label" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(HEIGHT - 6.0)}
                     text-anchor="middle">{ T::IntensityAxis.get(lang) }</text>
                 <text class="chart-label" text-anchor="middle"
                     transform={format!("translate(14 {}) rotate(-90)", (TOP + HEIGHT - BOTTOM) / 2.0)}>
@@ -175,9 +175,9 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
                         }).map(|p| {
                             let (cx, cy) = (x.map(p.intensity), y.map(p.flops_per_s.max(y_lo)));
                             if p.is_step {
-                                html! { <rect x={(cx - 6.0).to_string()} y={(cy - 6.0).to_string()} width="12" height="12" fill={STEP_COLOUR} /> }
+                                html! { <rect x={px(cx - 6.0)} y={px(cy - 6.0)} width="12" height="12" fill={STEP_COLOUR} /> }
                             } else {
-                                html! { <circle cx={cx.to_string()} cy={cy.to_string()} r="5" fill={STEP_COLOUR} /> }
+                                html! { <circle cx={px(cx)} cy={px(cy)} r="5" fill={STEP_COLOUR} /> }
                             }
                         }) }
                     </g>
@@ -195,10 +195,10 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
                     };
                     let testid = if p.is_step { "roofline-step" } else { "roofline-point" };
                     mark(&focused, i, &texts[i], Some(testid), if p.is_step {
-                        html! { <rect x={(cx - 6.0).to_string()} y={(cy - 6.0).to_string()} width="12" height="12"
+                        html! { <rect x={px(cx - 6.0)} y={px(cy - 6.0)} width="12" height="12"
                             fill={STEP_COLOUR} /> }
                     } else {
-                        html! { <circle cx={cx.to_string()} cy={cy.to_string()} r="5" fill={colour} fill-opacity="0.85" /> }
+                        html! { <circle cx={px(cx)} cy={px(cy)} r="5" fill={colour} fill-opacity="0.85" /> }
                     })
                 }) }
             </svg>

@@ -10,7 +10,7 @@ use hsi_gpu_core::scaling::{ScalingPoint, ScalingReport};
 use hsi_gpu_core::steptime::StepBound;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, readout};
+use crate::components::chart_parts::{mark, px, readout};
 use crate::components::palette::{Swatch, OKABE_ITO};
 use crate::components::verdict::step_parts;
 use crate::i18n::{self, Lang, T};
@@ -139,18 +139,18 @@ pub fn ScalingView(props: &ScalingViewProps) -> Html {
             <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group" data-testid="scaling-chart"
                 aria-label={T::Scaling.get(lang)}>
                 { for (1..=max_cards).map(|n| html! {
-                    <text class="tick" x={x.map(f64::from(n)).to_string()} y={(HEIGHT - BOTTOM + 14.0).to_string()}
+                    <text class="tick" x={px(x.map(f64::from(n)))} y={px(HEIGHT - BOTTOM + 14.0)}
                         text-anchor="middle">{ n }</text>
                 }) }
                 { for linear_ticks(0.0, y_hi, 5).into_iter().map(|t| html! {
                     <g>
-                        <line class="grid" x1={LEFT.to_string()} x2={(WIDTH - RIGHT).to_string()}
-                            y1={y.map(t).to_string()} y2={y.map(t).to_string()} />
-                        <text class="tick" x={(LEFT - 4.0).to_string()} y={(y.map(t) + 4.0).to_string()}
+                        <line class="grid" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
+                            y1={px(y.map(t))} y2={px(y.map(t))} />
+                        <text class="tick" x={px(LEFT - 4.0)} y={px(y.map(t) + 4.0)}
                             text-anchor="end">{ format::times(t) }</text>
                     </g>
                 }) }
-                <text class="chart-label" x={((LEFT + WIDTH - RIGHT) / 2.0).to_string()} y={(HEIGHT - 6.0).to_string()}
+                <text class="chart-label" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(HEIGHT - 6.0)}
                     text-anchor="middle">{ T::Cards.get(lang) }</text>
                 <text class="chart-label" text-anchor="middle"
                     transform={format!("translate(14 {}) rotate(-90)", (TOP + HEIGHT - BOTTOM) / 2.0)}>
@@ -158,8 +158,8 @@ pub fn ScalingView(props: &ScalingViewProps) -> Html {
                 if let Some(points) = &ghost_curve {
                     <polyline class="curve ghost" data-testid="ghost" stroke={CURVE_COLOURS[0]} points={points.clone()} />
                 }
-                <line class="ideal" x1={x.map(1.0).to_string()} y1={y.map(1.0).to_string()}
-                    x2={x.map(f64::from(max_cards)).to_string()} y2={y.map(f64::from(max_cards)).to_string()} />
+                <line class="ideal" x1={px(x.map(1.0))} y1={px(y.map(1.0))}
+                    x2={px(x.map(f64::from(max_cards)))} y2={px(y.map(f64::from(max_cards)))} />
                 <polyline class="curve" stroke={PARALLEL_COLOUR} stroke-dasharray="1 5" stroke-linecap="round"
                     points={polyline(&scaling.parallel_experiments, &x, &y)} />
                 { for scaling.ddp.iter().enumerate().rev().map(|(i, curve)| html! {
@@ -172,7 +172,7 @@ pub fn ScalingView(props: &ScalingViewProps) -> Html {
                 { for chosen_curve.iter().enumerate().map(|(i, p)| {
                     let here = p.cards == props.cards;
                     mark(&focus, i, &texts[i], None, html! {
-                        <circle cx={x.map(f64::from(p.cards)).to_string()} cy={y.map(p.speedup).to_string()}
+                        <circle cx={px(x.map(f64::from(p.cards)))} cy={px(y.map(p.speedup))}
                             r={if here { "7" } else { "4" }} fill={CURVE_COLOURS[0]} />
                     })
                 }) }

@@ -6,6 +6,7 @@ use hsi_gpu_core::chart::{linear_ticks, nice_domain, LinearScale};
 use yew::prelude::*;
 
 use super::text::C;
+use crate::components::chart_parts::px;
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::Lang;
 use crate::platform::files;
@@ -60,14 +61,14 @@ pub fn CompareBars(props: &CompareBarsProps) -> Html {
         let text = props.texts.get(i).cloned().unwrap_or_default();
         html! {
             <g>
-                <text x={(LABEL_WIDTH - 6.0).to_string()} y={(y + ROW * 0.68).to_string()}
+                <text x={px(LABEL_WIDTH - 6.0)} y={px(y + ROW * 0.68)}
                     text-anchor="end" font-size="12" font-family="system-ui, sans-serif" fill="#111827">{ label }</text>
                 if let Some(v) = value {
-                    <rect x={LABEL_WIDTH.to_string()} y={(y + 3.0).to_string()}
-                        width={(x.map(v) - LABEL_WIDTH).max(0.5).to_string()} height={(ROW - 6.0).to_string()}
+                    <rect x={px(LABEL_WIDTH)} y={px(y + 3.0)}
+                        width={px((x.map(v) - LABEL_WIDTH).max(0.5))} height={px(ROW - 6.0)}
                         fill={colour} />
                 }
-                <text x={(x.map(value.unwrap_or(0.0)) + 4.0).to_string()} y={(y + ROW * 0.68).to_string()}
+                <text x={px(x.map(value.unwrap_or(0.0)) + 4.0)} y={px(y + ROW * 0.68)}
                     font-size="11" font-family="system-ui, sans-serif" fill="#111827">
                     { text }{ if props.best.contains(&i) { " ★" } else { "" } }
                 </text>
@@ -77,8 +78,8 @@ pub fn CompareBars(props: &CompareBarsProps) -> Html {
     let ticks = linear_ticks(0.0, top, 5).into_iter().map(|t| {
         html! {
             <g>
-                <line x1={x.map(t).to_string()} x2={x.map(t).to_string()} y1={axis_y.to_string()}
-                    y2={(axis_y + 4.0).to_string()} stroke="#4b5563" />
+                <line x1={px(x.map(t))} x2={px(x.map(t))} y1={px(axis_y)}
+                    y2={px(axis_y + 4.0)} stroke="#4b5563" />
             </g>
         }
     });
@@ -107,12 +108,12 @@ pub fn CompareBars(props: &CompareBarsProps) -> Html {
                 width={WIDTH.to_string()} height={h.to_string()}>
                 <rect x="0" y="0" width={WIDTH.to_string()} height={h.to_string()} fill="#ffffff" />
                 { for bars }
-                <line x1={LABEL_WIDTH.to_string()} x2={(f64::from(WIDTH) - RIGHT_MARGIN).to_string()}
-                    y1={axis_y.to_string()} y2={axis_y.to_string()} stroke="#4b5563" />
+                <line x1={px(LABEL_WIDTH)} x2={px(f64::from(WIDTH) - RIGHT_MARGIN)}
+                    y1={px(axis_y)} y2={px(axis_y)} stroke="#4b5563" />
                 { for ticks }
                 if let Some(r) = props.reference {
-                    <line x1={x.map(r).to_string()} x2={x.map(r).to_string()} y1={TOP.to_string()}
-                        y2={axis_y.to_string()} stroke={REFERENCE_COLOUR} stroke-dasharray="4 3" />
+                    <line x1={px(x.map(r))} x2={px(x.map(r))} y1={px(TOP)}
+                        y2={px(axis_y)} stroke={REFERENCE_COLOUR} stroke-dasharray="4 3" />
                 }
             </svg>
             <p class="no-print export-row">

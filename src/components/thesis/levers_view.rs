@@ -8,7 +8,7 @@ use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
 use super::text::{best_lever_sentence, lever_name, limit_name, limit_sentence, X};
-use crate::components::chart_parts::{mark, readout};
+use crate::components::chart_parts::{mark, px, readout};
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::{Lang, T};
 use crate::SharedReport;
@@ -107,9 +107,9 @@ pub fn LeversView(props: &LeversViewProps) -> Html {
                 aria-label={X::LeversTitle.get(lang)}>
                 { for linear_ticks(0.0, x_hi, 5).into_iter().map(|t| html! {
                     <g>
-                        <line class="grid" x1={x.map(t).to_string()} x2={x.map(t).to_string()}
-                            y1={TOP.to_string()} y2={(height - BOTTOM).to_string()} />
-                        <text class="tick" x={x.map(t).to_string()} y={(height - BOTTOM + 14.0).to_string()}
+                        <line class="grid" x1={px(x.map(t))} x2={px(x.map(t))}
+                            y1={px(TOP)} y2={px(height - BOTTOM)} />
+                        <text class="tick" x={px(x.map(t))} y={px(height - BOTTOM + 14.0)}
                             text-anchor="middle">{ format::times(t) }</text>
                     </g>
                 }) }
@@ -119,19 +119,19 @@ pub fn LeversView(props: &LeversViewProps) -> Html {
                         .unwrap_or_else(|| time_text(o.time_to_result_s, lang));
                     html! {
                         <g>
-                            <text class="tick" x={(LEFT - 6.0).to_string()} y={(y + ROW * 0.65).to_string()}
+                            <text class="tick" x={px(LEFT - 6.0)} y={px(y + ROW * 0.65)}
                                 text-anchor="end">{ label(o, lang) }</text>
                             { mark(&focus, i, &texts[i], None, html! {
-                                <rect x={bar.start.to_string()} y={(y + 4.0).to_string()} width={bar.length().to_string()}
-                                height={(ROW - 8.0).to_string()} fill={if is_best(o) { BEST } else { BAR }} />
+                                <rect x={px(bar.start)} y={px(y + 4.0)} width={px(bar.length())}
+                                height={px(ROW - 8.0)} fill={if is_best(o) { BEST } else { BAR }} />
                             }) }
-                            <text class="tick" x={(bar.end + 4.0).to_string()} y={(y + ROW * 0.65).to_string()}>{ value }</text>
+                            <text class="tick" x={px(bar.end + 4.0)} y={px(y + ROW * 0.65)}>{ value }</text>
                         </g>
                     }
                 }) }
-                <line class="ideal" x1={x.map(1.0).to_string()} x2={x.map(1.0).to_string()}
-                    y1={TOP.to_string()} y2={(height - BOTTOM).to_string()} />
-                <text class="chart-label" x={((LEFT + WIDTH - RIGHT) / 2.0).to_string()} y={(height - 4.0).to_string()}
+                <line class="ideal" x1={px(x.map(1.0))} x2={px(x.map(1.0))}
+                    y1={px(TOP)} y2={px(height - BOTTOM)} />
+                <text class="chart-label" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(height - 4.0)}
                     text-anchor="middle">{ X::SpeedupAxis.get(lang) }</text>
             </svg>
             { readout(&texts, &focus, T::ChartHint.get(lang), "levers-readout") }
