@@ -21,7 +21,7 @@ use crate::components::header::Header;
 use crate::components::layer_table::LayerTable;
 use crate::components::measured_view::MeasuredView;
 use crate::components::memory_view::MemoryView;
-use crate::components::messages::{Errors, Notices};
+use crate::components::messages::{errors, notices};
 use crate::components::roofline::RooflineView;
 use crate::components::scaling_view::{ScalingTable, ScalingView};
 use crate::components::scenario_panel::ScenarioPanel;
@@ -131,7 +131,7 @@ pub fn App(props: &AppProps) -> Html {
                 </div>
             </>
         },
-        Err(errors) => html! { <Errors errors={errors.clone()} lang={lang} /> },
+        Err(problems) => errors(problems, lang),
     };
     let details = match (&*result, embed) {
         (Ok(report), false) => html! {
@@ -162,7 +162,7 @@ pub fn App(props: &AppProps) -> Html {
                 } else {
                     <Header />
                 }
-                <Notices notices={store.notices.clone()} lang={lang} on_dismiss={on_dismiss} />
+                { notices(&store.notices, lang, on_dismiss) }
                 <div class="dashboard">
                     <div class="side">
                         <ScenarioPanel />

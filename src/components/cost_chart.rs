@@ -10,7 +10,7 @@ use hsi_gpu_core::cost::CostReport;
 use yew::prelude::*;
 
 use crate::components::chart_parts::{mark, px, readout, with_before, Focus};
-use crate::components::palette::{Swatch, OKABE_ITO};
+use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
 use crate::SharedReport;
@@ -233,9 +233,9 @@ pub fn CostChart(props: &CostChartProps) -> Html {
             { readout(&texts, &focus, T::ChartHint.get(lang), "cost-readout") }
             <ul class="legend">
                 { for TCO_TERMS.iter().enumerate().map(|(i, term)| html! {
-                    <li><Swatch colour={OKABE_ITO[i]} />{ term.get(lang) }</li>
+                    <li>{ swatch(OKABE_ITO[i]) }{ term.get(lang) }</li>
                 }) }
-                <li><Swatch colour={CLOUD_COLOUR} />{ T::Cloud.get(lang) }</li>
+                <li>{ swatch(CLOUD_COLOUR) }{ T::Cloud.get(lang) }</li>
                 if before.is_some() {
                     <li class="ghost-legend">{ T::GhostLegend.get(lang) }</li>
                 }

@@ -8,7 +8,7 @@ use hsi_gpu_core::memory::MemoryBreakdown;
 use yew::prelude::*;
 
 use crate::components::chart_parts::{mark, px, readout, with_before};
-use crate::components::palette::{Swatch, OKABE_ITO};
+use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
 use crate::SharedReport;
@@ -136,7 +136,7 @@ pub fn MemoryView(props: &MemoryViewProps) -> Html {
             <ul class="legend" aria-label={T::Memory.get(lang)}>
                 { for terms.iter().enumerate().map(|(i, (term, bytes))| html! {
                     <li>
-                        <Swatch colour={OKABE_ITO[i % OKABE_ITO.len()]} />
+                        { swatch(OKABE_ITO[i % OKABE_ITO.len()]) }
                         { term.get(lang) }{ ": " }<span class="figure">{ format::bytes(*bytes) }</span>
                     </li>
                 }) }

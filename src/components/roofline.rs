@@ -9,7 +9,7 @@ use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
 use crate::components::chart_parts::{mark, px, readout};
-use crate::components::palette::{Swatch, OKABE_ITO};
+use crate::components::palette::{swatch, OKABE_ITO};
 use crate::i18n::{self, Lang, T};
 use crate::SharedReport;
 
@@ -204,13 +204,13 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
             </svg>
             { readout(&texts, &focused, T::RooflineHint.get(lang), "roofline-detail") }
             <ul class="legend">
-                <li><Swatch colour={ROOF_COLOUR} />{ T::RoofPrecision.get(lang) }</li>
+                <li>{ swatch(ROOF_COLOUR) }{ T::RoofPrecision.get(lang) }</li>
                 if perf.fp32_flops != perf.peak_flops {
-                    <li><Swatch colour={FP32_ROOF_COLOUR} />{ T::RoofFp32.get(lang) }</li>
+                    <li>{ swatch(FP32_ROOF_COLOUR) }{ T::RoofFp32.get(lang) }</li>
                 }
-                <li><Swatch colour={MEMORY_BOUND_COLOUR} />{ T::MemoryBound.get(lang) }</li>
-                <li><Swatch colour={COMPUTE_BOUND_COLOUR} />{ T::ComputeBound.get(lang) }</li>
-                <li><Swatch colour={STEP_COLOUR} />{ T::WholeStep.get(lang) }</li>
+                <li>{ swatch(MEMORY_BOUND_COLOUR) }{ T::MemoryBound.get(lang) }</li>
+                <li>{ swatch(COMPUTE_BOUND_COLOUR) }{ T::ComputeBound.get(lang) }</li>
+                <li>{ swatch(STEP_COLOUR) }{ T::WholeStep.get(lang) }</li>
                 if ghost_points.is_some() {
                     <li class="ghost-legend">{ T::GhostLegend.get(lang) }</li>
                 }

@@ -11,7 +11,7 @@ use hsi_gpu_core::steptime::StepBound;
 use yew::prelude::*;
 
 use crate::components::chart_parts::{mark, px, readout};
-use crate::components::palette::{Swatch, OKABE_ITO};
+use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::verdict::step_parts;
 use crate::i18n::{self, Lang, T};
 use crate::SharedReport;
@@ -180,10 +180,10 @@ pub fn ScalingView(props: &ScalingViewProps) -> Html {
             { readout(&texts, &focus, T::ChartHint.get(lang), "scaling-readout") }
             <ul class="legend">
                 { for scaling.ddp.iter().enumerate().map(|(i, curve)| html! {
-                    <li><Swatch colour={CURVE_COLOURS[i % CURVE_COLOURS.len()]} />
+                    <li>{ swatch(CURVE_COLOURS[i % CURVE_COLOURS.len()]) }
                         { format!("DDP, {}", i18n::interconnect_name(curve.interconnect, lang)) }</li>
                 }) }
-                <li><Swatch colour={PARALLEL_COLOUR} />{ T::ParallelExperiments.get(lang) }</li>
+                <li>{ swatch(PARALLEL_COLOUR) }{ T::ParallelExperiments.get(lang) }</li>
                 <li><span class="swatch line-dashed"></span>{ T::Ideal.get(lang) }</li>
                 if ghost_curve.is_some() {
                     <li class="ghost-legend">{ T::GhostLegend.get(lang) }</li>
