@@ -149,8 +149,8 @@ pub(super) fn charts(report: &ComparisonReport, lang: Lang) -> Html {
             .map(|v| metric_text(metric, *v, lang).into())
             .collect();
         html! {
-            <CompareBars id={id} title={title.get(lang)} labels={labels(report)} values={r.values.clone()}
-                texts={texts} best={r.best.clone()} reference={reference} lang={lang} />
+            { CompareBars { id: id.into(), title: title.get(lang).into(), labels: labels(report),
+                values: r.values.clone(), texts, best: r.best.clone(), reference, lang }.view() }
         }
     };
     html! {
