@@ -111,8 +111,8 @@ pub fn App(props: &AppProps) -> Html {
     let dashboard = match &*result {
         Ok(report) => html! {
             <>
-                <Verdict report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
-                    headroom={s.memory.headroom} cards={s.cards} unverified={unverified} />
+                { Verdict { report: report.clone(), lang, gpu_name: gpu_name.clone(),
+                    headroom: s.memory.headroom, cards: s.cards, unverified }.view() }
                 <div class="tiles">
                     <MemoryView report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
                         headroom={s.memory.headroom} ghost={ghost.clone()} />
@@ -136,14 +136,14 @@ pub fn App(props: &AppProps) -> Html {
     let details = match (&*result, embed) {
         (Ok(report), false) => html! {
             <>
-                <ScalingTable report={report.clone()} lang={lang} />
+                { ScalingTable { report: report.clone(), lang }.view() }
                 if let Some((full, stale)) = what_ifs.clone() {
                     <div class={classes!("what-ifs", stale.then_some("stale"))} data-testid="what-ifs">
                         <LeversTable report={full.clone()} lang={lang} />
                         <InferenceView report={full} lang={lang} />
                     </div>
                 }
-                <CostView report={report.clone()} lang={lang} />
+                { CostView { report: report.clone(), lang }.view() }
                 <LayerTable report={report.clone()} lang={lang} />
             </>
         },

@@ -12,7 +12,7 @@ use hsi_gpu_planner::components::thesis::inference_view::{InferenceView, Inferen
 use hsi_gpu_planner::components::thesis::levers_view::{LeversTable, LeversView, LeversViewProps};
 use hsi_gpu_planner::components::thesis::text::{lever_name, X};
 use hsi_gpu_planner::i18n::Lang;
-use ssr_support::{count, render, testid_text};
+use ssr_support::{count, render, render_view, testid_text};
 
 fn full_report(s: &Scenario) -> SharedReport {
     SharedReport::new(estimate_all(s).expect("valid scenario"))
@@ -99,7 +99,7 @@ async fn article_panel_shows_the_computed_corrections_in_both_languages() {
 
 #[tokio::test]
 async fn a_card_without_a_price_asks_for_one_instead_of_counting_zero() {
-    use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
+    use hsi_gpu_planner::components::cost_view::CostView;
     let unpriced = ssr_support::unpriced_gpu();
     let s = Scenario {
         gpu: unpriced.id.into(),
@@ -109,10 +109,13 @@ async fn a_card_without_a_price_asks_for_one_instead_of_counting_zero() {
     let report = SharedReport::new(hsi_gpu_core::estimate(&s).unwrap());
     assert!(!report.perf.cost.card_price_known);
     for lang in [Lang::En, Lang::Zh] {
-        let html = render::<CostView>(CostViewProps {
-            report: report.clone(),
-            lang,
-        })
+        let html = render_view(
+            CostView {
+                report: report.clone(),
+                lang,
+            }
+            .view(),
+        )
         .await;
         assert_eq!(testid_text(&html, "tco"), Some(X::EnterPrice.get(lang)));
         assert_eq!(
@@ -125,7 +128,7 @@ async fn a_card_without_a_price_asks_for_one_instead_of_counting_zero() {
 
 #[tokio::test]
 async fn memory_view_shows_what_ecc_takes_and_cost_view_the_currency() {
-    use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
+    use hsi_gpu_planner::components::cost_view::CostView;
     use hsi_gpu_planner::components::memory_view::{MemoryView, MemoryViewProps};
     let mut s = Scenario {
         ecc: true,
@@ -145,10 +148,13 @@ async fn memory_view_shows_what_ecc_takes_and_cost_view_the_currency() {
         testid_text(&html, "ecc-reserved"),
         Some(format::bytes(report.memory.ecc_reserved).as_str())
     );
-    let html = render::<CostView>(CostViewProps {
-        report: report.clone(),
-        lang: Lang::En,
-    })
+    let html = render_view(
+        CostView {
+            report: report.clone(),
+            lang: Lang::En,
+        }
+        .view(),
+    )
     .await;
     let c = &report.perf.cost;
     assert_eq!(testid_text(&html, "tco"), Some(c.money(c.tco_usd).as_str()));

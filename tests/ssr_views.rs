@@ -6,16 +6,14 @@ mod ssr_support;
 use hsi_gpu_core::format;
 use hsi_gpu_core::scenario::{Interconnect, Precision, Scenario};
 use hsi_gpu_planner::components::cost_chart::{CostChart, CostChartProps};
-use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
+use hsi_gpu_planner::components::cost_view::CostView;
 use hsi_gpu_planner::components::layer_table::{LayerTable, LayerTableProps};
 use hsi_gpu_planner::components::memory_view::{MemoryView, MemoryViewProps};
 use hsi_gpu_planner::components::roofline::{RooflineProps, RooflineView};
-use hsi_gpu_planner::components::scaling_view::{
-    ScalingTable, ScalingTableProps, ScalingView, ScalingViewProps,
-};
-use hsi_gpu_planner::components::verdict::{Verdict, VerdictProps};
+use hsi_gpu_planner::components::scaling_view::{ScalingTable, ScalingView, ScalingViewProps};
+use hsi_gpu_planner::components::verdict::Verdict;
 use hsi_gpu_planner::i18n::{Lang, T};
-use ssr_support::{count, render, report, scenario, testid_text};
+use ssr_support::{count, render, render_view, report, scenario, testid_text};
 
 fn memory_props(lang: Lang, batch: u32) -> MemoryViewProps {
     let mut s = scenario();
@@ -88,14 +86,17 @@ async fn verdict_uses_the_core_figures_and_compares_topologies() {
     s.gpu = "rtx_3090".into(); // an NVLink-bridge card: PCIe and NVLink curves both exist
     s.interconnect = Interconnect::Pcie;
     let r = report(&s);
-    let html = render::<Verdict>(VerdictProps {
-        report: r.clone(),
-        lang: Lang::En,
-        gpu_name: "RTX 3090".into(),
-        headroom: s.memory.headroom,
-        cards: s.cards,
-        unverified: Vec::new(),
-    })
+    let html = render_view(
+        Verdict {
+            report: r.clone(),
+            lang: Lang::En,
+            gpu_name: "RTX 3090".into(),
+            headroom: s.memory.headroom,
+            cards: s.cards,
+            unverified: Vec::new(),
+        }
+        .view(),
+    )
     .await;
     let verdict = testid_text(&html, "verdict").expect("verdict shown");
     assert!(
@@ -208,10 +209,13 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
     .await;
     assert_eq!(count(&ghosted, "data-testid=\"ghost\""), 1);
     assert_eq!(count(&ghosted, "<polyline"), r.perf.scaling.ddp.len() + 2);
-    let table = render::<ScalingTable>(ScalingTableProps {
-        report: r.clone(),
-        lang: Lang::En,
-    })
+    let table = render_view(
+        ScalingTable {
+            report: r.clone(),
+            lang: Lang::En,
+        }
+        .view(),
+    )
     .await;
     let rows = table.matches("<th scope=\"row\">").count();
     assert_eq!(rows, 8, "one table row per card count 1-8");
@@ -221,10 +225,13 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
 async fn cost_view_shows_tco_and_per_unit_costs() {
     let r = report(&scenario());
     let c = &r.perf.cost;
-    let html = render::<CostView>(CostViewProps {
-        report: r.clone(),
-        lang: Lang::Zh,
-    })
+    let html = render_view(
+        CostView {
+            report: r.clone(),
+            lang: Lang::Zh,
+        }
+        .view(),
+    )
     .await;
     assert_eq!(
         testid_text(&html, "tco"),

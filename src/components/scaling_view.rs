@@ -33,12 +33,10 @@ pub struct ScalingViewProps {
     pub lang: Lang,
     pub cards: u32,
     /// The report before the last change, drawn faintly.
-    #[prop_or_default]
     pub ghost: Option<SharedReport>,
 }
 
-#[derive(Properties, PartialEq)]
-pub struct ScalingTableProps {
+pub struct ScalingTable {
     pub report: SharedReport,
     pub lang: Lang,
 }
@@ -194,54 +192,55 @@ pub fn ScalingView(props: &ScalingViewProps) -> Html {
 }
 
 /// Step time and scaling efficiency per card count, for every topology.
-#[function_component]
-pub fn ScalingTable(props: &ScalingTableProps) -> Html {
-    let lang = props.lang;
-    let perf = &props.report.perf;
-    let time = &perf.time;
-    let scaling = &perf.scaling;
-    let max_cards = max_cards(scaling);
-    html! {
-        <section class="panel scaling-details" aria-labelledby="scaling-details-heading">
-            <h2 id="scaling-details-heading">{ T::Scaling.get(lang) }</h2>
-            <p class="key-figures">
-                <span>{ T::HostShare.get(lang) }{ ": " }<strong class="figure" data-testid="host-time">{ format::duration(time.host_s) }</strong></span>
-                <span>{ T::InputRate.get(lang) }{ ": " }<strong class="figure" data-testid="input-rate">{ input_rate(time.input_samples_per_s) }</strong></span>
-            </p>
-            <p data-testid="step-parts">{ step_parts(lang, &props.report) }</p>
-            <p>{ i18n::step_breakdown_sentence(
-                lang,
-                &format::duration(time.forward_s),
-                &format::duration(time.backward_s),
-                &format::duration(time.optimizer_s),
-                &format::duration(time.allreduce_exposed_s),
-            ) }</p>
-            <div class="table-scroll">
-                <table data-testid="scaling-table">
-                    <thead><tr>
-                        <th scope="col">{ T::Cards.get(lang) }</th>
-                        { for scaling.ddp.iter().map(|c| html! {
-                            <th scope="col" class="num">{ format!("{} {}", i18n::interconnect_name(c.interconnect, lang), T::StepTime.get(lang)) }</th>
-                        }) }
-                        { for scaling.ddp.iter().map(|c| html! {
-                            <th scope="col" class="num">{ format!("{} {}", i18n::interconnect_name(c.interconnect, lang), T::Efficiency.get(lang)) }</th>
-                        }) }
-                    </tr></thead>
-                    <tbody>
-                        { for (1..=max_cards).map(|n| html! {
-                            <tr>
-                                <th scope="row">{ n }</th>
-                                { for scaling.ddp.iter().map(|c| html! {
-                                    <td class="num">{ c.points.iter().find(|p| p.cards == n).map(|p| format::duration(p.step_s)).unwrap_or_default() }</td>
-                                }) }
-                                { for scaling.ddp.iter().map(|c| html! {
-                                    <td class="num">{ c.points.iter().find(|p| p.cards == n).map(|p| format::percent(p.efficiency)).unwrap_or_default() }</td>
-                                }) }
-                            </tr>
-                        }) }
-                    </tbody>
-                </table>
-            </div>
-        </section>
+impl ScalingTable {
+    pub fn view(self) -> Html {
+        let lang = self.lang;
+        let perf = &self.report.perf;
+        let time = &perf.time;
+        let scaling = &perf.scaling;
+        let max_cards = max_cards(scaling);
+        html! {
+            <section class="panel scaling-details" aria-labelledby="scaling-details-heading">
+                <h2 id="scaling-details-heading">{ T::Scaling.get(lang) }</h2>
+                <p class="key-figures">
+                    <span>{ T::HostShare.get(lang) }{ ": " }<strong class="figure" data-testid="host-time">{ format::duration(time.host_s) }</strong></span>
+                    <span>{ T::InputRate.get(lang) }{ ": " }<strong class="figure" data-testid="input-rate">{ input_rate(time.input_samples_per_s) }</strong></span>
+                </p>
+                <p data-testid="step-parts">{ step_parts(lang, &self.report) }</p>
+                <p>{ i18n::step_breakdown_sentence(
+                    lang,
+                    &format::duration(time.forward_s),
+                    &format::duration(time.backward_s),
+                    &format::duration(time.optimizer_s),
+                    &format::duration(time.allreduce_exposed_s),
+                ) }</p>
+                <div class="table-scroll">
+                    <table data-testid="scaling-table">
+                        <thead><tr>
+                            <th scope="col">{ T::Cards.get(lang) }</th>
+                            { for scaling.ddp.iter().map(|c| html! {
+                                <th scope="col" class="num">{ format!("{} {}", i18n::interconnect_name(c.interconnect, lang), T::StepTime.get(lang)) }</th>
+                            }) }
+                            { for scaling.ddp.iter().map(|c| html! {
+                                <th scope="col" class="num">{ format!("{} {}", i18n::interconnect_name(c.interconnect, lang), T::Efficiency.get(lang)) }</th>
+                            }) }
+                        </tr></thead>
+                        <tbody>
+                            { for (1..=max_cards).map(|n| html! {
+                                <tr>
+                                    <th scope="row">{ n }</th>
+                                    { for scaling.ddp.iter().map(|c| html! {
+                                        <td class="num">{ c.points.iter().find(|p| p.cards == n).map(|p| format::duration(p.step_s)).unwrap_or_default() }</td>
+                                    }) }
+                                    { for scaling.ddp.iter().map(|c| html! {
+                                        <td class="num">{ c.points.iter().find(|p| p.cards == n).map(|p| format::percent(p.efficiency)).unwrap_or_default() }</td>
+                                    }) }
+                                </tr>
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            </section>
+        }
     }
 }

@@ -5,7 +5,7 @@ use hsi_gpu_planner::SharedReport;
 use hsi_gpu_core::graph::{ops, ModelBuilder, ModelSpec, Op};
 use hsi_gpu_core::scenario::ModelChoice;
 use hsi_gpu_core::{estimate, Scenario};
-use yew::{BaseComponent, LocalServerRenderer};
+use yew::{function_component, html, BaseComponent, Html, LocalServerRenderer, Properties};
 
 /// Renders a component to HTML without hydration markers.
 pub async fn render<C: BaseComponent>(props: C::Properties) -> String {
@@ -13,6 +13,23 @@ pub async fn render<C: BaseComponent>(props: C::Properties) -> String {
         .hydratable(false)
         .render()
         .await
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ShownProps {
+    html: Html,
+}
+
+/// A component that shows the Html it is given.
+#[function_component]
+fn Shown(props: &ShownProps) -> Html {
+    html! { { props.html.clone() } }
+}
+
+/// Renders a plain view (what a `view()` returns) to HTML, as `render` does a component.
+#[allow(dead_code)]
+pub async fn render_view(html: Html) -> String {
+    render::<Shown>(ShownProps { html }).await
 }
 
 /// A small 3-D CNN written out here, so the tests do not depend on which zoo presets exist:
