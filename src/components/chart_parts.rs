@@ -14,6 +14,13 @@ pub fn px(v: f64) -> AttrValue {
 /// Which mark of a chart is hovered or focused.
 pub type Focus = UseStateHandle<Option<usize>>;
 
+/// A chart's focus, none at first. One hook for every chart: each `use_state` call site
+/// with its own initialiser is its own copy of Yew's state hook in the page.
+#[hook]
+pub fn use_focus() -> Focus {
+    use_state(|| None)
+}
+
 /// A chart mark reachable by mouse and keyboard: hovering or focusing it shows `text` in
 /// the chart's readout; screen readers read it as the mark's label.
 pub fn mark(

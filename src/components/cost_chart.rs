@@ -9,7 +9,7 @@ use hsi_gpu_core::choices::Currency;
 use hsi_gpu_core::cost::CostReport;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, px, readout, with_before, Focus};
+use crate::components::chart_parts::{mark, px, readout, use_focus, with_before, Focus};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
@@ -138,7 +138,7 @@ fn draw(panel: &Panel, top: f64, focus: &Focus) -> Html {
 #[function_component]
 pub fn CostChart(props: &CostChartProps) -> Html {
     let lang = props.lang;
-    let focus = use_state(|| None::<usize>);
+    let focus = use_focus();
     let c = &props.report.perf.cost;
     let before = props.ghost.as_ref().map(|g| &g.perf.cost);
     let (tco, [cloud_same, own_run, cloud_run]) = rows(c);

@@ -7,7 +7,7 @@ use hsi_gpu_core::format;
 use hsi_gpu_core::memory::MemoryBreakdown;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, px, readout, with_before};
+use crate::components::chart_parts::{mark, px, readout, use_focus, with_before};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
@@ -57,7 +57,7 @@ fn in_gib(terms: &[(T, f64)]) -> Vec<f64> {
 #[function_component]
 pub fn MemoryView(props: &MemoryViewProps) -> Html {
     let lang = props.lang;
-    let focus = use_state(|| None::<usize>);
+    let focus = use_focus();
     let m = &props.report.memory;
     let terms = memory_terms(m);
     let before = props.ghost.as_ref().map(|g| memory_terms(&g.memory));

@@ -8,7 +8,7 @@ use hsi_gpu_core::perf::Bound;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, px, readout};
+use crate::components::chart_parts::{mark, px, readout, use_focus};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::i18n::{self, Lang, T};
 use crate::SharedReport;
@@ -94,7 +94,7 @@ fn plotted(report: &Report, lang: Lang) -> Vec<Point> {
 pub fn RooflineView(props: &RooflineProps) -> Html {
     let lang = props.lang;
     let perf = &props.report.perf;
-    let focused = use_state(|| None::<usize>);
+    let focused = use_focus();
     let points = plotted(&props.report, lang);
     let ghost_points = props.ghost.as_ref().map(|g| plotted(g, lang));
 

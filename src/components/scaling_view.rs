@@ -10,7 +10,7 @@ use hsi_gpu_core::scaling::{ScalingPoint, ScalingReport};
 use hsi_gpu_core::steptime::StepBound;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, px, readout};
+use crate::components::chart_parts::{mark, px, readout, use_focus};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::verdict::step_parts;
 use crate::i18n::{self, Lang, T};
@@ -81,7 +81,7 @@ fn max_cards(scaling: &ScalingReport) -> u32 {
 #[function_component]
 pub fn ScalingView(props: &ScalingViewProps) -> Html {
     let lang = props.lang;
-    let focus = use_state(|| None::<usize>);
+    let focus = use_focus();
     let perf = &props.report.perf;
     let time = &perf.time;
     let scaling = &perf.scaling;

@@ -8,7 +8,7 @@ use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
 use super::text::{best_lever_sentence, lever_name, limit_name, limit_sentence, X};
-use crate::components::chart_parts::{mark, px, readout};
+use crate::components::chart_parts::{mark, px, readout, use_focus};
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::{Lang, T};
 use crate::SharedReport;
@@ -64,7 +64,7 @@ fn is_best(report: &Report, o: &LeverOutcome) -> bool {
 #[function_component]
 pub fn LeversView(props: &LeversViewProps) -> Html {
     let lang = props.lang;
-    let focus = use_state(|| None::<usize>);
+    let focus = use_focus();
     let report = &props.report;
     let (Some(base), levers) = (report.lever_baseline, &report.levers) else {
         return html! {};
