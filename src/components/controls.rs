@@ -8,7 +8,7 @@
 use yew::prelude::*;
 use yew::TargetCast;
 
-use web_sys::{HtmlInputElement, HtmlSelectElement};
+use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 
 pub struct NumberSlider {
     /// Element id prefix; also the `data-testid` of the slider (`<id>-slider`) and the
@@ -188,4 +188,18 @@ impl Toggle {
             </div>
         }
     }
+}
+
+/// A `<details>` section's open state and its `ontoggle`, for sections that render their
+/// contents only while open. One hook for all of them (one copy of Yew's state hook).
+#[hook]
+pub fn use_open(initially: bool) -> (bool, Callback<Event>) {
+    let open = use_state(move || initially);
+    let on_toggle = {
+        let open = open.clone();
+        Callback::from(move |e: Event| {
+            open.set(e.target_unchecked_into::<Element>().has_attribute("open"))
+        })
+    };
+    (*open, on_toggle)
 }
