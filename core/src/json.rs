@@ -22,6 +22,14 @@ pub trait FromJson: Sized {
     /// What a list of these is, in errors.
     const LIST: &'static str = "a list";
     fn from_json(v: &Value) -> Result<Self, FieldError>;
+
+    /// Reads `v` over `self` (a default): a `json_struct!` reads each field in place,
+    /// so nested sections are not built apart and moved (smaller wasm); other types
+    /// replace `self`.
+    fn read_into(&mut self, v: &Value) -> Result<(), FieldError> {
+        *self = Self::from_json(v)?;
+        Ok(())
+    }
 }
 
 /// Range checks of a value read from JSON (or set by the page), with field paths.
@@ -61,6 +69,19 @@ pub(crate) fn object<'a>(
             allowed: format!("a known field: {}", known.join(", ")),
         }),
         None => Ok(map),
+    }
+}
+
+/// Field `key` of `map` read over `slot`, which keeps its value when the field is
+/// missing or null.
+pub(crate) fn read_field<T: FromJson>(
+    map: &Map<String, Value>,
+    key: &str,
+    slot: &mut T,
+) -> Result<(), FieldError> {
+    match map.get(key) {
+        Some(v) if !v.is_null() => slot.read_into(v).map_err(|e| e.at(key)),
+        _ => Ok(()),
     }
 }
 
@@ -175,14 +196,19 @@ macro_rules! json_struct {
             fn from_json(
                 v: &serde_json::Value,
             ) -> Result<Self, $crate::problems::FieldError> {
-                let map = $crate::json::object(v, Self::FIELDS)?;
-                // Defaults first, then each field read over its default: one value to
-                // drop on an error instead of every field read so far (smaller wasm).
+                // Defaults first, then each field read over its default.
                 let mut out = Self::default();
-                $( if let Some(value) = $crate::json::field(map, stringify!($field))? {
-                    out.$field = value;
-                } )*
+                out.read_into(v)?;
                 Ok(out)
+            }
+
+            fn read_into(
+                &mut self,
+                v: &serde_json::Value,
+            ) -> Result<(), $crate::problems::FieldError> {
+                let map = $crate::json::object(v, Self::FIELDS)?;
+                $( $crate::json::read_field(map, stringify!($field), &mut self.$field)?; )*
+                Ok(())
             }
         }
 
