@@ -34,8 +34,18 @@ pub trait FromJson: Sized {
 
 /// Range checks of a value read from JSON (or set by the page), with field paths.
 pub trait Check {
+    /// A plain value with no checks of its own: its field path is never built.
+    const LEAF: bool = false;
+
     /// Records every problem of `self`, found at `path`.
     fn check(&self, _path: &str, _p: &mut Problems) {}
+
+    /// Checks `self` as field `key` under `path`.
+    fn check_field(&self, path: &str, key: &str, p: &mut Problems) {
+        if !Self::LEAF {
+            self.check(&join(path, key), p);
+        }
+    }
 }
 
 /// `path.key`, or `key` at the top.
@@ -222,9 +232,10 @@ macro_rules! json_struct {
         impl $crate::json::Check for $name {
             fn check(&self, path: &str, p: &mut $crate::problems::Problems) {
                 $(
-                    let at = $crate::json::join(path, stringify!($field));
-                    $crate::json::Check::check(&self.$field, &at, p);
-                    $( $crate::json::Bounded::bound(&self.$field, &at, $lo, $hi, p); )?
+                    $crate::json::Check::check_field(&self.$field, path, stringify!($field), p);
+                    $( $crate::json::Bounded::bound(
+                        &self.$field, path, stringify!($field), $lo, $hi, p,
+                    ); )?
                 )*
             }
         }
@@ -273,7 +284,9 @@ macro_rules! json_enum {
             }
         }
 
-        impl $crate::json::Check for $name {}
+        impl $crate::json::Check for $name {
+            const LEAF: bool = true;
+        }
     };
 }
 pub(crate) use json_enum;
@@ -300,7 +313,9 @@ macro_rules! whole_numbers {
                 whole(v, <$t>::MAX as u64).map(|n| n as $t)
             }
         }
-        impl Check for $t {}
+        impl Check for $t {
+            const LEAF: bool = true;
+        }
     )*};
 }
 whole_numbers!(u8, u32, u64, usize);
@@ -340,11 +355,18 @@ impl<T: FromJson> FromJson for Vec<T> {
     }
 }
 
-impl Check for f64 {}
-impl Check for bool {}
-impl Check for String {}
+impl Check for f64 {
+    const LEAF: bool = true;
+}
+impl Check for bool {
+    const LEAF: bool = true;
+}
+impl Check for String {
+    const LEAF: bool = true;
+}
 
 impl<T: Check> Check for Option<T> {
+    const LEAF: bool = T::LEAF;
     fn check(&self, path: &str, p: &mut Problems) {
         if let Some(v) = self {
             v.check(path, p);
@@ -353,6 +375,7 @@ impl<T: Check> Check for Option<T> {
 }
 
 impl<T: Check> Check for Vec<T> {
+    const LEAF: bool = T::LEAF;
     fn check(&self, path: &str, p: &mut Problems) {
         for (i, v) in self.iter().enumerate() {
             v.check(&format!("{path}[{i}]"), p);
@@ -360,38 +383,43 @@ impl<T: Check> Check for Vec<T> {
     }
 }
 
-/// A field's allowed range, `[lo, hi]` in its description.
+/// A field's allowed range, `[lo, hi]` in its description. The field's path
+/// (`path.key`) is built only for a value out of range.
 pub trait Bounded {
     type Bound;
-    fn bound(&self, path: &str, lo: Self::Bound, hi: Self::Bound, p: &mut Problems);
+    fn bound(&self, path: &str, key: &str, lo: Self::Bound, hi: Self::Bound, p: &mut Problems);
 }
 
 impl Bounded for f64 {
     type Bound = f64;
-    fn bound(&self, path: &str, lo: f64, hi: f64, p: &mut Problems) {
-        p.range_f64(path, *self, lo, hi);
+    fn bound(&self, path: &str, key: &str, lo: f64, hi: f64, p: &mut Problems) {
+        if !self.is_finite() || *self < lo || *self > hi {
+            p.range_f64(&join(path, key), *self, lo, hi);
+        }
     }
 }
 
 impl Bounded for u32 {
     type Bound = u32;
-    fn bound(&self, path: &str, lo: u32, hi: u32, p: &mut Problems) {
-        p.range_u64(path, (*self).into(), lo.into(), hi.into());
+    fn bound(&self, path: &str, key: &str, lo: u32, hi: u32, p: &mut Problems) {
+        u64::from(*self).bound(path, key, lo.into(), hi.into(), p);
     }
 }
 
 impl Bounded for u64 {
     type Bound = u64;
-    fn bound(&self, path: &str, lo: u64, hi: u64, p: &mut Problems) {
-        p.range_u64(path, *self, lo, hi);
+    fn bound(&self, path: &str, key: &str, lo: u64, hi: u64, p: &mut Problems) {
+        if *self < lo || *self > hi {
+            p.range_u64(&join(path, key), *self, lo, hi);
+        }
     }
 }
 
 impl<T: Bounded> Bounded for Option<T> {
     type Bound = T::Bound;
-    fn bound(&self, path: &str, lo: T::Bound, hi: T::Bound, p: &mut Problems) {
+    fn bound(&self, path: &str, key: &str, lo: T::Bound, hi: T::Bound, p: &mut Problems) {
         if let Some(v) = self {
-            v.bound(path, lo, hi, p);
+            v.bound(path, key, lo, hi, p);
         }
     }
 }
@@ -401,9 +429,9 @@ where
     T::Bound: Copy,
 {
     type Bound = T::Bound;
-    fn bound(&self, path: &str, lo: T::Bound, hi: T::Bound, p: &mut Problems) {
+    fn bound(&self, path: &str, key: &str, lo: T::Bound, hi: T::Bound, p: &mut Problems) {
         for (i, v) in self.iter().enumerate() {
-            v.bound(&format!("{path}[{i}]"), lo, hi, p);
+            v.bound(path, &format!("{key}[{i}]"), lo, hi, p);
         }
     }
 }

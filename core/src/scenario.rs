@@ -76,7 +76,9 @@ impl FromJson for ModelChoice {
 }
 
 /// The model's checks come from building it (`crate::build_model`).
-impl Check for ModelChoice {}
+impl Check for ModelChoice {
+    const LEAF: bool = true;
+}
 
 /// Input-geometry limits: wide enough for whole-scene segmentation, small enough that
 /// every product stays exact in f64 and u64.
