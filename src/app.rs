@@ -26,8 +26,8 @@ use crate::components::roofline::RooflineView;
 use crate::components::scaling_view::{ScalingTable, ScalingView};
 use crate::components::scenario_panel::ScenarioPanel;
 use crate::components::thesis::article_panel::ArticlePanel;
-use crate::components::thesis::inference_view::InferenceView;
-use crate::components::thesis::levers_view::{LeversTable, LeversView};
+use crate::components::thesis::levers_view::LeversView;
+use crate::components::thesis::WhatIfDetails;
 use crate::components::verdict::Verdict;
 use crate::ghost::Ghost;
 use crate::i18n::T;
@@ -139,8 +139,7 @@ pub fn App(props: &AppProps) -> Html {
                 { ScalingTable { report: report.clone(), lang }.view() }
                 if let Some((full, stale)) = what_ifs.clone() {
                     <div class={classes!("what-ifs", stale.then_some("stale"))} data-testid="what-ifs">
-                        <LeversTable report={full.clone()} lang={lang} />
-                        <InferenceView report={full} lang={lang} />
+                        <WhatIfDetails report={full} lang={lang} />
                     </div>
                 }
                 { CostView { report: report.clone(), lang }.view() }

@@ -8,9 +8,10 @@ use hsi_gpu_planner::SharedReport;
 use hsi_gpu_core::whatifs::estimate_all;
 use hsi_gpu_core::{format, Scenario};
 use hsi_gpu_planner::components::thesis::article_panel::{ArticlePanel, ArticlePanelProps};
-use hsi_gpu_planner::components::thesis::inference_view::{InferenceView, InferenceViewProps};
-use hsi_gpu_planner::components::thesis::levers_view::{LeversTable, LeversView, LeversViewProps};
+use hsi_gpu_planner::components::thesis::inference_view::InferenceView;
+use hsi_gpu_planner::components::thesis::levers_view::{LeversTable, LeversView};
 use hsi_gpu_planner::components::thesis::text::{lever_name, X};
+use hsi_gpu_planner::components::thesis::WhatIfProps;
 use hsi_gpu_planner::i18n::Lang;
 use ssr_support::{count, render, render_view, testid_text};
 
@@ -22,7 +23,7 @@ fn full_report(s: &Scenario) -> SharedReport {
 async fn levers_view_draws_a_bar_and_a_row_per_lever_and_names_the_best() {
     for lang in [Lang::En, Lang::Zh] {
         let report = full_report(&Scenario::default());
-        let html = render::<LeversView>(LeversViewProps {
+        let html = render::<LeversView>(WhatIfProps {
             report: report.clone(),
             lang,
         })
@@ -48,10 +49,13 @@ async fn levers_view_draws_a_bar_and_a_row_per_lever_and_names_the_best() {
             "{sentence}"
         );
         // The table below the dashboard: the scenario's row, then one per lever.
-        let table = render::<LeversTable>(LeversViewProps {
-            report: report.clone(),
-            lang,
-        })
+        let table = render_view(
+            LeversTable {
+                report: report.clone(),
+                lang,
+            }
+            .view(),
+        )
         .await;
         assert_eq!(count(&table, "<th scope=\"row\">"), report.levers.len() + 1);
     }
@@ -62,10 +66,13 @@ async fn inference_view_shows_the_cores_times_and_the_deployment_cards() {
     for lang in [Lang::En, Lang::Zh] {
         let report = full_report(&Scenario::default());
         let inf = report.inference.clone().unwrap();
-        let html = render::<InferenceView>(InferenceViewProps {
-            report: report.clone(),
-            lang,
-        })
+        let html = render_view(
+            InferenceView {
+                report: report.clone(),
+                lang,
+            }
+            .view(),
+        )
         .await;
         assert!(html.contains(X::InferenceTitle.get(lang)));
         assert_eq!(

@@ -8,6 +8,7 @@ use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
 use super::text::{best_lever_sentence, lever_name, limit_name, limit_sentence, X};
+use super::WhatIfProps;
 use crate::components::chart_parts::{mark, px, readout, use_focus};
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::{Lang, T};
@@ -23,8 +24,7 @@ const BOTTOM: f64 = 40.0;
 const BAR: &str = OKABE_ITO[4];
 const BEST: &str = OKABE_ITO[5];
 
-#[derive(Properties, PartialEq)]
-pub struct LeversViewProps {
+pub struct LeversTable {
     pub report: SharedReport,
     pub lang: Lang,
 }
@@ -62,7 +62,7 @@ fn is_best(report: &Report, o: &LeverOutcome) -> bool {
 }
 
 #[function_component]
-pub fn LeversView(props: &LeversViewProps) -> Html {
+pub fn LeversView(props: &WhatIfProps) -> Html {
     let lang = props.lang;
     let focus = use_focus();
     let report = &props.report;
@@ -141,42 +141,43 @@ pub fn LeversView(props: &LeversViewProps) -> Html {
 
 /// Per lever option: time to result, speed-up, largest batch and patch, and what limits
 /// next (below the dashboard; the chart is `LeversView`).
-#[function_component]
-pub fn LeversTable(props: &LeversViewProps) -> Html {
-    let lang = props.lang;
-    let report = &props.report;
-    let (Some(base), levers) = (report.lever_baseline, &report.levers) else {
-        return html! {};
-    };
-    let is_best = |o: &LeverOutcome| is_best(report, o);
-    html! {
-        <section class="panel levers-details" aria-label={X::LeversTitle.get(lang)}>
-            <h2>{ X::LeversTitle.get(lang) }</h2>
-            <div class="table-scroll">
-                <table data-testid="levers-table">
-                    <thead><tr>
-                        <th scope="col">{ X::Lever.get(lang) }</th>
-                        <th scope="col" class="num">{ X::TimeToResult.get(lang) }</th>
-                        <th scope="col" class="num">{ X::Speedup.get(lang) }</th>
-                        <th scope="col" class="num">{ X::LargestBatch.get(lang) }</th>
-                        <th scope="col" class="num">{ X::LargestPatch.get(lang) }</th>
-                        <th scope="col">{ X::LimitsNext.get(lang) }</th>
-                    </tr></thead>
-                    <tbody>
-                        { row(X::Scenario.get(lang).to_string(), &base, Some(1.0), lang, false) }
-                        { for levers.iter().map(|o| {
-                            let point = LeverPoint {
-                                fits: o.fits,
-                                time_to_result_s: o.time_to_result_s,
-                                largest_batch: o.largest_batch,
-                                largest_patch: o.largest_patch,
-                                limit: o.limit,
-                            };
-                            row(label(o, lang), &point, o.speedup, lang, is_best(o))
-                        }) }
-                    </tbody>
-                </table>
-            </div>
-        </section>
+impl LeversTable {
+    pub fn view(self) -> Html {
+        let lang = self.lang;
+        let report = &self.report;
+        let (Some(base), levers) = (report.lever_baseline, &report.levers) else {
+            return html! {};
+        };
+        let is_best = |o: &LeverOutcome| is_best(report, o);
+        html! {
+            <section class="panel levers-details" aria-label={X::LeversTitle.get(lang)}>
+                <h2>{ X::LeversTitle.get(lang) }</h2>
+                <div class="table-scroll">
+                    <table data-testid="levers-table">
+                        <thead><tr>
+                            <th scope="col">{ X::Lever.get(lang) }</th>
+                            <th scope="col" class="num">{ X::TimeToResult.get(lang) }</th>
+                            <th scope="col" class="num">{ X::Speedup.get(lang) }</th>
+                            <th scope="col" class="num">{ X::LargestBatch.get(lang) }</th>
+                            <th scope="col" class="num">{ X::LargestPatch.get(lang) }</th>
+                            <th scope="col">{ X::LimitsNext.get(lang) }</th>
+                        </tr></thead>
+                        <tbody>
+                            { row(X::Scenario.get(lang).to_string(), &base, Some(1.0), lang, false) }
+                            { for levers.iter().map(|o| {
+                                let point = LeverPoint {
+                                    fits: o.fits,
+                                    time_to_result_s: o.time_to_result_s,
+                                    largest_batch: o.largest_batch,
+                                    largest_patch: o.largest_patch,
+                                    limit: o.limit,
+                                };
+                                row(label(o, lang), &point, o.speedup, lang, is_best(o))
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            </section>
+        }
     }
 }
