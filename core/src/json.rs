@@ -106,6 +106,20 @@ pub(crate) fn field<T: FromJson>(
         .transpose()
 }
 
+/// Field `key` of `map`, which must be there (not null).
+pub(crate) fn need<T: FromJson>(map: &Map<String, Value>, key: &str) -> Result<T, FieldError> {
+    required(key, field(map, key)?)
+}
+
+/// Field `key` of `map`, or `default` when missing or null.
+pub(crate) fn field_or<T: FromJson>(
+    map: &Map<String, Value>,
+    key: &str,
+    default: T,
+) -> Result<T, FieldError> {
+    Ok(field(map, key)?.unwrap_or(default))
+}
+
 /// `got`, or an error naming the missing field.
 pub(crate) fn required<T>(key: &str, got: Option<T>) -> Result<T, FieldError> {
     got.ok_or_else(|| FieldError {
@@ -162,13 +176,14 @@ pub fn json_object_value(text: &str, doc: &JsonDocument) -> Result<Value, FieldE
     serde_json::from_str(text).map_err(|e| doc.error(e.to_string(), doc.expected.into()))
 }
 
-/// A field's value: the one read, else its default, else (no default) an error.
+/// Field `$key` of `$map`: the value read, else its default, else (no default) an
+/// error. One call per field (smaller wasm than a read and a check at each field).
 macro_rules! or_default {
-    ($got:expr, $key:expr) => {
-        $crate::json::required($key, $got)?
+    ($map:expr, $key:expr) => {
+        $crate::json::need($map, $key)?
     };
-    ($got:expr, $key:expr, $default:expr) => {
-        $got.unwrap_or_else(|| $default)
+    ($map:expr, $key:expr, $default:expr) => {
+        $crate::json::field_or($map, $key, $default)?
     };
 }
 pub(crate) use or_default;

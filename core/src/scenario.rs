@@ -64,10 +64,10 @@ impl FromJson for ModelChoice {
         let map = json::object(v, known)?;
         Ok(match kind.and_then(Value::as_str) {
             Some("custom") => ModelChoice::Custom {
-                spec: json::required("spec", json::field(map, "spec")?)?,
+                spec: json::need(map, "spec")?,
             },
             _ => ModelChoice::Preset {
-                id: json::required("id", json::field(map, "id")?)?,
+                id: json::need(map, "id")?,
                 width: json::field(map, "width")?,
                 size: json::field(map, "size")?,
             },
