@@ -276,11 +276,10 @@ macro_rules! json_enum {
         impl $name {
             pub const ALL: [$name; <[&str]>::len(&[$($id),*])] = [$($name::$variant),*];
 
-            /// The JSON id.
+            /// The JSON id (a table lookup, not a match).
             pub fn id(self) -> &'static str {
-                match self {
-                    $( $name::$variant => $id, )*
-                }
+                const IDS: &[&str] = &[$($id),*];
+                IDS[self as usize]
             }
 
             /// The variant with JSON id `id`.
