@@ -14,6 +14,7 @@ use hsi_gpu_core::{dataset, estimate, gpu, Scenario};
 use yew::prelude::*;
 
 use crate::components::assumptions::AssumptionsPanel;
+use crate::components::chart_tile::{Chart, ChartTile};
 use crate::components::compare::{CompareView, CurrentScenario};
 use crate::components::cost_chart::CostChart;
 use crate::components::cost_view::CostView;
@@ -114,17 +115,20 @@ pub fn App(props: &AppProps) -> Html {
                 { Verdict { report: report.clone(), lang, gpu_name: gpu_name.clone(),
                     headroom: s.memory.headroom, cards: s.cards, unverified }.view() }
                 <div class="tiles">
-                    <MemoryView report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
-                        headroom={s.memory.headroom} ghost={ghost.clone()} />
-                    <ScalingView report={report.clone()} lang={lang} cards={s.cards} ghost={ghost.clone()} />
+                    <ChartTile chart={Chart::Memory(MemoryView { report: report.clone(), lang,
+                        gpu_name: gpu_name.clone(), headroom: s.memory.headroom, ghost: ghost.clone() })} />
+                    <ChartTile chart={Chart::Scaling(ScalingView { report: report.clone(), lang,
+                        cards: s.cards, ghost: ghost.clone() })} />
                     // Embedded, the page keeps to memory and speed; the full page has the rest.
                     if !embed {
-                        <RooflineView report={report.clone()} lang={lang} ghost={ghost.clone()} />
-                        <CostChart report={report.clone()} lang={lang} ghost={ghost.clone()} />
+                        <ChartTile chart={Chart::Roofline(RooflineView { report: report.clone(), lang,
+                            ghost: ghost.clone() })} />
+                        <ChartTile chart={Chart::Cost(CostChart { report: report.clone(), lang,
+                            ghost: ghost.clone() })} />
                         // What would help most: computed once the scenario rests, dimmed until then.
                         if let Some((full, stale)) = what_ifs.clone() {
                             <div class={classes!("levers-tile", "what-ifs", stale.then_some("stale"))}>
-                                <LeversView report={full} lang={lang} />
+                                <ChartTile chart={Chart::Levers(LeversView { report: full, lang })} />
                             </div>
                         }
                     }

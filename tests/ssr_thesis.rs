@@ -7,13 +7,13 @@ use hsi_gpu_planner::SharedReport;
 
 use hsi_gpu_core::whatifs::estimate_all;
 use hsi_gpu_core::{format, Scenario};
+use hsi_gpu_planner::components::chart_tile::Chart;
 use hsi_gpu_planner::components::thesis::article_panel::{ArticlePanel, ArticlePanelProps};
 use hsi_gpu_planner::components::thesis::inference_view::InferenceView;
 use hsi_gpu_planner::components::thesis::levers_view::{LeversTable, LeversView};
 use hsi_gpu_planner::components::thesis::text::{lever_name, X};
-use hsi_gpu_planner::components::thesis::WhatIfProps;
 use hsi_gpu_planner::i18n::Lang;
-use ssr_support::{count, render, render_view, testid_text};
+use ssr_support::{count, render, render_chart, render_view, testid_text};
 
 fn full_report(s: &Scenario) -> SharedReport {
     SharedReport::new(estimate_all(s).expect("valid scenario"))
@@ -23,10 +23,10 @@ fn full_report(s: &Scenario) -> SharedReport {
 async fn levers_view_draws_a_bar_and_a_row_per_lever_and_names_the_best() {
     for lang in [Lang::En, Lang::Zh] {
         let report = full_report(&Scenario::default());
-        let html = render::<LeversView>(WhatIfProps {
+        let html = render_chart(Chart::Levers(LeversView {
             report: report.clone(),
             lang,
-        })
+        }))
         .await;
         assert!(html.contains(X::LeversTitle.get(lang)));
         assert_eq!(count(&html, "<rect x="), report.levers.len());
@@ -136,20 +136,20 @@ async fn a_card_without_a_price_asks_for_one_instead_of_counting_zero() {
 #[tokio::test]
 async fn memory_view_shows_what_ecc_takes_and_cost_view_the_currency() {
     use hsi_gpu_planner::components::cost_view::CostView;
-    use hsi_gpu_planner::components::memory_view::{MemoryView, MemoryViewProps};
+    use hsi_gpu_planner::components::memory_view::MemoryView;
     let mut s = Scenario {
         ecc: true,
         ..Scenario::default()
     };
     s.cost.currency = hsi_gpu_core::choices::Currency::Cny;
     let report = SharedReport::new(hsi_gpu_core::estimate(&s).unwrap());
-    let html = render::<MemoryView>(MemoryViewProps {
+    let html = render_chart(Chart::Memory(MemoryView {
         report: report.clone(),
         lang: Lang::Zh,
         gpu_name: "RTX A5500".into(),
         headroom: s.memory.headroom,
         ghost: None,
-    })
+    }))
     .await;
     assert_eq!(
         testid_text(&html, "ecc-reserved"),

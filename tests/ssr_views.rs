@@ -5,20 +5,21 @@ mod ssr_support;
 
 use hsi_gpu_core::format;
 use hsi_gpu_core::scenario::{Interconnect, Precision, Scenario};
-use hsi_gpu_planner::components::cost_chart::{CostChart, CostChartProps};
+use hsi_gpu_planner::components::chart_tile::Chart;
+use hsi_gpu_planner::components::cost_chart::CostChart;
 use hsi_gpu_planner::components::cost_view::CostView;
 use hsi_gpu_planner::components::layer_table::{LayerTable, LayerTableProps};
-use hsi_gpu_planner::components::memory_view::{MemoryView, MemoryViewProps};
-use hsi_gpu_planner::components::roofline::{RooflineProps, RooflineView};
-use hsi_gpu_planner::components::scaling_view::{ScalingTable, ScalingView, ScalingViewProps};
+use hsi_gpu_planner::components::memory_view::MemoryView;
+use hsi_gpu_planner::components::roofline::RooflineView;
+use hsi_gpu_planner::components::scaling_view::{ScalingTable, ScalingView};
 use hsi_gpu_planner::components::verdict::Verdict;
 use hsi_gpu_planner::i18n::{Lang, T};
-use ssr_support::{count, render, render_view, report, scenario, testid_text};
+use ssr_support::{count, render, render_chart, render_view, report, scenario, testid_text};
 
-fn memory_props(lang: Lang, batch: u32) -> MemoryViewProps {
+fn memory_props(lang: Lang, batch: u32) -> MemoryView {
     let mut s = scenario();
     s.batch_per_gpu = batch;
-    MemoryViewProps {
+    MemoryView {
         report: report(&s),
         lang,
         gpu_name: "RTX A5500".into(),
@@ -31,7 +32,7 @@ fn memory_props(lang: Lang, batch: u32) -> MemoryViewProps {
 async fn memory_view_shows_each_term_the_total_capacity_and_max_batch() {
     let props = memory_props(Lang::En, 64);
     let r = props.report.clone();
-    let html = render::<MemoryView>(props).await;
+    let html = render_chart(Chart::Memory(props)).await;
     let m = &r.memory;
     assert_eq!(
         testid_text(&html, "total-memory"),
@@ -70,7 +71,7 @@ async fn memory_view_says_when_the_batch_does_not_fit_and_speaks_chinese() {
         !props.report.memory.fits,
         "a million-sample batch should not fit"
     );
-    let html = render::<MemoryView>(props).await;
+    let html = render_chart(Chart::Memory(props)).await;
     assert_eq!(
         testid_text(&html, "fits"),
         Some(T::DoesNotFit.get(Lang::Zh))
@@ -145,11 +146,11 @@ async fn roofline_plots_every_layer_with_work_and_the_step() {
         .filter(|l| l.forward.roofline.flops > 0.0 && l.forward.roofline.intensity > 0.0)
         .count();
     assert!(with_work >= 3, "convs and the classifier do work");
-    let html = render::<RooflineView>(RooflineProps {
+    let html = render_chart(Chart::Roofline(RooflineView {
         report: r.clone(),
         lang: Lang::En,
         ghost: None,
-    })
+    }))
     .await;
     assert_eq!(count(&html, "data-testid=\"roofline-point\""), with_work);
     assert_eq!(count(&html, "data-testid=\"roofline-step\""), 1);
@@ -157,11 +158,11 @@ async fn roofline_plots_every_layer_with_work_and_the_step() {
     assert_eq!(count(&html, "class=\"roof\""), 1);
     let mut amp = s.clone();
     amp.precision = Precision::AmpBf16;
-    let amp_html = render::<RooflineView>(RooflineProps {
+    let amp_html = render_chart(Chart::Roofline(RooflineView {
         report: report(&amp),
         lang: Lang::En,
         ghost: None,
-    })
+    }))
     .await;
     assert_eq!(count(&amp_html, "class=\"roof\""), 2);
     assert_eq!(
@@ -178,12 +179,12 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
     let mut s = scenario();
     s.cards = 4;
     let r = report(&s);
-    let html = render::<ScalingView>(ScalingViewProps {
+    let html = render_chart(Chart::Scaling(ScalingView {
         report: r.clone(),
         lang: Lang::En,
         cards: 4,
         ghost: None,
-    })
+    }))
     .await;
     assert_eq!(
         testid_text(&html, "step-time"),
@@ -200,12 +201,12 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
     // After a change, the chosen curve from before is drawn faintly as well.
     s.cards = 2;
     s.batch_per_gpu *= 2;
-    let ghosted = render::<ScalingView>(ScalingViewProps {
+    let ghosted = render_chart(Chart::Scaling(ScalingView {
         report: r.clone(),
         lang: Lang::En,
         cards: 4,
         ghost: Some(report(&s)),
-    })
+    }))
     .await;
     assert_eq!(count(&ghosted, "data-testid=\"ghost\""), 1);
     assert_eq!(count(&ghosted, "<polyline"), r.perf.scaling.ddp.len() + 2);
@@ -288,11 +289,11 @@ async fn cost_chart_draws_tco_by_term_and_one_run_against_the_cloud() {
     let s = scenario();
     let r = report(&s);
     let c = &r.perf.cost;
-    let html = render::<CostChart>(CostChartProps {
+    let html = render_chart(Chart::Cost(CostChart {
         report: r.clone(),
         lang: Lang::En,
         ghost: None,
-    })
+    }))
     .await;
     assert_eq!(
         testid_text(&html, "chart-tco"),
@@ -314,11 +315,11 @@ async fn cost_chart_draws_tco_by_term_and_one_run_against_the_cloud() {
     let mut longer = s.clone();
     longer.workload.epochs *= 2;
     let before = report(&longer);
-    let ghosted = render::<CostChart>(CostChartProps {
+    let ghosted = render_chart(Chart::Cost(CostChart {
         report: r.clone(),
         lang: Lang::En,
         ghost: Some(before.clone()),
-    })
+    }))
     .await;
     assert_eq!(count(&ghosted, "data-testid=\"ghost\""), 4);
     // The marks still name today's figures (the readout adds the earlier one on focus).

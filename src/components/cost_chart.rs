@@ -9,7 +9,7 @@ use hsi_gpu_core::choices::Currency;
 use hsi_gpu_core::cost::CostReport;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, px, readout, use_focus, with_before, Focus};
+use crate::components::chart_parts::{mark, px, readout, with_before, Focus};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
@@ -65,12 +65,11 @@ fn rows(c: &CostReport) -> ([f64; 6], [Option<f64>; 3]) {
     )
 }
 
-#[derive(Properties, PartialEq)]
-pub struct CostChartProps {
+#[derive(PartialEq)]
+pub struct CostChart {
     pub report: SharedReport,
     pub lang: Lang,
     /// The report before the last change, drawn faintly.
-    #[prop_or_default]
     pub ghost: Option<SharedReport>,
 }
 
@@ -135,111 +134,111 @@ fn draw(panel: &Panel, top: f64, focus: &Focus) -> Html {
     }
 }
 
-#[function_component]
-pub fn CostChart(props: &CostChartProps) -> Html {
-    let lang = props.lang;
-    let focus = use_focus();
-    let c = &props.report.perf.cost;
-    let before = props.ghost.as_ref().map(|g| &g.perf.cost);
-    let (tco, [cloud_same, own_run, cloud_run]) = rows(c);
-    let range = (LEFT, WIDTH - RIGHT);
-    let word = T::BeforeChange.get(lang);
-    // A figure in the scenario's currency, or what is missing to compute it.
-    let shown = |usd: Option<f64>, missing: X| {
-        usd.map_or_else(|| missing.get(lang).to_string(), |usd| c.money(usd))
-    };
-    let own = |usd: Option<f64>| shown(usd, X::EnterPrice);
-    let rented = |usd: Option<f64>| shown(usd, X::EnterRate);
-    let tco_total = known(c.tco_usd, c.card_price_known);
-    // Each mark: its name, its figure now and before the last change. A mark's own label
-    // tells its value; the readout adds the value before.
-    let old_terms = before.map(tco_terms);
-    let old = before.map(rows);
-    let mut entries: Vec<(&str, String, Option<String>)> = TCO_TERMS
-        .iter()
-        .enumerate()
-        .map(|(i, term)| {
-            let then = old_terms.map(|t| c.money(t[i]));
-            (term.get(lang), c.money(tco[i]), then)
-        })
-        .collect();
-    let names = [T::CloudSameUsage, T::OwnBox, T::Cloud];
-    let now = [rented(cloud_same), own(own_run), rented(cloud_run)];
-    for (k, (name, now)) in names.iter().zip(now.clone()).enumerate() {
-        let then = old.map(|(_, o)| if k == 1 { own(o[k]) } else { rented(o[k]) });
-        entries.push((name.get(lang), now, then));
-    }
-    let labels: Vec<String> = entries
-        .iter()
-        .map(|(n, now, _)| format!("{n}: {now}"))
-        .collect();
-    let texts: Vec<String> = entries
-        .iter()
-        .map(|(n, now, then)| format!("{n}: {}", with_before(now.clone(), then.clone(), word)))
-        .collect();
-    let bar = |v: Option<f64>| [v.unwrap_or(0.0)];
-    let ticks = |layout: &BarRows| layout.ticks.iter().map(|t| c.money(*t)).collect();
-    let tco_layout = bar_rows(&[&tco, &bar(cloud_same)], range, 3);
-    let run_layout = bar_rows(&[&bar(own_run), &bar(cloud_run)], range, 3);
-    let ghost_of = |o: Option<f64>| o.unwrap_or(0.0);
-    let tco_panel = Panel {
-        title: T::Tco.get(lang),
-        names: [T::OwnBox.get(lang), T::CloudSameUsage.get(lang)],
-        tick_labels: ticks(&tco_layout),
-        layout: tco_layout,
-        totals: [own(tco_total), now[0].clone()],
-        ghost: before.map(|b| {
-            let (_, [same, _, _]) = rows(b);
-            [
-                ghost_of(known(b.tco_usd, b.card_price_known)),
-                ghost_of(same),
-            ]
-        }),
-        colours: &OKABE_ITO,
-        first_mark: 0,
-        labels: &labels[..7],
-        testids: [None, None],
-    };
-    let run_panel = Panel {
-        title: T::PerExperiment.get(lang),
-        names: [T::OwnBox.get(lang), T::Cloud.get(lang)],
-        tick_labels: ticks(&run_layout),
-        layout: run_layout,
-        totals: [now[1].clone(), now[2].clone()],
-        ghost: old.map(|(_, [_, own_run, cloud_run])| [ghost_of(own_run), ghost_of(cloud_run)]),
-        colours: &[OKABE_ITO[7]],
-        first_mark: 7,
-        labels: &labels[7..],
-        testids: [Some("cost-chart-own-run"), Some("cost-chart-cloud-run")],
-    };
-    let axis = match c.currency {
-        Currency::Usd => T::CostAxis,
-        Currency::Cny => T::CostAxisCny,
-    };
+impl CostChart {
+    pub fn view(&self, focus: Focus) -> Html {
+        let lang = self.lang;
+        let c = &self.report.perf.cost;
+        let before = self.ghost.as_ref().map(|g| &g.perf.cost);
+        let (tco, [cloud_same, own_run, cloud_run]) = rows(c);
+        let range = (LEFT, WIDTH - RIGHT);
+        let word = T::BeforeChange.get(lang);
+        // A figure in the scenario's currency, or what is missing to compute it.
+        let shown = |usd: Option<f64>, missing: X| {
+            usd.map_or_else(|| missing.get(lang).to_string(), |usd| c.money(usd))
+        };
+        let own = |usd: Option<f64>| shown(usd, X::EnterPrice);
+        let rented = |usd: Option<f64>| shown(usd, X::EnterRate);
+        let tco_total = known(c.tco_usd, c.card_price_known);
+        // Each mark: its name, its figure now and before the last change. A mark's own label
+        // tells its value; the readout adds the value before.
+        let old_terms = before.map(tco_terms);
+        let old = before.map(rows);
+        let mut entries: Vec<(&str, String, Option<String>)> = TCO_TERMS
+            .iter()
+            .enumerate()
+            .map(|(i, term)| {
+                let then = old_terms.map(|t| c.money(t[i]));
+                (term.get(lang), c.money(tco[i]), then)
+            })
+            .collect();
+        let names = [T::CloudSameUsage, T::OwnBox, T::Cloud];
+        let now = [rented(cloud_same), own(own_run), rented(cloud_run)];
+        for (k, (name, now)) in names.iter().zip(now.clone()).enumerate() {
+            let then = old.map(|(_, o)| if k == 1 { own(o[k]) } else { rented(o[k]) });
+            entries.push((name.get(lang), now, then));
+        }
+        let labels: Vec<String> = entries
+            .iter()
+            .map(|(n, now, _)| format!("{n}: {now}"))
+            .collect();
+        let texts: Vec<String> = entries
+            .iter()
+            .map(|(n, now, then)| format!("{n}: {}", with_before(now.clone(), then.clone(), word)))
+            .collect();
+        let bar = |v: Option<f64>| [v.unwrap_or(0.0)];
+        let ticks = |layout: &BarRows| layout.ticks.iter().map(|t| c.money(*t)).collect();
+        let tco_layout = bar_rows(&[&tco, &bar(cloud_same)], range, 3);
+        let run_layout = bar_rows(&[&bar(own_run), &bar(cloud_run)], range, 3);
+        let ghost_of = |o: Option<f64>| o.unwrap_or(0.0);
+        let tco_panel = Panel {
+            title: T::Tco.get(lang),
+            names: [T::OwnBox.get(lang), T::CloudSameUsage.get(lang)],
+            tick_labels: ticks(&tco_layout),
+            layout: tco_layout,
+            totals: [own(tco_total), now[0].clone()],
+            ghost: before.map(|b| {
+                let (_, [same, _, _]) = rows(b);
+                [
+                    ghost_of(known(b.tco_usd, b.card_price_known)),
+                    ghost_of(same),
+                ]
+            }),
+            colours: &OKABE_ITO,
+            first_mark: 0,
+            labels: &labels[..7],
+            testids: [None, None],
+        };
+        let run_panel = Panel {
+            title: T::PerExperiment.get(lang),
+            names: [T::OwnBox.get(lang), T::Cloud.get(lang)],
+            tick_labels: ticks(&run_layout),
+            layout: run_layout,
+            totals: [now[1].clone(), now[2].clone()],
+            ghost: old.map(|(_, [_, own_run, cloud_run])| [ghost_of(own_run), ghost_of(cloud_run)]),
+            colours: &[OKABE_ITO[7]],
+            first_mark: 7,
+            labels: &labels[7..],
+            testids: [Some("cost-chart-own-run"), Some("cost-chart-cloud-run")],
+        };
+        let axis = match c.currency {
+            Currency::Usd => T::CostAxis,
+            Currency::Cny => T::CostAxisCny,
+        };
 
-    html! {
-        <section class="panel view cost-chart" aria-labelledby="cost-chart-heading" data-testid="chart-cost">
-            <h2 id="cost-chart-heading">{ T::Cost.get(lang) }</h2>
-            <p class="key-figures">
-                <span>{ T::Tco.get(lang) }{ ": " }<strong class="figure" data-testid="chart-tco">{ own(tco_total) }</strong></span>
-                <span>{ T::PerGpuHour.get(lang) }{ ": " }<strong class="figure">{ own(known(c.usd_per_gpu_hour, c.card_price_known)) }</strong></span>
-            </p>
-            <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group" aria-label={T::Cost.get(lang)}>
-                { draw(&tco_panel, 0.0, &focus) }
-                { draw(&run_panel, PANEL, &focus) }
-                <text class="chart-label" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(HEIGHT - 4.0)}
-                    text-anchor="middle">{ axis.get(lang) }</text>
-            </svg>
-            { readout(&texts, &focus, T::ChartHint.get(lang), "cost-readout") }
-            <ul class="legend">
-                { for TCO_TERMS.iter().enumerate().map(|(i, term)| html! {
-                    <li>{ swatch(OKABE_ITO[i]) }{ term.get(lang) }</li>
-                }) }
-                <li>{ swatch(CLOUD_COLOUR) }{ T::Cloud.get(lang) }</li>
-                if before.is_some() {
-                    <li class="ghost-legend">{ T::GhostLegend.get(lang) }</li>
-                }
-            </ul>
-        </section>
+        html! {
+            <section class="panel view cost-chart" aria-labelledby="cost-chart-heading" data-testid="chart-cost">
+                <h2 id="cost-chart-heading">{ T::Cost.get(lang) }</h2>
+                <p class="key-figures">
+                    <span>{ T::Tco.get(lang) }{ ": " }<strong class="figure" data-testid="chart-tco">{ own(tco_total) }</strong></span>
+                    <span>{ T::PerGpuHour.get(lang) }{ ": " }<strong class="figure">{ own(known(c.usd_per_gpu_hour, c.card_price_known)) }</strong></span>
+                </p>
+                <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group" aria-label={T::Cost.get(lang)}>
+                    { draw(&tco_panel, 0.0, &focus) }
+                    { draw(&run_panel, PANEL, &focus) }
+                    <text class="chart-label" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(HEIGHT - 4.0)}
+                        text-anchor="middle">{ axis.get(lang) }</text>
+                </svg>
+                { readout(&texts, &focus, T::ChartHint.get(lang), "cost-readout") }
+                <ul class="legend">
+                    { for TCO_TERMS.iter().enumerate().map(|(i, term)| html! {
+                        <li>{ swatch(OKABE_ITO[i]) }{ term.get(lang) }</li>
+                    }) }
+                    <li>{ swatch(CLOUD_COLOUR) }{ T::Cloud.get(lang) }</li>
+                    if before.is_some() {
+                        <li class="ghost-legend">{ T::GhostLegend.get(lang) }</li>
+                    }
+                </ul>
+            </section>
+        }
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod assumptions;
 pub mod chart_parts;
+pub mod chart_tile;
 pub mod compare;
 pub mod controls;
 pub mod cost_chart;

@@ -1,5 +1,6 @@
 //! Shared fixtures for the server-side-rendering component tests.
 
+use hsi_gpu_planner::components::chart_tile::{Chart, ChartTile, ChartTileProps};
 use hsi_gpu_planner::SharedReport;
 
 use hsi_gpu_core::graph::{ops, ModelBuilder, ModelSpec, Op};
@@ -30,6 +31,12 @@ fn Shown(props: &ShownProps) -> Html {
 #[allow(dead_code)]
 pub async fn render_view(html: Html) -> String {
     render::<Shown>(ShownProps { html }).await
+}
+
+/// Renders one of the dashboard's charts in its `ChartTile`.
+#[allow(dead_code)]
+pub async fn render_chart(chart: Chart) -> String {
+    render::<ChartTile>(ChartTileProps { chart }).await
 }
 
 /// A small 3-D CNN written out here, so the tests do not depend on which zoo presets exist:
