@@ -18,7 +18,7 @@ use crate::components::chart_tile::{Chart, ChartTile};
 use crate::components::compare::{CompareView, CurrentScenario};
 use crate::components::cost_chart::CostChart;
 use crate::components::cost_view::CostView;
-use crate::components::header::Header;
+use crate::components::header::use_header;
 use crate::components::layer_table::LayerTable;
 use crate::components::measured_view::MeasuredView;
 use crate::components::memory_view::MemoryView;
@@ -58,6 +58,7 @@ pub fn App(props: &AppProps) -> Html {
         ghost
     };
     let what_ifs = use_what_ifs(&store.scenario);
+    let header = use_header(&store);
     let current_scenario = {
         let cell = use_mut_ref(|| store.scenario.clone());
         *cell.borrow_mut() = store.scenario.clone();
@@ -163,7 +164,7 @@ pub fn App(props: &AppProps) -> Html {
                             data-testid="open-full">{ T::OpenFull.get(lang) }</a>
                     </p>
                 } else {
-                    <Header />
+                    { header }
                 }
                 { notices(&store.notices, lang, on_dismiss) }
                 <div class="dashboard">

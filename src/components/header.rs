@@ -16,9 +16,12 @@ enum CopyStatus {
     Refused,
 }
 
-#[function_component]
-pub fn Header() -> Html {
-    let store = use_context::<Store>().expect("Header sits inside the app's store");
+/// The header's view, with its state (the copied link and what copying achieved). A hook
+/// of the app rather than a component: it follows the store, so it would be drawn again
+/// on every change anyway, and a component type is another copy of Yew's machinery.
+#[hook]
+pub fn use_header(store: &Store) -> Html {
+    let store = store.clone();
     let lang = store.lang;
     let link = use_state(String::new);
     let status = use_state(|| CopyStatus::Idle);

@@ -9,7 +9,7 @@ use hsi_gpu_core::{dataset, gpu, scaling, zoo};
 use yew::prelude::*;
 
 use crate::components::controls::{Choice, NumberSlider, StepSlider, Toggle};
-use crate::components::model_loader::ModelLoader;
+use crate::components::model_loader::use_model_loader;
 use crate::components::thesis::text::X;
 use crate::i18n::{self, T};
 use crate::state::Action;
@@ -36,6 +36,7 @@ fn options<I: IntoIterator<Item = (String, String)>>(items: I) -> Vec<(AttrValue
 #[function_component]
 pub fn ScenarioPanel() -> Html {
     let store = use_context::<Store>().expect("ScenarioPanel sits inside the app's store");
+    let model_loader = use_model_loader(&store);
     let lang = store.lang;
     let s = &store.scenario;
     let send = |make: fn(String) -> Action| {
@@ -163,7 +164,7 @@ pub fn ScenarioPanel() -> Html {
                 on_change: send(Action::Model) }.view() }
             // Embedded (a wiki page), the panel keeps to the sliders.
             if !store.embed {
-                <ModelLoader />
+                { model_loader }
             }
             if store.model_id() == Some(SIZED_MODEL) {
                 { Choice { id: "model-size".into(), label: T::ModelSize.get(lang).into(), options: sizes,
