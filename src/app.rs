@@ -13,14 +13,14 @@ use hsi_gpu_core::whatifs::estimate_all;
 use hsi_gpu_core::{dataset, estimate, gpu, Scenario};
 use yew::prelude::*;
 
-use crate::components::assumptions::AssumptionsPanel;
+use crate::components::assumptions::use_assumptions;
 use crate::components::chart_tile::{Chart, ChartTile};
 use crate::components::compare::{CompareView, CurrentScenario};
 use crate::components::cost_chart::CostChart;
 use crate::components::cost_view::CostView;
 use crate::components::header::use_header;
 use crate::components::layer_table::LayerTable;
-use crate::components::measured_view::MeasuredView;
+use crate::components::measured_view::use_measured_view;
 use crate::components::memory_view::MemoryView;
 use crate::components::messages::{errors, notices};
 use crate::components::roofline::RooflineView;
@@ -59,6 +59,8 @@ pub fn App(props: &AppProps) -> Html {
     };
     let what_ifs = use_what_ifs(&store.scenario);
     let header = use_header(&store);
+    let assumptions = use_assumptions(&store);
+    let measured = use_measured_view(&store);
     let current_scenario = {
         let cell = use_mut_ref(|| store.scenario.clone());
         *cell.borrow_mut() = store.scenario.clone();
@@ -181,9 +183,9 @@ pub fn App(props: &AppProps) -> Html {
                         <h2 class="details-heading">{ T::Details.get(lang) }</h2>
                         <div class="details-grid">
                             { details }
-                            <AssumptionsPanel />
+                            { assumptions }
                             // Outside the estimate's match: an invalid scenario keeps the loaded files.
-                            <MeasuredView />
+                            { measured }
                             <ArticlePanel lang={lang} />
                         </div>
                         // Comparison view (issue 5).

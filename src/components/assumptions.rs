@@ -13,9 +13,12 @@ use crate::query;
 use crate::state::Action;
 use crate::{Store, ASSUMPTION_SECTIONS, SCENARIO_PANEL_FIELDS};
 
-#[function_component]
-pub fn AssumptionsPanel() -> Html {
-    let store = use_context::<Store>().expect("AssumptionsPanel sits inside the app's store");
+/// The assumptions panel, drawn by a hook of the app rather than a component: it follows
+/// the store, so it was drawn on every change anyway, and a component type is another
+/// copy of Yew's machinery in the page.
+#[hook]
+pub fn use_assumptions(store: &Store) -> Html {
+    let store = store.clone();
     let (open, on_toggle) = use_open(false);
     let lang = store.lang;
     // Closed, the panel renders no inputs: nothing to rebuild on every slider move.
