@@ -75,7 +75,7 @@ impl Check for FineTune {
             FineTune::Full => return,
             FineTune::Frozen { trainable } => ("trainable", trainable),
             FineTune::Lora { rank, targets } => {
-                json::Bounded::bound(rank, &json::join(path, "rank"), 1, MAX_LORA_RANK, p);
+                json::Bounded::bound(rank, path, "rank", 1, MAX_LORA_RANK, p);
                 ("targets", targets)
             }
         };

@@ -52,16 +52,17 @@ pub fn advanced_group(store: &Store) -> Html {
     html! {
         <fieldset class="advanced">
             <legend>{ T::Advanced.get(lang) }</legend>
-            <Choice id="attention" label={T::Attention.get(lang)} options={attention}
-                selected={s.attention.id()}
-                on_change={dispatch(|id| Attention::from_id(&id).map(Action::Attention))} />
-            <Choice id="finetune" label={T::FineTune.get(lang)} options={modes}
-                selected={mode} on_change={dispatch(|id| Some(Action::FineTuneMode(id)))} />
+            { Choice { id: "attention".into(), label: T::Attention.get(lang).into(),
+                options: attention, selected: s.attention.id().into(),
+                on_change: dispatch(|id| Attention::from_id(&id).map(Action::Attention)) }.view() }
+            { Choice { id: "finetune".into(), label: T::FineTune.get(lang).into(), options: modes,
+                selected: mode.into(),
+                on_change: dispatch(|id| Some(Action::FineTuneMode(id))) }.view() }
             if let Some(rank) = lora_rank(s) {
-                <NumberSlider id="lora-rank" label={T::LoraRank.get(lang)} unit=""
-                    value={rank} min={1} max={SLIDER_MAX_RANK}
-                    max_typed={hsi_gpu_core::foundation::MAX_LORA_RANK} log2={true}
-                    on_change={on_rank} />
+                { NumberSlider { id: "lora-rank".into(), label: T::LoraRank.get(lang).into(),
+                    unit: "".into(), value: rank, min: 1, max: SLIDER_MAX_RANK,
+                    max_typed: hsi_gpu_core::foundation::MAX_LORA_RANK, log2: true,
+                    on_change: on_rank }.view() }
             }
         </fieldset>
     }

@@ -2,8 +2,11 @@
 
 pub mod advanced;
 pub mod assumptions;
+pub mod chart_parts;
+pub mod chart_tile;
 pub mod compare;
 pub mod controls;
+pub mod cost_chart;
 pub mod cost_view;
 pub mod header;
 pub mod layer_table;
