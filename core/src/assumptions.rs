@@ -254,6 +254,24 @@ json_struct! {
         /// multi-card points of core/tests/fixtures/published_steps.json, where 1-card and
         /// 2-8-card steps of the same run are 1-6 % apart with the all-reduce hidden.
         pub straggler_fraction: f64 [0.0, 0.5] = 0.02,
+        /// Fraction of an RDMA NIC's line rate NCCL reaches: "for NDR @ 400Gbps you
+        /// should see 46-48GB/s per NIC" of 50 (NVIDIA, nccl-tests issue 290).
+        pub rdma_efficiency: f64 [0.01, 1.0] = 0.94,
+        /// The same over TCP sockets (plain Ethernet: kernel copies, no GPUDirect).
+        /// Rough assumption.
+        pub socket_efficiency: f64 [0.01, 1.0] = 0.6,
+        /// Latency per inter-node ring step, seconds, over RDMA: NCCL's own tuning model
+        /// puts 6.6-9.6 us of network latency on a ring step (src/graph/tuning.cc hwLat).
+        pub rdma_latency_s: f64 [0.0, 1e-2] = 10e-6,
+        /// The same over TCP sockets. Rough assumption.
+        pub socket_latency_s: f64 [0.0, 1e-2] = 40e-6,
+        /// Parameters the host's CPU Adam updates per second with ZeRO-Offload, shared by
+        /// the node's ranks (DeepSpeedCPUAdam, AVX-512, all cores): about 28 bytes of host
+        /// memory traffic per parameter at ~130 GB/s. Rough.
+        pub cpu_adam_params_per_s: f64 [1e6, 1e12] = 4.5e9,
+        /// ZeRO's reduce / all-gather bucket, elements (DeepSpeed `reduce_bucket_size`
+        /// and `allgather_bucket_size`, default 5e8).
+        pub zero_bucket_elements: f64 [1e3, 1e10] = 5e8,
     }
 }
 
@@ -310,6 +328,10 @@ json_struct! {
         /// SSI-EEB tower whose board has four double-spaced x16 slots (7 in a plain ATX
         /// tower).
         pub chassis_slots: u32 [1, 32] = 8,
+        /// One network port between nodes: the NIC, its switch port and cable, USD. Rough
+        /// 2025 street prices: 100-200 Gb/s adapters about 800-1500, a switch port and
+        /// cable a few hundred; NDR more.
+        pub network_usd_per_nic: f64 [0.0, MONEY] = 1500.0,
         /// Largest single power supply for the box, W: 1600 W is the largest common ATX
         /// unit (and about what one 120 V / 15 A circuit delivers continuously).
         pub max_psu_watts: f64 [100.0, 1e5] = 1600.0,
