@@ -1,18 +1,23 @@
-//! More than one box: the network between nodes and hierarchical collectives.
+//! More than one box: the network between nodes and collectives over several nodes.
 //!
-//! A collective over `n` nodes of `g` GPUs runs in two levels (NCCL's tree and
-//! hierarchical algorithms keep the network traffic to what the nodes must exchange):
-//! an all-reduce is an intra-node reduce-scatter over NVLink/PCIe, an inter-node
-//! all-reduce of each GPU's 1/g share over the NICs (the node's g shares together cross
-//! its NICs once), and an intra-node all-gather. With S bytes, the intra-node bus
-//! bandwidth B_i and the node's network bandwidth B_n:
+//! NCCL runs a large collective over `n` nodes of `g` GPUs as rings through all N = n x g
+//! GPUs, one ring per channel, each crossing every node boundary through one of the
+//! node's NICs: every rank sends 2(N-1)/N x S for an all-reduce of S bytes ((N-1)/N for a
+//! reduce-scatter or an all-gather) over its slowest hop, and a node's rings share its
+//! NICs. So
 //!
-//! t = 2(g-1)/g x S / B_i + 2(n-1)/n x S / B_n + 2(g-1) x hop latency + 2(n-1) x net latency
+//! t = 2(N-1)/N x S / min(B_i, B_n) + 2(g-1) x hop latency + 2(n-1) x network latency
 //!
-//! a reduce-scatter or all-gather is half of each term ((g-1)/g, (n-1)/n). On one node
-//! this is the ring of `scaling` (NCCL tests, PERFORMANCE.md); the phases run one after
-//! the other. B_n = NICs x line rate x efficiency (`perf.scaling.rdma_efficiency` or
-//! `socket_efficiency`).
+//! with B_i the slowest intra-node ring hop (`scaling::ring_bus_bytes_per_s`) and B_n
+//! what the node's NICs carry together: NICs x line rate x efficiency
+//! (`perf.scaling.rdma_efficiency` or `socket_efficiency`). nccl-tests' bus bandwidth
+//! is then min(B_i, B_n) whatever N is (NCCL tests, PERFORMANCE.md), as published
+//! multi-node runs show. The latency counts the intra-node steps at NVLink/PCIe
+//! latency and the inter-node ones at the network's (NCCL's trees keep it from growing
+//! with every GPU). A hierarchical schedule (intra-node reduce-scatter, inter-node
+//! all-reduce, intra-node all-gather, one after the other) was checked against the same
+//! published points and overestimated two-node bus bandwidth by 8-37 % (README,
+//! "Sharding and more than one box").
 
 use crate::assumptions::ScalingAssumptions;
 use crate::choices::NodeLink;
@@ -60,16 +65,6 @@ impl Network {
     }
 }
 
-/// One level of a collective: `k` participants at `bytes_per_s`, `latency_s` per step.
-fn level_s(op: Collective, bytes: f64, k: u32, bytes_per_s: f64, latency_s: f64) -> f64 {
-    if k < 2 || bytes <= 0.0 {
-        return 0.0;
-    }
-    let k = f64::from(k);
-    let steps = op.passes() * (k - 1.0);
-    steps / k * bytes / bytes_per_s + steps * latency_s
-}
-
 /// Seconds of `op` on `bytes` (the full array, as nccl-tests count S) over `gpus` GPUs per
 /// node on `net`'s nodes; `intra_bytes_per_s` is the slowest intra-node ring hop.
 pub fn collective_s(
@@ -80,8 +75,25 @@ pub fn collective_s(
     hop_latency_s: f64,
     net: &Network,
 ) -> f64 {
-    level_s(op, bytes, gpus, intra_bytes_per_s, hop_latency_s)
-        + level_s(op, bytes, net.nodes, net.node_bytes_per_s, net.latency_s)
+    let ranks = gpus * net.nodes;
+    if ranks < 2 || bytes <= 0.0 {
+        return 0.0;
+    }
+    let intra = if gpus > 1 {
+        intra_bytes_per_s
+    } else {
+        f64::INFINITY
+    };
+    let inter = if net.nodes > 1 {
+        net.node_bytes_per_s
+    } else {
+        f64::INFINITY
+    };
+    let n = f64::from(ranks);
+    let steps = |k: u32| op.passes() * f64::from(k - 1);
+    op.passes() * (n - 1.0) / n * bytes / intra.min(inter)
+        + steps(gpus) * hop_latency_s
+        + steps(net.nodes) * net.latency_s
 }
 
 /// nccl-tests' bus bandwidth of `op` moving `bytes` in `seconds` over `ranks` ranks
