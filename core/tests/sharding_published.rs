@@ -70,7 +70,7 @@ fn modelled_busbw(p: &NcclPoint) -> f64 {
         "reduce_scatter" => Collective::ReduceScatter,
         _ => Collective::AllGather,
     };
-    let bus = ring_bus_bytes_per_s(&gpu, interconnect, p.gpus_per_node.max(2), &a).unwrap();
+    let bus = ring_bus_bytes_per_s(gpu, interconnect, p.gpus_per_node.max(2), &a).unwrap();
     let link = NodeLink::from_id(&p.node_link).unwrap();
     let net = Network::new(link, p.nics, p.nodes, &a);
     let t = collective_s(op, p.bytes, p.gpus_per_node, bus, a.hop_latency_s, &net);
