@@ -20,7 +20,8 @@
 //! "Sharding and more than one box").
 
 use crate::assumptions::ScalingAssumptions;
-use crate::choices::NodeLink;
+use crate::choices::{NodeLink, Sharding};
+use crate::shard::Traffic;
 
 /// A collective operation, by how much of the data each level must move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,4 +102,18 @@ pub fn collective_s(
 pub fn bus_bandwidth(op: Collective, bytes: f64, seconds: f64, ranks: u32) -> f64 {
     let n = f64::from(ranks.max(1));
     bytes / seconds * op.passes() * (n - 1.0) / n
+}
+
+/// How a run's ranks share the work: the sharding, its traffic per step (`shard`), the
+/// network between nodes and the PCIe rate an offloaded optimizer crosses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DataParallel {
+    pub sharding: Sharding,
+    pub offload: bool,
+    pub traffic: Traffic,
+    pub network: Network,
+    /// Host-device copy rate for offload, bytes/s.
+    pub pcie_bytes_per_s: f64,
+    /// Bytes per parameter copied to and from the host when offloaded (gradient + weight).
+    pub offload_bytes_per_param: f64,
 }

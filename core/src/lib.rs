@@ -139,7 +139,7 @@ pub fn performance(
     let one_card = perf::one_card(layers, params, s, gpu);
     warnings.extend(one_card.peak.warning.clone());
     let a = &s.perf.scaling;
-    let dp = scaling::DataParallel {
+    let dp = cluster::DataParallel {
         sharding: s.sharding,
         offload: s.offload,
         traffic: shard::traffic(s, params as f64),

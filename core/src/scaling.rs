@@ -26,10 +26,9 @@ use serde::{Deserialize, Serialize};
 pub use crate::assumptions::ScalingAssumptions;
 
 use crate::choices::{Interconnect, Sharding};
-use crate::cluster::{collective_s, Collective, Network};
+use crate::cluster::{collective_s, Collective, DataParallel, Network};
 use crate::gpu::{GpuSpec, NvLink};
 use crate::scenario::{MAX_CARDS, MAX_NODES};
-use crate::shard::Traffic;
 
 /// One-way PCIe x16 rate in bytes/s for a generation (gen 3 = 8 GT/s per lane, doubling
 /// each generation, 128b/130b coding).
@@ -203,38 +202,6 @@ fn bucketed(step: &StepCompute, a: &ScalingAssumptions, time_of: impl Fn(f64) ->
     AllReduce {
         total_s: total,
         exposed_s: scheduled + (1.0 - a.overlap) * (total - scheduled),
-    }
-}
-
-/// How a run's ranks share the work: the sharding, its traffic per step (`shard`), the
-/// network between nodes and the PCIe rate an offloaded optimizer crosses.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DataParallel {
-    pub sharding: Sharding,
-    pub offload: bool,
-    pub traffic: Traffic,
-    pub network: Network,
-    /// Host-device copy rate for offload, bytes/s.
-    pub pcie_bytes_per_s: f64,
-    /// Bytes per parameter copied to and from the host when offloaded (gradient + weight).
-    pub offload_bytes_per_param: f64,
-}
-
-impl DataParallel {
-    /// Plain DDP in one box (what `scaling`'s tests and callers without a scenario use).
-    pub fn ddp(traffic: Traffic) -> Self {
-        DataParallel {
-            sharding: Sharding::None,
-            offload: false,
-            traffic,
-            network: Network {
-                nodes: 1,
-                node_bytes_per_s: 1.0,
-                latency_s: 0.0,
-            },
-            pcie_bytes_per_s: 1.0,
-            offload_bytes_per_param: 0.0,
-        }
     }
 }
 
