@@ -142,7 +142,7 @@ pub fn performance(
     let dp = cluster::DataParallel {
         sharding: s.sharding,
         offload: s.offload,
-        traffic: shard::traffic(s, params as f64),
+        traffic: shard::traffic(s, params as f64, params as f64),
         network: cluster::Network::new(s.node_link, s.nics_per_node, s.nodes, a),
         pcie_bytes_per_s: scaling::pcie_x16_bytes_per_s(gpu.pcie_gen)
             * s.perf.pipeline.pcie_efficiency,

@@ -115,7 +115,7 @@ pub fn breakdown(a: &Analysis, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
 /// The breakdown at any `batch`, from the analysis's batch-linear terms.
 pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
     let params = a.params as f64;
-    let states = crate::shard::states(s, params, &a.layers);
+    let states = crate::shard::states(s, params, params, &a.layers);
     let (weights, gradients, optimizer_states) =
         (states.weights, states.gradients, states.optimizer);
     let kept = (a.lines.saved.at(batch) + a.lines.unsaved_input.at(batch)

@@ -99,15 +99,15 @@ pub fn largest_unit(layers: &[LayerReport]) -> f64 {
     best as f64
 }
 
-/// The model states of `params` parameters on one GPU of `s` (the largest unit from
-/// `layers`).
-pub fn states(s: &Scenario, params: f64, layers: &[LayerReport]) -> States {
+/// The model states of `params` parameters, `trainable` of them trained, on one GPU of
+/// `s` (the largest unit from `layers`).
+pub fn states(s: &Scenario, params: f64, trainable: f64, layers: &[LayerReport]) -> States {
     let l = Layout::of(s);
     let nd = f64::from(ranks(s));
     let (opt_split, grad_split, param_split) = s.sharding.splits();
     let part = |split: bool| if split { 1.0 / nd } else { 1.0 };
-    let optimizer = params * l.optimizer * part(opt_split);
-    let bucket = params.min(s.perf.scaling.zero_bucket_elements);
+    let optimizer = trainable * l.optimizer * part(opt_split);
+    let bucket = trainable.min(s.perf.scaling.zero_bucket_elements);
     let unit = largest_unit(layers);
     let buffers = match s.sharding {
         Sharding::None => 0.0,
@@ -126,14 +126,14 @@ pub fn states(s: &Scenario, params: f64, layers: &[LayerReport]) -> States {
     };
     States {
         weights: params * l.weight * part(param_split),
-        gradients: params * l.grad * part(grad_split),
+        gradients: trainable * l.grad * part(grad_split),
         optimizer: if s.offload { 0.0 } else { optimizer },
         host: if s.offload { optimizer } else { 0.0 },
         buffers,
         step_temporary: if s.offload || s.optimizer.states_per_param() < 2 {
             0.0
         } else {
-            params * l.state * part(opt_split)
+            trainable * l.state * part(opt_split)
         },
         no_autocast_copies: copies,
     }
@@ -154,12 +154,12 @@ pub struct Traffic {
     pub gather_per_pass: f64,
 }
 
-pub fn traffic(s: &Scenario, params: f64) -> Traffic {
+pub fn traffic(s: &Scenario, params: f64, trainable: f64) -> Traffic {
     let l = Layout::of(s);
     let (_, _, param_split) = s.sharding.splits();
     let sharded = s.sharding != Sharding::None;
     Traffic {
-        grad_bytes: params * l.grad,
+        grad_bytes: trainable * l.grad,
         gather_after_step: if sharded && !param_split {
             params * l.weight
         } else {

@@ -57,7 +57,7 @@ fn zero_gb(p: &ZeroPoint) -> f64 {
         nodes: p.ranks / cards,
         ..Scenario::default()
     };
-    let st = shard::states(&s, p.params, &[]);
+    let st = shard::states(&s, p.params, p.params, &[]);
     (st.weights + st.gradients + st.optimizer) / 1e9
 }
 
