@@ -356,10 +356,16 @@ impl Default for ScalingReport {
 
 impl ScalingReport {
     /// The chosen topology's point for `cards` per node on `nodes` nodes.
-    pub fn chosen_point(&self, cards: u32, nodes: u32) -> Option<&ScalingPoint> {
+    pub fn scenario_point(&self, cards: u32, nodes: u32) -> Option<&ScalingPoint> {
         if nodes > 1 {
-            return self.nodes.iter().find(|p| p.nodes == nodes);
+            self.nodes.iter().find(|p| p.nodes == nodes)
+        } else {
+            self.chosen_point(cards)
         }
+    }
+
+    /// The chosen topology's point for `cards` in one box.
+    pub fn chosen_point(&self, cards: u32) -> Option<&ScalingPoint> {
         self.ddp
             .iter()
             .find(|c| c.interconnect == self.chosen)

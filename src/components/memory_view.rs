@@ -39,6 +39,7 @@ pub fn MemoryView(props: &MemoryViewProps) -> Html {
         (T::TermWeights, m.weights),
         (T::TermGradients, m.gradients),
         (T::TermOptimizer, m.optimizer_states),
+        (T::TermShardingBuffers, m.sharding_buffers),
         (T::TermActivations, m.activations),
         (T::TermTransient, m.transient),
         (T::TermAllocator, m.allocator),

@@ -4,6 +4,7 @@ pub mod assumptions;
 pub mod compare;
 pub mod controls;
 pub mod cost_view;
+pub mod foundation;
 pub mod header;
 pub mod layer_table;
 pub mod measured_view;

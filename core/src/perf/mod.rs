@@ -354,7 +354,7 @@ pub fn step_time(one: &OneCard, scaling: &ScalingReport, scenario: &Scenario) ->
     let cards = scenario.cards.max(1);
     let ddp = scenario.workload.mode == ParallelMode::Ddp;
     let run_cards = run_cards(scenario);
-    match scaling.chosen_point(scenario.cards.max(1), scenario.nodes.max(1)) {
+    match scaling.scenario_point(scenario.cards.max(1), scenario.nodes.max(1)) {
         Some(point) if ddp => {
             time.allreduce_s = point.allreduce_s;
             time.allreduce_exposed_s = point.allreduce_exposed_s;
