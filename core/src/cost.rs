@@ -58,6 +58,7 @@ pub struct CostReport {
     pub cny_per_usd: f64,
     pub cards_usd: f64,
     pub platform_usd: f64,
+    /// One node's PSU capacity (a cluster has one per node).
     pub psu_watts: f64,
     pub psu_usd: f64,
     pub cooling_usd: f64,

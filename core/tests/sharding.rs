@@ -150,3 +150,14 @@ fn one_box_without_sharding_is_unchanged_by_the_new_fields() {
     assert_eq!(r.memory.sharding_buffers, 0.0);
     assert_eq!(r.perf.time.optimizer_change_s, 0.0);
 }
+
+#[test]
+fn a_cluster_in_the_comparison_counts_all_its_gpus_power_and_price() {
+    let mut priced = billion();
+    priced.cost.card_price_usd = Some(25_000.0);
+    let one = hsi_gpu_core::compare::evaluate(&priced).unwrap();
+    let two = hsi_gpu_core::compare::evaluate(&Scenario { nodes: 2, ..priced }).unwrap();
+    assert_eq!((one.cards, two.cards), (8, 16));
+    assert!((two.power_watts / one.power_watts - 2.0).abs() < 1e-9);
+    assert!(two.tco_usd.unwrap() > 2.0 * one.tco_usd.unwrap());
+}
