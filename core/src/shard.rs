@@ -108,12 +108,11 @@ pub fn states(s: &Scenario, params: f64, trainable: f64, layers: &[LayerReport])
     let part = |split: bool| if split { 1.0 / nd } else { 1.0 };
     let optimizer = trainable * l.optimizer * part(opt_split);
     let bucket = trainable.min(s.perf.scaling.zero_bucket_elements);
-    let unit = largest_unit(layers);
     let buffers = match s.sharding {
         Sharding::None => 0.0,
         Sharding::Zero1 | Sharding::Zero2 => bucket * (l.grad + l.weight),
-        Sharding::Zero3 => 2.0 * unit * l.weight + bucket * l.grad,
-        Sharding::Fsdp => 2.0 * unit * (l.weight + l.grad),
+        Sharding::Zero3 => 2.0 * largest_unit(layers) * l.weight + bucket * l.grad,
+        Sharding::Fsdp => 2.0 * largest_unit(layers) * (l.weight + l.grad),
     };
     let copies = if s.sharding != Sharding::None && s.precision.is_autocast() {
         layers
@@ -160,8 +159,9 @@ pub fn traffic(s: &Scenario, params: f64, trainable: f64) -> Traffic {
     let sharded = s.sharding != Sharding::None;
     Traffic {
         grad_bytes: trainable * l.grad,
+        // Only what the optimizer updated comes back.
         gather_after_step: if sharded && !param_split {
-            params * l.weight
+            trainable * l.weight
         } else {
             0.0
         },
