@@ -254,17 +254,12 @@ json_struct! {
         /// multi-card points of core/tests/fixtures/published_steps.json, where 1-card and
         /// 2-8-card steps of the same run are 1-6 % apart with the all-reduce hidden.
         pub straggler_fraction: f64 [0.0, 0.5] = 0.02,
-        /// Fraction of an RDMA NIC's line rate NCCL reaches: "for NDR @ 400Gbps you
-        /// should see 46-48GB/s per NIC" of 50 (NVIDIA, nccl-tests issue 290).
-        pub rdma_efficiency: f64 [0.01, 1.0] = 0.94,
-        /// The same over TCP sockets (plain Ethernet: kernel copies, no GPUDirect).
-        /// Rough assumption.
-        pub socket_efficiency: f64 [0.01, 1.0] = 0.6,
-        /// Latency per inter-node ring step, seconds, over RDMA: NCCL's own tuning model
-        /// puts 6.6-9.6 us of network latency on a ring step (src/graph/tuning.cc hwLat).
-        pub rdma_latency_s: f64 [0.0, 1e-2] = 10e-6,
-        /// The same over TCP sockets. Rough assumption.
-        pub socket_latency_s: f64 [0.0, 1e-2] = 40e-6,
+        /// Fraction of the node network's line rate NCCL reaches; None = the link's
+        /// (`NodeLink::efficiency`: 0.94 over RDMA, 0.6 over TCP sockets).
+        pub network_efficiency: Option<f64> [0.01, 1.0] = None,
+        /// Latency per inter-node step, seconds; None = the link's
+        /// (`NodeLink::latency_s`: 10 us over RDMA, 40 us over TCP sockets).
+        pub network_latency_s: Option<f64> [0.0, 1e-2] = None,
         /// Parameters the host's CPU Adam updates per second with ZeRO-Offload, shared by
         /// the node's ranks (DeepSpeedCPUAdam, AVX-512, all cores): about 28 bytes of host
         /// memory traffic per parameter at ~130 GB/s. Rough.

@@ -187,4 +187,26 @@ impl NodeLink {
     pub fn rdma(self) -> bool {
         !matches!(self, NodeLink::Eth25 | NodeLink::Eth100)
     }
+
+    /// Fraction of the line rate NCCL reaches. RDMA: "for NDR @ 400Gbps you should see
+    /// 46-48GB/s per NIC" of 50 (NVIDIA, nccl-tests issue 290). TCP sockets (kernel
+    /// copies, no GPUDirect): a rough assumption.
+    pub fn efficiency(self) -> f64 {
+        if self.rdma() {
+            0.94
+        } else {
+            0.6
+        }
+    }
+
+    /// Seconds per inter-node ring step. RDMA: NCCL's own tuning model puts 6.6-9.6 us
+    /// of network latency on a ring step (src/graph/tuning.cc, hwLat); TCP sockets: a
+    /// rough assumption.
+    pub fn latency_s(self) -> f64 {
+        if self.rdma() {
+            10e-6
+        } else {
+            40e-6
+        }
+    }
 }

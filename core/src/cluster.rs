@@ -10,7 +10,7 @@
 //!
 //! with B_i the slowest intra-node ring hop (`scaling::ring_bus_bytes_per_s`) and B_n
 //! what the node's NICs carry together: NICs x line rate x efficiency
-//! (`perf.scaling.rdma_efficiency` or `socket_efficiency`). nccl-tests' bus bandwidth
+//! (`NodeLink::efficiency`, or `perf.scaling.network_efficiency`). nccl-tests' bus bandwidth
 //! is then min(B_i, B_n) whatever N is (NCCL tests, PERFORMANCE.md), as published
 //! multi-node runs show. The latency counts the intra-node steps at NVLink/PCIe
 //! latency and the inter-node ones at the network's (NCCL's trees keep it from growing
@@ -53,15 +53,11 @@ pub struct Network {
 
 impl Network {
     pub fn new(link: NodeLink, nics: u32, nodes: u32, a: &ScalingAssumptions) -> Network {
-        let (efficiency, latency_s) = if link.rdma() {
-            (a.rdma_efficiency, a.rdma_latency_s)
-        } else {
-            (a.socket_efficiency, a.socket_latency_s)
-        };
+        let efficiency = a.network_efficiency.unwrap_or_else(|| link.efficiency());
         Network {
             nodes: nodes.max(1),
             node_bytes_per_s: f64::from(nics.max(1)) * link.line_bits_per_s() / 8.0 * efficiency,
-            latency_s,
+            latency_s: a.network_latency_s.unwrap_or_else(|| link.latency_s()),
         }
     }
 }

@@ -182,26 +182,11 @@ pub fn ScalingView(props: &ScalingViewProps) -> Html {
                 </table>
             </div>
             if !scaling.nodes.is_empty() {
-                <div class="table-scroll">
-                    <table data-testid="nodes-table">
-                        <thead><tr>
-                            <th scope="col">{ T::Nodes.get(lang) }</th>
-                            <th scope="col" class="num">{ T::Cards.get(lang) }</th>
-                            <th scope="col" class="num">{ T::StepTime.get(lang) }</th>
-                            <th scope="col" class="num">{ T::Efficiency.get(lang) }</th>
-                        </tr></thead>
-                        <tbody>
-                            { for scaling.nodes.iter().map(|p| html! {
-                                <tr>
-                                    <th scope="row">{ p.nodes }</th>
-                                    <td class="num">{ p.cards }</td>
-                                    <td class="num">{ format::duration(p.step_s) }</td>
-                                    <td class="num">{ format::percent(p.efficiency) }</td>
-                                </tr>
-                            }) }
-                        </tbody>
-                    </table>
-                </div>
+                <p data-testid="nodes-line">{ T::Nodes.get(lang) }{ ": " }{
+                    scaling.nodes.iter().map(|p| format!("{} ({}×): {}, {}", p.nodes, p.cards,
+                        format::duration(p.step_s), format::percent(p.efficiency)))
+                        .collect::<Vec<_>>().join(" · ")
+                }</p>
             }
             }
         </section>

@@ -74,30 +74,6 @@ pub fn interconnect_name(i: hsi_gpu_core::scenario::Interconnect, lang: Lang) ->
     }
 }
 
-pub fn sharding_name(v: hsi_gpu_core::scenario::Sharding, lang: Lang) -> &'static str {
-    use hsi_gpu_core::scenario::Sharding::*;
-    match (v, lang) {
-        (None, Lang::En) => "None (DDP)",
-        (None, Lang::Zh) => "不分片（DDP）",
-        (Zero1, _) => "ZeRO-1",
-        (Zero2, _) => "ZeRO-2",
-        (Zero3, _) => "ZeRO-3",
-        (Fsdp, _) => "FSDP (full shard)",
-    }
-}
-
-pub fn node_link_name(v: hsi_gpu_core::scenario::NodeLink) -> &'static str {
-    use hsi_gpu_core::scenario::NodeLink::*;
-    match v {
-        Eth25 => "25 GbE",
-        Eth100 => "100 GbE",
-        Roce100 => "RoCE 100G",
-        Roce200 => "RoCE 200G",
-        IbHdr => "InfiniBand HDR 200G",
-        IbNdr => "InfiniBand NDR 400G",
-    }
-}
-
 /// Label of an assumption field by its Scenario path; unknown paths show the path itself,
 /// so a field the core adds later is still editable.
 pub fn field_label(path: &str, lang: Lang) -> String {
@@ -216,23 +192,27 @@ pub fn field_label(path: &str, lang: Lang) -> String {
             "Network port between nodes: NIC, switch port, cable (USD)",
             "节点间网络端口：网卡、交换机端口、线缆（美元）",
         )),
-        "sharding" => Some(("Sharding (ZeRO / FSDP)", "分片（ZeRO / FSDP）")),
-        "offload" => Some(("Optimizer offload to CPU", "优化器卸载到 CPU")),
-        "nodes" => Some(("Nodes", "节点数")),
-        "node_link" => Some(("Network between nodes", "节点间网络")),
+        "sharding" => Some((
+            "Sharding: none (DDP), zero1, zero2, zero3, fsdp",
+            "分片：none（DDP）、zero1、zero2、zero3、fsdp",
+        )),
+        "offload" => Some((
+            "Optimizer offload to CPU (true/false)",
+            "优化器卸载到 CPU（true/false）",
+        )),
+        "nodes" => Some(("Nodes (1-64)", "节点数（1-64）")),
+        "node_link" => Some((
+            "Network: eth_25g, eth_100g, roce_100g, roce_200g, ib_hdr, ib_ndr",
+            "节点间网络：eth_25g、eth_100g、roce_100g、roce_200g、ib_hdr、ib_ndr",
+        )),
         "nics_per_node" => Some(("NICs per node", "每节点网卡数")),
-        "perf.scaling.rdma_efficiency" => Some((
-            "RDMA network efficiency (fraction of line rate)",
-            "RDMA 网络效率（线速比例）",
+        "perf.scaling.network_efficiency" => Some((
+            "Node network efficiency (fraction of line rate; empty = the link's)",
+            "节点间网络效率（线速比例；留空用该网络的默认值）",
         )),
-        "perf.scaling.socket_efficiency" => Some((
-            "TCP-socket network efficiency (fraction of line rate)",
-            "TCP 套接字网络效率（线速比例）",
-        )),
-        "perf.scaling.rdma_latency_s" => Some(("RDMA latency per step (s)", "RDMA 每步延迟（秒）")),
-        "perf.scaling.socket_latency_s" => Some((
-            "TCP-socket latency per step (s)",
-            "TCP 套接字每步延迟（秒）",
+        "perf.scaling.network_latency_s" => Some((
+            "Node network latency per step (s; empty = the link's)",
+            "节点间网络每步延迟（秒；留空用该网络的默认值）",
         )),
         "perf.scaling.cpu_adam_params_per_s" => Some((
             "CPU Adam with offload (parameters/s per node)",

@@ -60,8 +60,8 @@ texts! {
     TermInputCube => "Data cube on the GPU", "显卡上的数据立方体";
     TermShardingBuffers => "Sharding buffers and gathered layers", "分片缓冲区与聚合的层";
     Advanced => "Advanced / foundation model", "高级 / 基础模型";
-    AdvancedHelp => "Estimated: memory per GPU follows the ZeRO paper's formulas (checked against its Table 1); collectives across nodes came within -7 to +25 % of published nccl-tests bus bandwidths (README).",
-        "估算值：每卡显存按 ZeRO 论文公式计算（已对照其表 1）；跨节点通信与公开的 nccl-tests 总线带宽相差 -7 % 至 +25 %（见 README）。";
+    AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests (README).",
+        "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %（见 README）。";
     Nodes => "Nodes", "节点";
     BoundHost => "the host CPU (PyTorch dispatch, autograd, the optimizer loop)", "主机 CPU（PyTorch 调度、自动求导、优化器循环）";
     BoundInput => "the input pipeline (patches, DataLoader, copy to the GPU)", "输入管线（切块、DataLoader、拷贝到显卡）";
