@@ -84,7 +84,7 @@ fn offload_moves_the_optimizer_to_the_host_and_costs_step_time() {
 }
 
 #[test]
-fn zero3_moves_half_again_the_bytes_of_ddp() {
+fn zero1_moves_the_bytes_of_ddp_and_zero3_half_again() {
     // fp32 keeps the same bytes per gradient and weight, so only the volume differs:
     // 3Ψ against 2Ψ (latency aside: DDP's buckets pay it many times).
     let fp32 = |sharding| {
@@ -96,9 +96,16 @@ fn zero3_moves_half_again_the_bytes_of_ddp() {
         s.perf.scaling.hop_latency_s = 0.0;
         run(&s)
     };
-    let (ddp, z3) = (fp32(Sharding::None), fp32(Sharding::Zero3));
+    let (ddp, z1, z3) = (
+        fp32(Sharding::None),
+        fp32(Sharding::Zero1),
+        fp32(Sharding::Zero3),
+    );
     let ratio = z3.perf.time.allreduce_s / ddp.perf.time.allreduce_s;
     assert!((ratio - 1.5).abs() < 1e-6, "{ratio}");
+    // ZeRO-1: a reduce-scatter and an all-gather move what one all-reduce does (2Ψ).
+    let ratio = z1.perf.time.allreduce_s / ddp.perf.time.allreduce_s;
+    assert!((ratio - 1.0).abs() < 1e-6, "{ratio}");
 }
 
 #[test]
