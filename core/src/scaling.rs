@@ -19,7 +19,8 @@
 //! reduce-scatter the gradients, every micro-step; what takes longer than the pass it
 //! overlaps is exposed. The optimizer runs on each rank's 1/Nd share; offloaded, it runs
 //! on the host (CPU Adam) after the gradients cross PCIe, and the parameters come back.
-//! Over several nodes every collective is hierarchical (`cluster`).
+//! Over several nodes every collective runs as NCCL's rings through the nodes' NICs
+//! (`cluster`).
 
 use serde::{Deserialize, Serialize};
 
@@ -114,7 +115,7 @@ pub struct StepCompute {
     /// What the host, the input pipeline and the per-step sync add to the device's time,
     /// with 1, 2, ... processes sharing the host (index = processes - 1; empty = none).
     pub host_extra_s: Vec<f64>,
-    /// Trainable parameters (the optimizer's and the collectives' size).
+    /// Trainable parameters: what an offloaded optimizer copies and updates.
     pub params: f64,
 }
 
@@ -219,7 +220,7 @@ fn collectives(
     }
     let t = |op, bytes| collective_s(op, bytes, gpus, bus, a.hop_latency_s, &dp.network);
     let accum = f64::from(step.accum_steps);
-    // Buckets carry the scenario's gradient bytes; the fraction reduced per bucket.
+    // The gradient buckets of one micro-step's backward, each reduced by `op`.
     let per_micro = |op| bucketed(step, a, |bytes| t(op, bytes));
     match dp.sharding {
         Sharding::None => per_micro(Collective::AllReduce),
