@@ -9,7 +9,7 @@ use hsi_gpu_core::{dataset, gpu, scaling, zoo};
 use yew::prelude::*;
 
 use crate::components::controls::{Choice, NumberSlider, StepSlider, Toggle};
-use crate::components::foundation::FoundationGroup;
+use crate::components::foundation::foundation_group;
 use crate::components::model_loader::ModelLoader;
 use crate::components::thesis::text::X;
 use crate::i18n::{self, T};
@@ -209,7 +209,7 @@ pub fn ScenarioPanel() -> Html {
                 on_change={send_u32(Action::Workers)} />
             <Toggle id="cube-on-gpu" label={T::CubeOnGpu.get(lang)}
                 checked={s.pipeline.cube_on_gpu} on_change={on_cube} />
-            <FoundationGroup />
+            { foundation_group(&store) }
         </section>
     }
 }
