@@ -8,11 +8,7 @@ use yew::prelude::*;
 
 use crate::components::assumptions::field_inputs;
 use crate::i18n::T;
-use crate::query;
 use crate::Store;
-
-/// The top-level Scenario fields these inputs edit.
-const FIELDS: [&str; 5] = ["sharding", "offload", "nodes", "node_link", "nics_per_node"];
 
 /// The group with its legend; the fields alone are `sharding_fields`.
 pub fn foundation_group(store: &Store) -> Html {
@@ -26,7 +22,18 @@ pub fn foundation_group(store: &Store) -> Html {
 
 /// Sharding, offload, nodes, network and NICs, with what the estimate's check says.
 pub fn sharding_fields(store: &Store) -> Html {
-    let fields = query::fields_under(&store.scenario, &FIELDS);
+    // Read from the fields themselves: serialising the whole Scenario on every slider
+    // move would cost more.
+    let s = &store.scenario;
+    let fields = [
+        ("sharding", s.sharding.id().to_string()),
+        ("offload", s.offload.to_string()),
+        ("nodes", s.nodes.to_string()),
+        ("node_link", s.node_link.id().to_string()),
+        ("nics_per_node", s.nics_per_node.to_string()),
+    ]
+    .map(|(path, value)| (path.to_string(), value))
+    .to_vec();
     html! {
         <>
             <p class="help">{ T::AdvancedHelp.get(store.lang) }</p>

@@ -42,11 +42,11 @@ fn memory_terms(m: &MemoryBreakdown) -> [(T, f64); 9] {
         (T::TermWeights, m.weights),
         (T::TermGradients, m.gradients),
         (T::TermOptimizer, m.optimizer_states),
-        (T::TermShardingBuffers, m.sharding_buffers),
         (T::TermActivations, m.activations),
         (T::TermTransient, m.transient),
         (T::TermAllocator, m.allocator),
         (T::TermInputCube, m.input_cube),
+        (T::TermShardingBuffers, m.sharding_buffers),
     ]
 }
 
