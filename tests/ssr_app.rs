@@ -114,6 +114,29 @@ async fn chinese_page_uses_chinese_strings() {
 }
 
 #[tokio::test]
+async fn the_advanced_group_offers_sharding_offload_and_nodes_in_both_languages() {
+    for lang in [Lang::En, Lang::Zh] {
+        let query = format!(
+            "lang={}&sharding=zero2&nodes=2&node_link=ib_ndr",
+            lang.code()
+        );
+        let html = page(state(&query)).await;
+        assert!(html.contains(T::Advanced.get(lang)), "{lang:?}");
+        for field in ["sharding", "offload", "nodes", "node_link", "nics_per_node"] {
+            let id = format!("field-{field}");
+            assert!(
+                html.contains(&format!("data-testid=\"{id}\"")),
+                "{id} {lang:?}"
+            );
+        }
+        let label = hsi_gpu_planner::i18n::field_label("node_link", lang);
+        assert!(html.contains(&label), "{label}");
+        assert!(html.contains("value=\"ib_ndr\""));
+        assert!(html.contains("nodes-line"));
+    }
+}
+
+#[tokio::test]
 async fn embed_mode_is_compact_and_links_to_the_full_page() {
     let html = page(state("embed=1&bands=50")).await;
     assert!(html.contains("class=\"app embed\""));

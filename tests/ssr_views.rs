@@ -55,9 +55,9 @@ async fn memory_view_shows_each_term_the_total_capacity_and_max_batch() {
         let labelled = format!("{}: {}", term.get(Lang::En), format::bytes(bytes));
         assert!(html.contains(&labelled), "{labelled} missing");
     }
-    // Eight stacked terms (the data cube on the GPU, 0 here, since issue 12), a capacity
-    // line and a headroom line.
-    assert_eq!(count(&html, "<rect x="), 8);
+    // Nine stacked terms (the data cube on the GPU since issue 12 and the sharding
+    // buffers since issue 14, 0 here), a capacity line and a headroom line.
+    assert_eq!(count(&html, "<rect x="), 9);
     assert_eq!(count(&html, "capacity-line"), 1);
     assert_eq!(count(&html, "headroom-line"), 1);
     assert!(m.fits);
@@ -220,6 +220,31 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
     .await;
     let rows = table.matches("<th scope=\"row\">").count();
     assert_eq!(rows, 8, "one table row per card count 1-8");
+}
+
+#[tokio::test]
+async fn scaling_view_lists_the_node_counts_of_a_cluster() {
+    let mut s = scenario();
+    s.cards = 4;
+    s.nodes = 3;
+    let r = report(&s);
+    let html = render_view(
+        ScalingTable {
+            report: r.clone(),
+            lang: Lang::Zh,
+        }
+        .view(),
+    )
+    .await;
+    assert!(html.contains("nodes-line"));
+    assert!(html.contains(T::Nodes.get(Lang::Zh)));
+    // 1, 2, 3, 4, 8, 16, 32, 64 nodes.
+    assert_eq!(r.perf.scaling.nodes.len(), 8);
+    assert_eq!(html.matches("<th scope=\"row\">").count(), 8);
+    let three = r.perf.scaling.nodes.iter().find(|p| p.nodes == 3).unwrap();
+    assert_eq!(three.cards, 12);
+    assert!(html.contains(&format::duration(three.step_s)));
+    assert_eq!(three.step_s, r.perf.time.step_s);
 }
 
 #[tokio::test]

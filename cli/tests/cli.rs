@@ -199,3 +199,26 @@ fn a_typo_in_any_section_exits_2_naming_its_path_and_the_allowed_fields() {
         assert!(error.contains(allowed), "{text}: {error}");
     }
 }
+
+#[test]
+fn estimate_reports_sharding_offload_and_nodes() {
+    let scenario = r#"{"model": {"kind": "preset", "id": "vit", "size": "large"}, "patch": 32, "gpu": "h100_sxm",
+        "interconnect": "nvswitch", "cards": 8, "precision": "amp_bf16", "sharding": "zero3",
+        "offload": true, "nodes": 2, "node_link": "roce_200g", "nics_per_node": 2}"#;
+    let sharded = json(&run(&["estimate", "-"], scenario));
+    let plain = json(&run(&["estimate", "-"], &scenario.replace("zero3", "none")));
+    let memory = |r: &serde_json::Value, term: &str| r["memory"][term].as_f64().unwrap();
+    assert!(memory(&sharded, "weights") < memory(&plain, "weights") / 8.0);
+    assert!(memory(&sharded, "sharding_buffers") > 0.0);
+    assert!(memory(&sharded, "offloaded_to_host") > 0.0);
+    let nodes = sharded["perf"]["scaling"]["nodes"].as_array().unwrap();
+    let two = nodes.iter().find(|p| p["nodes"] == 2).unwrap();
+    assert_eq!(two["cards"], 16);
+    assert_eq!(two["step_s"], sharded["perf"]["time"]["step_s"]);
+    assert!(
+        sharded["perf"]["time"]["optimizer_change_s"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+}

@@ -254,6 +254,19 @@ json_struct! {
         /// multi-card points of core/tests/fixtures/published_steps.json, where 1-card and
         /// 2-8-card steps of the same run are 1-6 % apart with the all-reduce hidden.
         pub straggler_fraction: f64 [0.0, 0.5] = 0.02,
+        /// Fraction of the node network's line rate NCCL reaches; None = the link's
+        /// (`NodeLink::efficiency`: 0.94 over RDMA, 0.6 over TCP sockets).
+        pub network_efficiency: Option<f64> [0.01, 1.0] = None,
+        /// Latency per inter-node step, seconds; None = the link's
+        /// (`NodeLink::latency_s`: 10 us over RDMA, 40 us over TCP sockets).
+        pub network_latency_s: Option<f64> [0.0, 1e-2] = None,
+        /// Parameters the host's CPU Adam updates per second with ZeRO-Offload, shared by
+        /// the node's ranks (DeepSpeedCPUAdam, AVX-512, all cores): about 28 bytes of host
+        /// memory traffic per parameter at ~130 GB/s. Rough.
+        pub cpu_adam_params_per_s: f64 [1e6, 1e12] = 4.5e9,
+        /// ZeRO's reduce / all-gather bucket, elements (DeepSpeed `reduce_bucket_size`
+        /// and `allgather_bucket_size`, default 5e8).
+        pub zero_bucket_elements: f64 [1e3, 1e10] = 5e8,
     }
 }
 
@@ -310,6 +323,10 @@ json_struct! {
         /// SSI-EEB tower whose board has four double-spaced x16 slots (7 in a plain ATX
         /// tower).
         pub chassis_slots: u32 [1, 32] = 8,
+        /// One network port between nodes: the NIC, its switch port and cable, USD. Rough
+        /// 2025 street prices: 100-200 Gb/s adapters about 800-1500, a switch port and
+        /// cable a few hundred; NDR more.
+        pub network_usd_per_nic: f64 [0.0, MONEY] = 1500.0,
         /// Largest single power supply for the box, W: 1600 W is the largest common ATX
         /// unit (and about what one 120 V / 15 A circuit delivers continuously).
         pub max_psu_watts: f64 [100.0, 1e5] = 1600.0,

@@ -134,3 +134,89 @@ json_enum! {
         Sdpa = "sdpa",
     }
 }
+
+json_enum! {
+    /// How the model states are split over the data-parallel ranks.
+    pub enum Sharding {
+        /// Every rank holds everything (DistributedDataParallel).
+        None = "none",
+        /// DeepSpeed ZeRO stage 1: optimizer states (and the fp32 master) split.
+        Zero1 = "zero1",
+        /// ZeRO stage 2: gradients split too.
+        Zero2 = "zero2",
+        /// ZeRO stage 3: parameters split too, gathered layer by layer.
+        Zero3 = "zero3",
+        /// PyTorch FSDP, FULL_SHARD: like ZeRO-3, gathered per wrapped unit.
+        Fsdp = "fsdp",
+    }
+}
+
+impl Sharding {
+    /// What is split over the ranks: (optimizer states, gradients, parameters).
+    pub fn splits(self) -> (bool, bool, bool) {
+        match self {
+            Sharding::None => (false, false, false),
+            Sharding::Zero1 => (true, false, false),
+            Sharding::Zero2 => (true, true, false),
+            Sharding::Zero3 | Sharding::Fsdp => (true, true, true),
+        }
+    }
+}
+
+json_enum! {
+    /// The network between nodes (one port per NIC).
+    pub enum NodeLink {
+        /// 25 GbE, NCCL over TCP sockets.
+        Eth25 = "eth_25g",
+        /// 100 GbE, NCCL over TCP sockets.
+        Eth100 = "eth_100g",
+        /// 100 Gb/s RDMA over Converged Ethernet.
+        Roce100 = "roce_100g",
+        /// 200 Gb/s RoCE.
+        Roce200 = "roce_200g",
+        /// InfiniBand HDR, 200 Gb/s (4x 50G lanes).
+        IbHdr = "ib_hdr",
+        /// InfiniBand NDR, 400 Gb/s (4x 100G lanes).
+        IbNdr = "ib_ndr",
+    }
+}
+
+impl NodeLink {
+    /// Line rate of one port, bits/s: IEEE 802.3by (25GbE) and 802.3bj/cd (100GbE),
+    /// InfiniBand Trade Association HDR 200 Gb/s and NDR 400 Gb/s (4x ports).
+    pub fn line_bits_per_s(self) -> f64 {
+        match self {
+            NodeLink::Eth25 => 25e9,
+            NodeLink::Eth100 | NodeLink::Roce100 => 100e9,
+            NodeLink::Roce200 | NodeLink::IbHdr => 200e9,
+            NodeLink::IbNdr => 400e9,
+        }
+    }
+
+    /// RDMA (GPUDirect, NCCL's IB transport) rather than TCP sockets.
+    pub fn rdma(self) -> bool {
+        !matches!(self, NodeLink::Eth25 | NodeLink::Eth100)
+    }
+
+    /// Fraction of the line rate NCCL reaches. RDMA: "for NDR @ 400Gbps you should see
+    /// 46-48GB/s per NIC" of 50 (NVIDIA, nccl-tests issue 290). TCP sockets (kernel
+    /// copies, no GPUDirect): a rough assumption.
+    pub fn efficiency(self) -> f64 {
+        if self.rdma() {
+            0.94
+        } else {
+            0.6
+        }
+    }
+
+    /// Seconds per inter-node ring step. RDMA: NCCL's own tuning model puts 6.6-9.6 us
+    /// of network latency on a ring step (src/graph/tuning.cc, hwLat); TCP sockets: a
+    /// rough assumption.
+    pub fn latency_s(self) -> f64 {
+        if self.rdma() {
+            10e-6
+        } else {
+            40e-6
+        }
+    }
+}

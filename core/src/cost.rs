@@ -10,6 +10,9 @@
 //! - cost per million samples and per experiment follow from the throughput and run time;
 //!   the cloud alternative prices the same GPU-hours at an hourly rate.
 //!
+//! - a cluster is `nodes` such boxes (capex, energy, operations x nodes) plus a NIC, its
+//!   switch port and cable per NIC (`network_usd_per_nic`); GPU-hours count every GPU.
+//!
 //! Every price below is a rough, dated default: set your own.
 
 use serde::{Deserialize, Serialize};
@@ -24,7 +27,10 @@ const HOURS_PER_YEAR: f64 = 24.0 * 365.0;
 /// What the cost model needs from the performance model.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Usage {
+    /// Cards per node.
     pub cards: u32,
+    pub nodes: u32,
+    pub nics_per_node: u32,
     /// Samples per second over all cards in the chosen mode.
     pub samples_per_s: f64,
     /// Wall time of one run (workload.epochs epochs).
@@ -52,6 +58,7 @@ pub struct CostReport {
     pub cny_per_usd: f64,
     pub cards_usd: f64,
     pub platform_usd: f64,
+    /// One node's PSU capacity (a cluster has one per node).
     pub psu_watts: f64,
     pub psu_usd: f64,
     pub cooling_usd: f64,
@@ -87,7 +94,14 @@ impl CostReport {
 }
 
 pub fn cost(a: &CostAssumptions, gpu: &GpuSpec, usage: &Usage) -> CostReport {
-    let cards = f64::from(usage.cards);
+    let per_node = f64::from(usage.cards);
+    let nodes = f64::from(usage.nodes.max(1));
+    let cards = per_node * nodes;
+    let network_usd = if usage.nodes > 1 {
+        nodes * f64::from(usage.nics_per_node) * a.network_usd_per_nic
+    } else {
+        0.0
+    };
     let price = a
         .card_price_usd
         .or_else(|| crate::market::default_card_price_usd(gpu, a.cny_per_usd));
@@ -102,10 +116,13 @@ pub fn cost(a: &CostAssumptions, gpu: &GpuSpec, usage: &Usage) -> CostReport {
     } else {
         0.0
     };
-    let platform_usd = a.platform_base_usd + cards * a.platform_per_card_usd + multi_gpu;
-    let draw_watts = cards * gpu.tdp_watts + a.system_base_watts;
-    let psu_watts = draw_watts * a.psu_margin;
-    let psu_usd = psu_watts * a.psu_usd_per_watt;
+    let platform_usd = nodes
+        * (a.platform_base_usd + per_node * a.platform_per_card_usd + multi_gpu)
+        + network_usd;
+    let draw_watts = nodes * (per_node * gpu.tdp_watts + a.system_base_watts);
+    // One PSU per node.
+    let psu_watts = draw_watts / nodes * a.psu_margin;
+    let psu_usd = nodes * psu_watts * a.psu_usd_per_watt;
     let cooling_usd = cards * a.cooling_usd_per_card;
     let capex_usd = cards_usd + platform_usd + psu_usd + cooling_usd;
 
@@ -113,7 +130,7 @@ pub fn cost(a: &CostAssumptions, gpu: &GpuSpec, usage: &Usage) -> CostReport {
     let energy_kwh = draw_watts * busy_hours * a.pue / 1000.0;
     let energy_usd = energy_kwh * a.electricity_usd_per_kwh;
     let ops_hours_per_month =
-        a.ops_hours_per_month + (cards - 1.0) * a.ops_hours_per_month_per_extra_card;
+        nodes * a.ops_hours_per_month + (cards - nodes) * a.ops_hours_per_month_per_extra_card;
     let ops_usd = ops_hours_per_month * 12.0 * a.lifetime_years * a.ops_usd_per_hour;
     let tco_usd = capex_usd + energy_usd + ops_usd;
 

@@ -6,6 +6,7 @@ pub mod article;
 pub mod assumptions;
 pub mod chart;
 pub mod choices;
+pub mod cluster;
 pub mod compare;
 pub mod cost;
 pub mod dataset;
@@ -27,6 +28,7 @@ pub mod problems;
 pub mod report;
 pub mod scaling;
 pub mod scenario;
+pub mod shard;
 pub mod steptime;
 pub mod warning;
 pub mod whatifs;
@@ -139,8 +141,19 @@ pub fn performance(
 ) -> (PerfReport, Vec<Warning>) {
     let mut warnings = Vec::new();
     let one_card = perf::one_card(layers, params, s, gpu);
+    let trainable: u64 = layers.iter().map(|l| l.trainable_params).sum();
     warnings.extend(one_card.peak.warning.clone());
-    let scaling = scaling::scaling(&one_card.step, gpu, s.interconnect, &s.perf.scaling);
+    let a = &s.perf.scaling;
+    let dp = cluster::DataParallel {
+        sharding: s.sharding,
+        offload: s.offload,
+        traffic: shard::traffic(s, params as f64, trainable as f64),
+        network: cluster::Network::new(s.node_link, s.nics_per_node, s.nodes, a),
+        pcie_bytes_per_s: scaling::pcie_x16_bytes_per_s(gpu.pcie_gen)
+            * s.perf.pipeline.pcie_efficiency,
+        offload_bytes_per_param: shard::Layout::of(s).grad + shard::Layout::of(s).weight,
+    };
+    let scaling = scaling::scaling(&one_card.step, gpu, s.interconnect, s.cards, &dp, a);
     let time = perf::step_time(&one_card, &scaling, s);
     let epoch = perf::epoch_time(s, &time, &mut warnings);
     let cost = cost::cost(&s.cost, gpu, &perf::usage(s, &time, &epoch));

@@ -7,6 +7,8 @@
 //!   are the master weights) or x 2 B (a model cast to bf16, which has no master copy);
 //! - optimizer states: params x states x parameter bytes (torch keeps states in the
 //!   parameter dtype: SGD 0, momentum 1, Adam/AdamW 2 states);
+//! - sharded (ZeRO, FSDP) or offloaded: each state's share per GPU, and the buckets and
+//!   gathered units sharding adds (`shard`);
 //! - activations: what autograd keeps for backward (`analysis`), plus the input batch
 //!   when no layer keeps it; with gradient checkpointing, see `checkpointed_activations`;
 //! - transient: the largest temporary on top of the kept activations: a layer's output
@@ -33,6 +35,11 @@ pub struct MemoryBreakdown {
     pub weights: f64,
     pub gradients: f64,
     pub optimizer_states: f64,
+    /// ZeRO's buckets and gathered layers, FSDP's unit working set (0 without sharding).
+    pub sharding_buffers: f64,
+    /// Optimizer states (and fp32 master) each GPU's rank keeps in host memory instead
+    /// (`offload`); not part of `total`.
+    pub offloaded_to_host: f64,
     /// Activations autograd keeps for backward (includes the input batch and the
     /// half-precision weight copies autocast keeps).
     pub activations: f64,
@@ -107,22 +114,21 @@ pub fn breakdown(a: &Analysis, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
 
 /// The breakdown at any `batch`, from the analysis's batch-linear terms.
 pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
-    let param_bytes = s.precision.param_bytes() as f64;
-    let weights = a.params as f64 * param_bytes;
-    // Gradients and optimizer states exist for what trains (`finetune`).
-    let trainable = a.trainable_params as f64;
-    let gradients = trainable * param_bytes;
-    let states = s.optimizer.states_per_param() as f64;
-    let optimizer_states = trainable * states * param_bytes;
-    let kept = a.lines.saved.at(batch) + a.lines.unsaved_input.at(batch);
+    let params = a.params as f64;
+    // Gradients and optimizer states exist for what trains (`finetune`), split by `sharding`.
+    let states = crate::shard::states(s, params, a.trainable_params as f64, &a.layers);
+    let (weights, gradients, optimizer_states) =
+        (states.weights, states.gradients, states.optimizer);
+    let kept = (a.lines.saved.at(batch) + a.lines.unsaved_input.at(batch)
+        - states.no_autocast_copies)
+        .max(0.0);
     let activations = if s.checkpointing {
         checkpointed_activations(a, batch).min(kept)
     } else {
         kept
     };
-    // Adam's foreach implementation builds one parameter-sized temporary list.
-    let optimizer_temporary = if states >= 2.0 { gradients } else { 0.0 };
-    let transient = a.lines.transient_at(batch).max(optimizer_temporary);
+    // Adam's foreach implementation builds one temporary list the size of a state.
+    let transient = a.lines.transient_at(batch).max(states.step_temporary);
     let allocator = s.memory.fragmentation * (activations + transient);
     let cuda_context = s.memory.cuda_context_bytes as f64;
     let input_cube = input_cube_bytes(s);
@@ -130,6 +136,7 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
         + weights
         + gradients
         + optimizer_states
+        + states.buffers
         + activations
         + transient
         + allocator
@@ -140,6 +147,8 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
         weights,
         gradients,
         optimizer_states,
+        sharding_buffers: states.buffers,
+        offloaded_to_host: states.host,
         activations,
         transient,
         allocator,

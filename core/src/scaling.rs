@@ -11,14 +11,25 @@
 //! past the end of backward is exposed. With gradient accumulation (`no_sync` on all but
 //! the last micro-step) this happens once per accumulation cycle, overlapped with the last
 //! micro-step's backward only.
+//!
+//! Sharded runs (`shard`) move other collectives: ZeRO-1/2 reduce-scatter the gradients
+//! in the same buckets (overlapped the same way) and all-gather the updated parameters
+//! after the optimizer step (exposed); ZeRO-2 reduces every micro-step. ZeRO-3 and FSDP
+//! all-gather the parameters during forward and again during backward, and
+//! reduce-scatter the gradients, every micro-step; what takes longer than the pass it
+//! overlaps is exposed. The optimizer runs on each rank's 1/Nd share; offloaded, it runs
+//! on the host (CPU Adam) after the gradients cross PCIe, and the parameters come back.
+//! Over several nodes every collective runs as NCCL's rings through the nodes' NICs
+//! (`cluster`).
 
 use serde::{Deserialize, Serialize};
 
 pub use crate::assumptions::ScalingAssumptions;
 
-use crate::choices::Interconnect;
+use crate::choices::{Interconnect, Sharding};
+use crate::cluster::{collective_s, Collective, DataParallel, Network};
 use crate::gpu::{GpuSpec, NvLink};
-use crate::scenario::MAX_CARDS;
+use crate::scenario::{MAX_CARDS, MAX_NODES};
 
 /// One-way PCIe x16 rate in bytes/s for a generation (gen 3 = 8 GT/s per lane, doubling
 /// each generation, 128b/130b coding).
@@ -104,6 +115,8 @@ pub struct StepCompute {
     /// What the host, the input pipeline and the per-step sync add to the device's time,
     /// with 1, 2, ... processes sharing the host (index = processes - 1; empty = none).
     pub host_extra_s: Vec<f64>,
+    /// Trainable parameters: what an offloaded optimizer copies and updates.
+    pub params: f64,
 }
 
 impl StepCompute {
@@ -172,10 +185,17 @@ pub fn allreduce(
     if cards < 2 {
         return AllReduce::default();
     }
+    bucketed(step, a, |bytes| {
+        ring_allreduce_s(bytes, cards, bus_bytes_per_s, a.hop_latency_s)
+    })
+}
+
+/// The buckets' collectives, each `time_of(bytes)`, overlapped with backward.
+fn bucketed(step: &StepCompute, a: &ScalingAssumptions, time_of: impl Fn(f64) -> f64) -> AllReduce {
     let backward_end: f64 = step.backward.iter().map(|s| s.seconds).sum();
     let (mut total, mut comm_end) = (0.0, 0.0f64);
     for (ready, bytes) in buckets(&step.backward, a) {
-        let t = ring_allreduce_s(bytes, cards, bus_bytes_per_s, a.hop_latency_s);
+        let t = time_of(bytes);
         total += t;
         comm_end = comm_end.max(ready) + t;
     }
@@ -183,6 +203,75 @@ pub fn allreduce(
     AllReduce {
         total_s: total,
         exposed_s: scheduled + (1.0 - a.overlap) * (total - scheduled),
+    }
+}
+
+/// The collectives of one optimizer step on `gpus` GPUs per node of `dp.network`: total
+/// and exposed seconds.
+fn collectives(
+    step: &StepCompute,
+    gpus: u32,
+    bus: f64,
+    dp: &DataParallel,
+    a: &ScalingAssumptions,
+) -> AllReduce {
+    if gpus * dp.network.nodes < 2 {
+        return AllReduce::default();
+    }
+    let t = |op, bytes| collective_s(op, bytes, gpus, bus, a.hop_latency_s, &dp.network);
+    let accum = f64::from(step.accum_steps);
+    // The gradient buckets of one micro-step's backward, each reduced by `op`.
+    let per_micro = |op| bucketed(step, a, |bytes| t(op, bytes));
+    match dp.sharding {
+        Sharding::None => per_micro(Collective::AllReduce),
+        Sharding::Zero1 | Sharding::Zero2 => {
+            let times = if dp.sharding == Sharding::Zero2 {
+                accum
+            } else {
+                1.0
+            };
+            let rs = per_micro(Collective::ReduceScatter);
+            let gather = t(Collective::AllGather, dp.traffic.gather_after_step);
+            AllReduce {
+                total_s: times * rs.total_s + gather,
+                exposed_s: times * rs.exposed_s + gather,
+            }
+        }
+        Sharding::Zero3 | Sharding::Fsdp => {
+            let gather = t(Collective::AllGather, dp.traffic.gather_per_pass);
+            let reduce = t(Collective::ReduceScatter, dp.traffic.grad_bytes);
+            let backward: f64 = step.backward.iter().map(|s| s.seconds).sum();
+            let forward = (step.micro_step_s - backward).max(0.0);
+            let exposed = (gather - forward).max(0.0) + (gather + reduce - backward).max(0.0);
+            let hidden = gather + reduce + gather - exposed;
+            AllReduce {
+                total_s: accum * (2.0 * gather + reduce),
+                exposed_s: accum * (exposed + (1.0 - a.overlap) * hidden),
+            }
+        }
+    }
+}
+
+/// What sharding changes in the optimizer step on `ranks` ranks, seconds (negative when
+/// it saves time): each rank updates its 1/Nd share; offloaded, the host's CPU Adam
+/// updates the node's share after the gradients go down PCIe and before the weights
+/// come back.
+fn optimizer_change_s(
+    step: &StepCompute,
+    gpus: u32,
+    dp: &DataParallel,
+    a: &ScalingAssumptions,
+) -> f64 {
+    let ranks = f64::from(gpus * dp.network.nodes);
+    let (opt_split, _, _) = dp.sharding.splits();
+    let share = if opt_split { 1.0 / ranks } else { 1.0 };
+    if dp.offload {
+        let rank_params = step.params * share;
+        let copies = rank_params * dp.offload_bytes_per_param / dp.pcie_bytes_per_s;
+        let cpu = rank_params * f64::from(gpus) / a.cpu_adam_params_per_s;
+        copies + cpu - step.optimizer_s
+    } else {
+        (share - 1.0) * step.optimizer_s
     }
 }
 
@@ -200,11 +289,20 @@ pub fn ddp_overhead_s(step: &StepCompute, cards: u32, a: &ScalingAssumptions) ->
 /// One card count on one topology.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScalingPoint {
+    /// GPUs of the run, all nodes together.
     pub cards: u32,
+    /// Nodes of the run (1 in one box).
+    #[serde(default)]
+    pub nodes: u32,
     /// Slowest ring hop's achievable bandwidth, bytes/s (0 for one card).
     pub bus_bytes_per_s: f64,
+    /// The step's collectives (the all-reduce; with sharding, its reduce-scatters and
+    /// all-gathers), total and not hidden behind compute.
     pub allreduce_s: f64,
     pub allreduce_exposed_s: f64,
+    /// What sharding and offload change in the optimizer step (negative: saved).
+    #[serde(default)]
+    pub optimizer_change_s: f64,
     /// DDP's own per-step cost beyond the all-reduce (`ddp_overhead_s`).
     pub ddp_overhead_s: f64,
     /// Seconds per optimizer step.
@@ -238,6 +336,10 @@ pub struct ScalingReport {
     /// N independent runs, one per card, no communication; they share the host's cores
     /// and clocks, so a host- or input-bound run does not scale exactly N x.
     pub parallel_experiments: Vec<ScalingPoint>,
+    /// The chosen topology's nodes of `cards` GPUs over the scenario's network, 1, 2, 4
+    /// ... 64 nodes and the scenario's (empty in one box).
+    #[serde(default)]
+    pub nodes: Vec<ScalingPoint>,
 }
 
 impl Default for ScalingReport {
@@ -248,12 +350,22 @@ impl Default for ScalingReport {
             chosen: Interconnect::Pcie,
             ddp: Vec::new(),
             parallel_experiments: Vec::new(),
+            nodes: Vec::new(),
         }
     }
 }
 
 impl ScalingReport {
-    /// The chosen topology's point for `cards`.
+    /// The chosen topology's point for `cards` per node on `nodes` nodes.
+    pub fn scenario_point(&self, cards: u32, nodes: u32) -> Option<&ScalingPoint> {
+        if nodes > 1 {
+            self.nodes.iter().find(|p| p.nodes == nodes)
+        } else {
+            self.chosen_point(cards)
+        }
+    }
+
+    /// The chosen topology's point for `cards` in one box.
     pub fn chosen_point(&self, cards: u32) -> Option<&ScalingPoint> {
         self.ddp
             .iter()
@@ -266,30 +378,39 @@ fn ddp_point(
     step: &StepCompute,
     gpu: &GpuSpec,
     interconnect: Interconnect,
-    cards: u32,
+    gpus: u32,
+    dp: &DataParallel,
     a: &ScalingAssumptions,
 ) -> Option<ScalingPoint> {
     let one_card_rate = step.samples_per_step() / step.compute_s();
-    let (bus, comm) = if cards < 2 {
-        (0.0, AllReduce::default())
+    let ranks = gpus * dp.network.nodes;
+    let bus = if gpus < 2 {
+        0.0
     } else {
-        let bus = ring_bus_bytes_per_s(gpu, interconnect, cards, a)?;
-        (bus, allreduce(step, cards, bus, a))
+        ring_bus_bytes_per_s(gpu, interconnect, gpus, a)?
     };
-    let ddp_overhead_s = ddp_overhead_s(step, cards, a);
-    let step_s = step.compute_s_on(cards) + comm.exposed_s + ddp_overhead_s;
-    let samples_per_s = f64::from(cards) * step.samples_per_step() / step_s;
+    let comm = collectives(step, gpus, bus, dp, a);
+    let optimizer_change_s = if ranks < 2 && !dp.offload {
+        0.0
+    } else {
+        optimizer_change_s(step, gpus, dp, a)
+    };
+    let ddp_overhead_s = ddp_overhead_s(step, ranks, a);
+    let step_s = step.compute_s_on(gpus) + comm.exposed_s + ddp_overhead_s + optimizer_change_s;
+    let samples_per_s = f64::from(ranks) * step.samples_per_step() / step_s;
     let speedup = samples_per_s / one_card_rate;
     Some(ScalingPoint {
-        cards,
+        cards: ranks,
+        nodes: dp.network.nodes,
         bus_bytes_per_s: bus,
         allreduce_s: comm.total_s,
         allreduce_exposed_s: comm.exposed_s,
+        optimizer_change_s,
         ddp_overhead_s,
         step_s,
         samples_per_s,
         speedup,
-        efficiency: speedup / f64::from(cards),
+        efficiency: speedup / f64::from(ranks),
         allreduce_share: comm.exposed_s / step_s,
     })
 }
@@ -301,6 +422,7 @@ fn parallel_point(step: &StepCompute, cards: u32) -> ScalingPoint {
     let speedup = n * step.compute_s() / step_s;
     ScalingPoint {
         cards,
+        nodes: 1,
         step_s,
         samples_per_s: n * step.samples_per_step() / step_s,
         speedup,
@@ -309,13 +431,16 @@ fn parallel_point(step: &StepCompute, cards: u32) -> ScalingPoint {
     }
 }
 
-/// The scaling table for 1..=MAX_CARDS cards. `chosen` must be valid for `gpu` (see
-/// `valid_interconnects`); the caller replaces an invalid choice. `step.compute_s()` must
-/// be positive.
+/// The scaling table for 1..=MAX_CARDS cards in one box and, when `dp.network` has more
+/// than one node, the chosen topology over 1, 2, 4 ... MAX_NODES nodes of `cards` GPUs.
+/// `chosen` must be valid for `gpu` (see `valid_interconnects`); the caller replaces an
+/// invalid choice. `step.compute_s()` must be positive.
 pub fn scaling(
     step: &StepCompute,
     gpu: &GpuSpec,
     chosen: Interconnect,
+    cards: u32,
+    dp: &DataParallel,
     a: &ScalingAssumptions,
 ) -> ScalingReport {
     let mut topologies = vec![chosen];
@@ -324,20 +449,52 @@ pub fn scaling(
             .into_iter()
             .filter(|t| *t != chosen),
     );
+    let one_box = DataParallel {
+        network: Network {
+            nodes: 1,
+            ..dp.network
+        },
+        ..*dp
+    };
     let ddp = topologies
         .into_iter()
         .map(|interconnect| ScalingCurve {
             interconnect,
             points: (1..=MAX_CARDS)
-                .filter_map(|n| ddp_point(step, gpu, interconnect, n, a))
+                .filter_map(|n| ddp_point(step, gpu, interconnect, n, &one_box, a))
                 .collect(),
         })
         .collect();
+    let nodes = if dp.network.nodes > 1 {
+        let mut counts: Vec<u32> = (0..)
+            .map(|k| 1 << k)
+            .take_while(|n| *n <= MAX_NODES)
+            .collect();
+        counts.push(dp.network.nodes);
+        counts.sort_unstable();
+        counts.dedup();
+        counts
+            .into_iter()
+            .filter_map(|nodes| {
+                let over = DataParallel {
+                    network: Network {
+                        nodes,
+                        ..dp.network
+                    },
+                    ..*dp
+                };
+                ddp_point(step, gpu, chosen, cards, &over, a)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     ScalingReport {
         gradient_bytes: step.grad_bytes(),
         buckets: buckets(&step.backward, a).len() as u32,
         chosen,
         ddp,
         parallel_experiments: (1..=MAX_CARDS).map(|n| parallel_point(step, n)).collect(),
+        nodes,
     }
 }

@@ -8,7 +8,8 @@ use serde_json::Value;
 use crate::assumptions::{CostAssumptions, PerfAssumptions};
 pub use crate::assumptions::{MemoryAssumptions, Pipeline, Workload};
 pub use crate::choices::{
-    Attention, CpuClass, Interconnect, Optimizer, ParallelMode, Precision, VitSize,
+    Attention, CpuClass, Interconnect, NodeLink, Optimizer, ParallelMode, Precision, Sharding,
+    VitSize,
 };
 pub use crate::foundation::{FineTune, Mae};
 use crate::graph::ModelSpec;
@@ -90,6 +91,7 @@ pub const MAX_PATCH: u32 = 4096;
 pub const MAX_CLASSES: u32 = 10_000;
 pub const MAX_BATCH: u32 = 1 << 20;
 pub const MAX_CARDS: u32 = 8;
+pub const MAX_NODES: u32 = 64;
 
 json_struct! {
     /// Everything the estimator needs. The default is HybridSN on Indian Pines (PCA to 30
@@ -122,6 +124,14 @@ json_struct! {
         pub gpu: String = "rtx_a5500".into(),
         pub cards: u32 [1, MAX_CARDS] = 1,
         pub interconnect: Interconnect = Interconnect::Pcie,
+        /// Model states split over the data-parallel ranks (`shard`): none (DDP), ZeRO
+        /// 1/2/3 or FSDP; `offload` puts the optimizer states on the host (ZeRO-Offload).
+        pub sharding: Sharding = Sharding::None,
+        pub offload: bool = false,
+        /// Nodes of `cards` GPUs each, joined by `node_link` through `nics_per_node` NICs.
+        pub nodes: u32 [1, MAX_NODES] = 1,
+        pub node_link: NodeLink = NodeLink::IbHdr,
+        pub nics_per_node: u32 [1, 16] = 1,
         /// ECC on (`nvidia-smi -e 1`): inline GDDR ECC takes 1/16 of the memory and some
         /// bandwidth (`memory.ecc_bandwidth_loss`); HBM's is free; cards without ECC ignore
         /// it.

@@ -2,7 +2,7 @@
 //! Scenario writes is read back (so a field added to a section but not to the reader
 //! fails here), a top-level typo is refused, and what is left out keeps its default.
 
-use hsi_gpu_core::choices::Currency;
+use hsi_gpu_core::choices::{Currency, NodeLink, Sharding};
 use hsi_gpu_core::scenario::{
     scenario_from_json, Attention, CpuClass, Interconnect, Optimizer, ParallelMode, Precision,
     Scenario,
@@ -44,6 +44,8 @@ fn alternatives(current: &Value) -> Vec<Value> {
             .chain(Currency::ALL.iter().map(|c| c.id()))
             .chain(CpuClass::ALL.iter().map(|c| c.id()))
             .chain(Attention::ALL.iter().map(|a| a.id()))
+            .chain(Sharding::ALL.iter().map(|c| c.id()))
+            .chain(NodeLink::ALL.iter().map(|c| c.id()))
             .chain(["pavia_university", "rtx_4090"])
             .filter(|id| current.as_str() != Some(id))
             .map(|id| json!(id))

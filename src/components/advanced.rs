@@ -1,10 +1,12 @@
 //! The "advanced / foundation model" group of the scenario inputs: the attention kernel,
-//! the fine-tuning mode and its LoRA rank. New foundation-model controls go here.
+//! the fine-tuning mode and its LoRA rank, then sharding and nodes (`foundation`). New
+//! foundation-model controls go here.
 
 use hsi_gpu_core::scenario::{Attention, FineTune};
 use yew::prelude::*;
 
 use crate::components::controls::{Choice, NumberSlider};
+use crate::components::foundation::sharding_fields;
 use crate::i18n::T;
 use crate::state::{lora_rank, Action};
 use crate::Store;
@@ -50,7 +52,7 @@ pub fn advanced_group(store: &Store) -> Html {
         Callback::from(move |r: u32| store.dispatch(Action::LoraRank(r)))
     };
     html! {
-        <fieldset class="advanced">
+        <fieldset class="advanced" data-testid="advanced">
             <legend>{ T::Advanced.get(lang) }</legend>
             { Choice { id: "attention".into(), label: T::Attention.get(lang).into(),
                 options: attention, selected: s.attention.id().into(),
@@ -64,6 +66,7 @@ pub fn advanced_group(store: &Store) -> Html {
                     max_typed: hsi_gpu_core::foundation::MAX_LORA_RANK, log2: true,
                     on_change: on_rank }.view() }
             }
+            { sharding_fields(store) }
         </fieldset>
     }
 }

@@ -34,31 +34,38 @@ pub fn use_assumptions(store: &Store) -> Html {
         <details class="panel assumptions" data-testid="assumptions" open={open} ontoggle={on_toggle}>
             <summary>{ T::Assumptions.get(lang) }</summary>
             <p class="help">{ T::AssumptionsHelp.get(lang) }</p>
-            <div class="assumption-grid">
-                { for fields.into_iter().map(|(path, value)| {
-                    let invalid = store.invalid_field.as_deref() == Some(path.as_str());
-                    let on_input = {
-                        let store = store.clone();
-                        let path = path.clone();
-                        Callback::from(move |e: InputEvent| {
-                            let input: HtmlInputElement = e.target_unchecked_into();
-                            store.dispatch(Action::Field { path: path.clone(), text: input.value() });
-                        })
-                    };
-                    let id = format!("field-{}", path.replace('.', "-"));
-                    html! {
-                        <div class="control" key={path.clone()}>
-                            <label for={id.clone()}>{ i18n::field_label(&path, lang) }</label>
-                            <input type="text" inputmode="decimal" id={id.clone()}
-                                data-testid={id} value={value}
-                                aria-invalid={invalid.to_string()} oninput={on_input} />
-                            if invalid {
-                                <span class="field-error" role="alert">{ T::InvalidValue.get(lang) }</span>
-                            }
-                        </div>
-                    }
-                }) }
-            </div>
+            <div class="assumption-grid">{ field_inputs(&store, fields) }</div>
         </details>
+    }
+}
+
+/// A labelled text box per (path, value) that writes its Scenario field (`Action::Field`);
+/// the assumptions and the advanced group share it.
+pub fn field_inputs(store: &Store, fields: Vec<(String, String)>) -> Html {
+    let lang = store.lang;
+    html! {
+        { for fields.into_iter().map(|(path, value)| {
+            let invalid = store.invalid_field.as_deref() == Some(path.as_str());
+            let on_input = {
+                let store = store.clone();
+                let path = path.clone();
+                Callback::from(move |e: InputEvent| {
+                    let input: HtmlInputElement = e.target_unchecked_into();
+                    store.dispatch(Action::Field { path: path.clone(), text: input.value() });
+                })
+            };
+            let id = format!("field-{}", path.replace('.', "-"));
+            html! {
+                <div class="control" key={path.clone()}>
+                    <label for={id.clone()}>{ i18n::field_label(&path, lang) }</label>
+                    <input type="text" inputmode="decimal" id={id.clone()}
+                        data-testid={id} value={value}
+                        aria-invalid={invalid.to_string()} oninput={on_input} />
+                    if invalid {
+                        <span class="field-error" role="alert">{ T::InvalidValue.get(lang) }</span>
+                    }
+                </div>
+            }
+        }) }
     }
 }

@@ -36,7 +36,7 @@ pub struct MemoryView {
 }
 
 /// The peak's terms in bar order, in bytes.
-fn memory_terms(m: &MemoryBreakdown) -> [(T, f64); 8] {
+fn memory_terms(m: &MemoryBreakdown) -> [(T, f64); 9] {
     [
         (T::TermContext, m.cuda_context),
         (T::TermWeights, m.weights),
@@ -46,6 +46,7 @@ fn memory_terms(m: &MemoryBreakdown) -> [(T, f64); 8] {
         (T::TermTransient, m.transient),
         (T::TermAllocator, m.allocator),
         (T::TermInputCube, m.input_cube),
+        (T::TermShardingBuffers, m.sharding_buffers),
     ]
 }
 

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod controls;
 pub mod cost_chart;
 pub mod cost_view;
+pub mod foundation;
 pub mod header;
 pub mod layer_table;
 pub mod measured_view;

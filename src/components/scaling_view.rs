@@ -240,6 +240,13 @@ impl ScalingTable {
                         </tbody>
                     </table>
                 </div>
+                if !scaling.nodes.is_empty() {
+                    <p data-testid="nodes-line">{ T::Nodes.get(lang) }{ ": " }{
+                        scaling.nodes.iter().map(|p| format!("{} ({}×): {}, {}", p.nodes, p.cards,
+                            format::duration(p.step_s), format::percent(p.efficiency)))
+                            .collect::<Vec<_>>().join(" · ")
+                    }</p>
+                }
             </section>
         }
     }

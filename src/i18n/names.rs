@@ -279,6 +279,48 @@ const FIELD_LABELS: &[(&str, &str, &str)] = &[
         "Largest single PSU (W)",
         "单个电源最大功率（瓦）",
     ),
+    (
+        "cost.network_usd_per_nic",
+        "Network port between nodes: NIC, switch port, cable (USD)",
+        "节点间网络端口：网卡、交换机端口、线缆（美元）",
+    ),
+    (
+        "sharding",
+        "Sharding: none (DDP), zero1, zero2, zero3, fsdp",
+        "分片：none（DDP）、zero1、zero2、zero3、fsdp",
+    ),
+    (
+        "offload",
+        "Optimizer offload to CPU (true/false)",
+        "优化器卸载到 CPU（true/false）",
+    ),
+    ("nodes", "Nodes (1-64)", "节点数（1-64）"),
+    (
+        "node_link",
+        "Network: eth_25g, eth_100g, roce_100g, roce_200g, ib_hdr, ib_ndr",
+        "节点间网络：eth_25g、eth_100g、roce_100g、roce_200g、ib_hdr、ib_ndr",
+    ),
+    ("nics_per_node", "NICs per node", "每节点网卡数"),
+    (
+        "perf.scaling.network_efficiency",
+        "Node network efficiency (fraction of line rate; empty = the link's)",
+        "节点间网络效率（线速比例；留空用该网络的默认值）",
+    ),
+    (
+        "perf.scaling.network_latency_s",
+        "Node network latency per step (s; empty = the link's)",
+        "节点间网络每步延迟（秒；留空用该网络的默认值）",
+    ),
+    (
+        "perf.scaling.cpu_adam_params_per_s",
+        "CPU Adam with offload (parameters/s per node)",
+        "卸载时 CPU Adam 速度（每节点参数/秒）",
+    ),
+    (
+        "perf.scaling.zero_bucket_elements",
+        "ZeRO bucket (elements)",
+        "ZeRO 通信桶大小（元素数）",
+    ),
 ];
 
 /// Label of an assumption field by its Scenario path; unknown paths show the path itself,

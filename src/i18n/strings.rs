@@ -57,6 +57,11 @@ texts! {
     TermTransient => "Transient", "临时张量";
     TermAllocator => "Allocator overhead", "分配器开销";
     TermInputCube => "Data cube on the GPU", "显卡上的数据立方体";
+    TermShardingBuffers => "Sharding buffers and gathered layers", "分片缓冲区与聚合的层";
+    Advanced => "Advanced / foundation model", "高级 / 基础模型";
+    AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests (README).",
+        "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %（见 README）。";
+    Nodes => "Nodes", "节点";
     BoundHost => "the host CPU (PyTorch dispatch, autograd, the optimizer loop)", "主机 CPU（PyTorch 调度、自动求导、优化器循环）";
     BoundInput => "the input pipeline (patches, DataLoader, copy to the GPU)", "输入管线（切块、DataLoader、拷贝到显卡）";
     BoundDevice => "the GPU", "显卡";
@@ -64,7 +69,6 @@ texts! {
     Cpu => "Host CPU", "主机 CPU";
     Workers => "DataLoader workers", "DataLoader worker 数";
     CubeOnGpu => "Data cube on the GPU", "数据立方体放在显卡上";
-    Advanced => "Advanced / foundation model", "高级 / 基础模型";
     Attention => "Attention", "注意力";
     AttentionMath => "Written out (math)", "显式计算（math）";
     AttentionSdpa => "Fused (SDPA)", "融合内核（SDPA）";

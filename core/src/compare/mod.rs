@@ -287,7 +287,7 @@ pub fn evaluate(s: &Scenario) -> Result<OptionResult, Vec<FieldError>> {
     let price_known = cost.card_price_known;
     Ok(OptionResult {
         gpu_name: gpu.name.into(),
-        cards: s.cards,
+        cards: crate::shard::ranks(s).max(s.cards),
         interconnect: perf.scaling.chosen,
         mode: s.workload.mode,
         batch_per_gpu: s.batch_per_gpu,
@@ -305,7 +305,8 @@ pub fn evaluate(s: &Scenario) -> Result<OptionResult, Vec<FieldError>> {
         allreduce_share: perf.time.allreduce_share,
         tco_usd: price_known.then_some(cost.tco_usd),
         usd_per_experiment: price_known.then_some(cost.usd_per_experiment),
-        power_watts: cost.psu_watts / s.cost.psu_margin,
+        // One PSU per node.
+        power_watts: cost.psu_watts / s.cost.psu_margin * f64::from(if ddp { s.nodes } else { 1 }),
         complexity: Complexity {
             cards: s.cards,
             ddp,

@@ -105,6 +105,9 @@ pub struct StepTime {
     /// DDP's own per-step cost beyond the all-reduce (buckets, waiting for the slowest
     /// rank).
     pub ddp_overhead_s: f64,
+    /// What sharding (the optimizer on 1/Nd of the parameters) and offload (PCIe copies
+    /// and CPU Adam) change in the step, seconds; negative when it saves time.
+    pub optimizer_change_s: f64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -217,7 +220,7 @@ fn micro_step(
 ) -> (StepTime, Vec<BackwardSlice>) {
     let mut time = StepTime::default();
     let recompute = if scenario.checkpointing { 1.0 } else { 0.0 };
-    let grad_bytes_per_param = scenario.precision.param_bytes() as f64;
+    let grad_bytes_per_param = crate::shard::grad_bytes_per_param(scenario);
     let mut backward = Vec::with_capacity(layers.len());
     for (l, lp) in layers.iter().zip(layer_perfs) {
         time.forward_s += lp.forward.time_s;
@@ -309,6 +312,7 @@ pub fn one_card(
             .iter()
             .map(|h| (h.step_s - device_s).max(0.0))
             .collect(),
+        params: params as f64,
     };
 
     let optimizer_bytes =
@@ -337,12 +341,10 @@ pub fn one_card(
     }
 }
 
-/// Cards one run uses: all of them with DDP, one with parallel experiments.
+/// Cards one run uses: all of them on every node with DDP, one with parallel
+/// experiments.
 fn run_cards(scenario: &Scenario) -> u32 {
-    match scenario.workload.mode {
-        ParallelMode::Ddp => scenario.cards.max(1),
-        ParallelMode::ParallelExperiments => 1,
-    }
+    crate::shard::ranks(scenario)
 }
 
 /// The scenario's step on its cards: the one-card step plus the exposed all-reduce of
@@ -352,10 +354,11 @@ pub fn step_time(one: &OneCard, scaling: &ScalingReport, scenario: &Scenario) ->
     let cards = scenario.cards.max(1);
     let ddp = scenario.workload.mode == ParallelMode::Ddp;
     let run_cards = run_cards(scenario);
-    match scaling.chosen_point(run_cards) {
+    match scaling.scenario_point(scenario.cards.max(1), scenario.nodes.max(1)) {
         Some(point) if ddp => {
             time.allreduce_s = point.allreduce_s;
             time.allreduce_exposed_s = point.allreduce_exposed_s;
+            time.optimizer_change_s = point.optimizer_change_s;
             time.ddp_overhead_s = point.ddp_overhead_s;
             time.step_s = point.step_s;
         }
@@ -377,6 +380,8 @@ pub fn usage(scenario: &Scenario, time: &StepTime, epoch: &EpochTime) -> Usage {
     let ddp = scenario.workload.mode == ParallelMode::Ddp;
     Usage {
         cards,
+        nodes: if ddp { scenario.nodes.max(1) } else { 1 },
+        nics_per_node: scenario.nics_per_node,
         samples_per_s: time.samples_per_s,
         run_s: epoch.run_s,
         cards_per_run: run_cards(scenario),
