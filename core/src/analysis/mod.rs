@@ -32,6 +32,7 @@ use crate::choices::Precision;
 mod class;
 mod extra;
 mod ops;
+mod recurrent;
 mod tensor_ops;
 mod window;
 

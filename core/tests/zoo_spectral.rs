@@ -1,0 +1,67 @@
+//! The spectral presets (mou_rnn, unmixing_ae): parameter counts in closed form from the
+//! papers' layer sizes, output shapes and option errors. FLOPs and saved bytes are
+//! checked against PyTorch in `pytorch_fixtures.rs`.
+
+use hsi_gpu_core::analysis::analyze;
+use hsi_gpu_core::scenario::{Precision, VitSize};
+use hsi_gpu_core::zoo::{zoo_entry, ZooOptions};
+
+fn analysed(id: &str, o: &ZooOptions) -> hsi_gpu_core::analysis::Analysis {
+    let spec = (zoo_entry(id).unwrap().build)(o).unwrap();
+    analyze(&spec, 2, Precision::Fp32).unwrap()
+}
+
+#[test]
+fn the_gru_rnn_has_deephyperx_mouetal_parameters() {
+    for (bands, classes, units) in [(200u32, 16u32, 64u64), (103, 9, 64), (30, 6, 16)] {
+        let o = ZooOptions {
+            width: (units != 64).then_some(units as u32),
+            ..ZooOptions::new(bands, 1, classes)
+        };
+        let (b, c) = (u64::from(bands), u64::from(classes));
+        // GRU(1, units): 3 gates x (input + hidden + 2 biases); BatchNorm1d(units x B);
+        // Linear(units x B, C).
+        let gru = 3 * units * (1 + units + 2);
+        let expected = gru + 2 * units * b + units * b * c + c;
+        let a = analysed("mou_rnn", &o);
+        assert_eq!(a.params, expected, "B={bands}");
+        assert_eq!(a.output_shape, vec![c]);
+    }
+    assert_eq!(
+        analysed("mou_rnn", &ZooOptions::new(200, 1, 16)).params,
+        243_280
+    );
+}
+
+#[test]
+fn the_unmixing_autoencoder_reconstructs_the_spectrum() {
+    for (bands, r) in [(198u32, 4u64), (156, 3), (162, 6)] {
+        let o = ZooOptions {
+            width: (r != 4).then_some(r as u32),
+            ..ZooOptions::new(bands, 1, 16)
+        };
+        let b = u64::from(bands);
+        // Bias-free B -> 9R -> 6R -> 3R -> R, BatchNorm1d(R), bias-free R -> B.
+        let expected = b * 9 * r + 9 * r * 6 * r + 6 * r * 3 * r + 3 * r * r + 2 * r + r * b;
+        let a = analysed("unmixing_ae", &o);
+        assert_eq!(a.params, expected, "B={bands} R={r}");
+        assert_eq!(a.output_shape, vec![b], "the output is the spectrum");
+    }
+}
+
+#[test]
+fn spectral_presets_refuse_a_size_and_an_impossible_width() {
+    for id in ["mou_rnn", "unmixing_ae"] {
+        let build = zoo_entry(id).unwrap().build;
+        let sized = ZooOptions {
+            size: Some(VitSize::Base),
+            ..ZooOptions::new(100, 1, 9)
+        };
+        assert_eq!(build(&sized).unwrap_err().field, "model.size", "{id}");
+        let wide = ZooOptions {
+            width: Some(0),
+            ..ZooOptions::new(100, 1, 9)
+        };
+        assert_eq!(build(&wide).unwrap_err().field, "model.width", "{id}");
+    }
+}
