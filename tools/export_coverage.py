@@ -101,6 +101,7 @@ FAMILIES = [
     ("timm vgg", "timm", "vgg11", {}, [3, 64, 64]),
     ("hsi lstm", "local", "band_lstm", {}, [20, 10]),
     ("hsi gru", "local", "mou_rnn", {"bands": 30}, [30, 1]),
+    ("hsi segformer", "local", "segformer", {"bands": 30}, [30, 64, 64]),
 ]
 
 # family -> the reason it does not export unchanged (a part of the error it gives).
@@ -155,9 +156,15 @@ class BandLstm(nn.Module):
 
 def local_model(name, kwargs):
     """This repository's models: a local class, or a zoo model's PyTorch mirror."""
+    from torch_zoo.segformer import SegFormer
     from torch_zoo.spectral import MouRnn
 
-    return {"band_lstm": BandLstm, "mou_rnn": lambda bands: MouRnn(bands, CLASSES)}[name](**kwargs)
+    models = {
+        "band_lstm": BandLstm,
+        "mou_rnn": lambda bands: MouRnn(bands, CLASSES),
+        "segformer": lambda bands: SegFormer(bands, CLASSES),
+    }
+    return models[name](**kwargs)
 
 
 def build(library, name, kwargs):

@@ -1,6 +1,7 @@
-//! The spectral presets (mou_rnn, unmixing_ae): parameter counts in closed form from the
-//! papers' layer sizes, output shapes and option errors. FLOPs and saved bytes are
-//! checked against PyTorch in `pytorch_fixtures.rs`.
+//! The presets the article's model gaps asked for (mou_rnn, unmixing_ae, segformer):
+//! parameter counts in closed form from the papers' layer sizes, output shapes and
+//! option errors. FLOPs and saved bytes are checked against PyTorch in
+//! `pytorch_fixtures.rs`.
 
 use hsi_gpu_core::analysis::analyze;
 use hsi_gpu_core::scenario::{Precision, VitSize};
@@ -51,17 +52,38 @@ fn the_unmixing_autoencoder_reconstructs_the_spectrum() {
 
 #[test]
 fn spectral_presets_refuse_a_size_and_an_impossible_width() {
-    for id in ["mou_rnn", "unmixing_ae"] {
+    for id in ["mou_rnn", "unmixing_ae", "segformer"] {
         let build = zoo_entry(id).unwrap().build;
         let sized = ZooOptions {
             size: Some(VitSize::Base),
-            ..ZooOptions::new(100, 1, 9)
+            ..ZooOptions::new(100, 32, 9)
         };
         assert_eq!(build(&sized).unwrap_err().field, "model.size", "{id}");
         let wide = ZooOptions {
             width: Some(0),
-            ..ZooOptions::new(100, 1, 9)
+            ..ZooOptions::new(100, 32, 9)
         };
         assert_eq!(build(&wide).unwrap_err().field, "model.width", "{id}");
+    }
+}
+
+#[test]
+fn segformer_b0_has_the_reference_size_and_segments_the_tile() {
+    // MiT-B0 + the all-MLP head at 3 channels and ADE20K's 150 classes: the paper's
+    // 3.8 M (tools/torch_zoo/segformer.py counts the same in PyTorch).
+    assert_eq!(
+        analysed("segformer", &ZooOptions::new(3, 64, 150)).params,
+        3_752_694
+    );
+    let a = analysed("segformer", &ZooOptions::new(30, 96, 16));
+    assert_eq!(a.output_shape, vec![16, 96, 96]);
+    // Only the stem depends on the bands: a 7 x 7 kernel per band and output channel.
+    let more = analysed("segformer", &ZooOptions::new(31, 96, 16));
+    assert_eq!(more.params - a.params, 7 * 7 * 32);
+    for patch in [48, 100, 0] {
+        let e =
+            (zoo_entry("segformer").unwrap().build)(&ZooOptions::new(30, patch, 16)).unwrap_err();
+        assert_eq!(e.field, "patch", "{patch}");
+        assert!(e.allowed.contains("multiple of 32"), "{e}");
     }
 }

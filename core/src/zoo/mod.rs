@@ -9,6 +9,7 @@ pub mod hamida3d;
 pub mod hu1d;
 pub mod hybridsn;
 pub mod recurrent;
+pub mod segformer;
 pub mod spectralformer;
 pub mod ssftt;
 pub mod ssrn;
@@ -67,6 +68,7 @@ pub static ZOO: &[ZooEntry] = &[
     ZooEntry { id: "spectralformer", name: "SpectralFormer (Hong 2021)", source: "Hong et al., IEEE TGRS 2022; github.com/danfenghong/IEEE_TGRS_SpectralFormer vit_pytorch.py", default_patch: 7, build: spectralformer::build },
     ZooEntry { id: "mou_rnn", name: "GRU RNN (Mou 2017)", source: "Mou et al., IEEE TGRS 2017; github.com/nshaud/DeepHyperX models.py MouEtAl", default_patch: 1, build: recurrent::build },
     ZooEntry { id: "unmixing_ae", name: "Unmixing autoencoder (Palsson 2018)", source: "Palsson et al., IEEE Access 2018 (DAEU: encoder 9R-6R-3R-R, linear decoder)", default_patch: 1, build: unmixing::build },
+    ZooEntry { id: "segformer", name: "SegFormer-B0 segmenter (Xie 2021)", source: "Xie et al., NeurIPS 2021; github.com/NVlabs/SegFormer mix_transformer.py mit_b0, segformer_head.py", default_patch: segformer::DEFAULT_TILE, build: segformer::build },
     ZooEntry { id: "vit", name: "ViT HSI foundation model", source: "ViT (Dosovitskiy 2021) as in SpectralGPT / HyperSIGMA, simplified", default_patch: vit::DEFAULT_TILE, build: vit::build },
 ];
 
