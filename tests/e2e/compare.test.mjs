@@ -74,6 +74,18 @@ async function download(testId) {
   return { name: file.suggestedFilename(), content: readFileSync(await file.path()) };
 }
 
+test("the levers of every option: a row per lever option, a figure per option, the largest speed-up marked", async () => {
+  const table = app.page.getByTestId("compare-levers");
+  await table.waitFor();
+  const rows = table.locator("tbody tr");
+  assert.ok((await rows.count()) >= 6, "capacity, bandwidth, compute, host, cube on the GPU at least");
+  const first = await rows.first().locator("td").allInnerTexts();
+  assert.equal(first.length, READY_MADE_OPTIONS);
+  const text = await table.innerText();
+  assert.match(text, /Compute ×2/);
+  assert.match(text, /★/);
+});
+
 test("the ready-made set is shown, the 48 GB card marked best for the largest batch", async () => {
   assert.equal((await labels()).length, READY_MADE_OPTIONS);
   const cell = app.page.getByTestId("cell-max_batch-3");

@@ -15,6 +15,7 @@ use std::rc::Rc;
 use hsi_gpu_core::compare::decision::{Priority, MAX_TEAM_SIZE};
 use hsi_gpu_core::compare::export::results_csv;
 use hsi_gpu_core::compare::{compare, MAX_OPTIONS};
+use hsi_gpu_core::whatifs::compare_levers;
 use hsi_gpu_core::Scenario;
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
@@ -22,7 +23,7 @@ use yew::prelude::*;
 use crate::i18n::Lang;
 use crate::platform::files;
 use editor::{button, input_value, number_field, select_value, OptionEditor};
-use results::{charts, decision_view, heat_map, import_error_view, table};
+use results::{charts, decision_view, heat_map, import_error_view, lever_rows, table};
 use state::{CompareAction, CompareState};
 use text::{priority_name, C};
 
@@ -64,6 +65,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
         use_reducer(move || CompareState::new(&scenario))
     };
     let report = use_memo(state.comparison.clone(), compare);
+    let levers = use_memo(state.comparison.clone(), compare_levers);
     // A callback that dispatches `action(value)`.
     let send = |action: fn(String) -> Option<CompareAction>| {
         let state = state.clone();
@@ -180,6 +182,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
             html! {
                 <>
                     { table(r, lang, editors) }
+                    { lever_rows(&levers, r, lang) }
                     <h3>{ C::Charts.get(lang) }</h3>
                     { charts(r, lang) }
                     <h3>{ C::Decision.get(lang) }</h3>

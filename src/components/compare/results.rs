@@ -6,12 +6,13 @@ use hsi_gpu_core::compare::import::ImportError;
 use hsi_gpu_core::compare::sensitivity::{default_fit_grid, Largest};
 use hsi_gpu_core::compare::{Comparison, ComparisonReport, Metric, OptionOutcome};
 use hsi_gpu_core::scenario::FieldError;
+use hsi_gpu_core::whatifs::LeverRow;
 use hsi_gpu_core::{format, gpu};
 use yew::prelude::*;
 
 use super::chart::CompareBars;
 use super::text::{condition_phrase, flip_sentence, metric_name, C};
-use crate::components::thesis::text::chassis_text;
+use crate::components::thesis::text::{chassis_text, lever_name};
 use crate::i18n::Lang;
 
 /// A metric's figure as the table and the charts show it.
@@ -133,6 +134,41 @@ pub(super) fn table(report: &ComparisonReport, lang: Lang, editors: Html) -> Htm
             if price_unknown {
                 <p class="help">{ C::PriceUnknown.get(lang) }</p>
             }
+        </div>
+    }
+}
+
+/// A row per lever option (the lever table of each option side by side): speed-up, time
+/// to a result and cost per experiment at the card's own price; ★ on the largest speed-up.
+pub(super) fn lever_rows(rows: &[LeverRow], report: &ComparisonReport, lang: Lang) -> Html {
+    let header = |r: &LeverRow| match r.factor {
+        Some(f) => format!("{} {}", lever_name(r.lever, lang), format::times(f)),
+        None => lever_name(r.lever, lang).to_string(),
+    };
+    let cell = |r: &LeverRow, i: usize| {
+        r.outcomes[i].map_or_else(
+            || C::NoFigure.get(lang).to_string(),
+            |o| {
+                let mut parts = vec![o.speedup.map_or_else(|| "—".into(), format::times)];
+                parts.extend(o.time_to_result_s.map(format::duration));
+                parts.extend(o.usd_per_experiment.map(format::money));
+                let star = if r.best.contains(&i) { " ★" } else { "" };
+                format!("{}{star}", parts.join(" · "))
+            },
+        )
+    };
+    html! {
+        <div class="table-scroll">
+            <h3>{ C::LeverRows.get(lang) }</h3>
+            <p class="help">{ C::LeverRowsHelp.get(lang) }</p>
+            <table class="compare-table" data-testid="compare-levers">
+                <thead><tr><th scope="col"></th>
+                    { for labels(report).into_iter().map(|l| html! { <th scope="col">{ l }</th> }) }
+                </tr></thead>
+                <tbody>
+                    { for rows.iter().map(|r| plain_row(&header(r), (0..r.outcomes.len()).map(|i| cell(r, i)).collect(), None)) }
+                </tbody>
+            </table>
         </div>
     }
 }
