@@ -82,7 +82,7 @@ test("the levers of every option: a row per lever option, a figure per option, t
   const first = await rows.first().locator("td").allInnerTexts();
   assert.equal(first.length, READY_MADE_OPTIONS);
   const text = await table.innerText();
-  assert.match(text, /Compute ×2/);
+  assert.match(text, /Compute 2×/);
   assert.match(text, /★/);
 });
 
