@@ -99,6 +99,10 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
         let copied = u64::from(input.requires_grad) * features + u64::from(steps > 1) * r.hidden;
         account.saved +=
             ctx.keep_weight_copy(rows.saturating_mul(copied).saturating_mul(directions));
+        // The input projection of every step, a layer at a time (cuDNN's workspace, the
+        // native cells' precomputed gates).
+        let workspace = saturating_copy(steps, rows, dtype).saturating_mul(directions) as f64;
+        account.scratch_per_sample = account.scratch_per_sample.max(workspace);
         input = ctx.fresh(
             vec![steps, directions.saturating_mul(r.hidden)],
             dtype,
