@@ -79,14 +79,20 @@ pub fn compare_levers(c: &Comparison) -> Vec<LeverRow> {
             (o.lever != Lever::Interconnect).then_some(o.factor),
         )
     };
-    let mut keys: Vec<(Lever, Option<f64>)> = per_option.iter().flatten().map(key).collect();
-    keys.sort_by(|a, b| {
-        let rank = |l: Lever| Lever::ALL.iter().position(|x| *x == l);
-        (rank(a.0), a.1.unwrap_or(0.0))
-            .partial_cmp(&(rank(b.0), b.1.unwrap_or(0.0)))
-            .expect("finite factors")
-    });
-    keys.dedup();
+    // Every option lists its levers in the same order: merge the lists, keeping it.
+    let mut keys: Vec<(Lever, Option<f64>)> = Vec::new();
+    for outcomes in &per_option {
+        let mut at = 0;
+        for k in outcomes.iter().map(key) {
+            match keys.iter().position(|x| *x == k) {
+                Some(p) => at = p + 1,
+                None => {
+                    keys.insert(at, k);
+                    at += 1;
+                }
+            }
+        }
+    }
     keys.into_iter()
         .map(|(lever, factor)| {
             let outcomes: Vec<Option<LeverOutcome>> = per_option

@@ -23,7 +23,7 @@
 use super::cnn::no_options;
 use super::transformer::{at_least, Chain};
 use super::ZooOptions;
-use crate::graph::{ops, ModelBuilder, ModelSpec, Op, UpsampleMode};
+use crate::graph::{ops, Activation, ModelBuilder, ModelSpec, Op, UpsampleMode};
 use crate::problems::FieldError;
 
 const DIMS: [u64; 4] = [32, 64, 160, 256];
@@ -59,144 +59,120 @@ fn upsample(scale: u64) -> Op {
     }
 }
 
-/// Tokens [h*w, C] as a map [C, h, w]: a strided view (reshape, then permute).
-fn to_map(c: &mut Chain, name: &str, (h, w): (u64, u64), channels: u64) {
-    c.then(
-        &format!("{name}.reshape"),
-        Op::Reshape {
-            shape: vec![h, w, channels],
-        },
-    )
-    .then(
-        &format!("{name}.permute"),
-        Op::Permute {
-            order: vec![2, 0, 1],
-        },
-    );
+fn reshape(shape: &[u64]) -> Op {
+    Op::Reshape {
+        shape: shape.to_vec(),
+    }
 }
 
-/// A map [C, h, w] as tokens [h*w, C]: flatten, then transpose (a strided view).
-fn to_tokens(c: &mut Chain, name: &str, (h, w): (u64, u64), channels: u64) {
-    c.then(
-        &format!("{name}.flatten"),
-        Op::Reshape {
-            shape: vec![channels, h * w],
-        },
-    )
-    .then(
-        &format!("{name}.transpose"),
-        Op::Permute { order: vec![1, 0] },
-    );
+fn permute(order: &[usize]) -> Op {
+    Op::Permute {
+        order: order.to_vec(),
+    }
+}
+
+/// Appends layers named `<prefix>.<part>` to a chain (one naming function keeps the
+/// page's code small).
+struct Named<'a, 'b> {
+    c: &'a mut Chain<'b>,
+    prefix: String,
+}
+
+impl Named<'_, '_> {
+    fn name(&self, part: &str) -> String {
+        [self.prefix.as_str(), part].join(".")
+    }
+
+    fn then(&mut self, part: &str, op: Op) -> &mut Self {
+        let name = self.name(part);
+        self.c.then(&name, op);
+        self
+    }
+
+    fn join(&mut self, part: &str, from: &[&str], op: Op) -> &mut Self {
+        let name = self.name(part);
+        self.c.join(&name, from, op);
+        self
+    }
+
+    fn last(&self) -> String {
+        self.c.last.clone()
+    }
+
+    /// Tokens [h*w, C] as a map [C, h, w]: a strided view (reshape, then permute).
+    fn to_map(&mut self, part: &str, (h, w): (u64, u64), channels: u64) -> &mut Self {
+        self.then(&[part, ".reshape"].concat(), reshape(&[h, w, channels]))
+            .then(&[part, ".permute"].concat(), permute(&[2, 0, 1]))
+    }
+
+    /// A map [C, h, w] as tokens [h*w, C]: flatten, then transpose (a strided view).
+    fn to_tokens(&mut self, part: &str, (h, w): (u64, u64), channels: u64) -> &mut Self {
+        self.then(&[part, ".flatten"].concat(), reshape(&[channels, h * w]))
+            .then(&[part, ".transpose"].concat(), permute(&[1, 0]))
+    }
+
+    /// `input` + the branch just appended (after stochastic depth when `drop_path`).
+    fn residual(&mut self, part: &str, input: &str, drop_path: bool) {
+        if drop_path {
+            self.then(&[part, ".drop_path"].concat(), Op::DropPath);
+        }
+        let branch = self.last();
+        self.join(&[part, ".add"].concat(), &[input, &branch], Op::Add);
+    }
 }
 
 /// One block of a stage at `dim` channels on an h x w map: efficient attention and
 /// Mix-FFN, each a residual branch with stochastic depth when `drop_path`.
-fn block(
-    c: &mut Chain,
-    p: &str,
-    dim: u64,
-    heads: u64,
-    reduction: u64,
-    hw: (u64, u64),
-    drop_path: bool,
-) {
-    let name = |part: &str| format!("{p}.{part}");
+fn block(n: &mut Named, dim: u64, heads: u64, reduction: u64, hw: (u64, u64), drop_path: bool) {
     let tokens = hw.0 * hw.1;
     let head_dim = dim / heads;
-    let input = c.last.clone();
-    c.then(&name("norm1"), Op::LayerNorm);
-    let normed = c.last.clone();
-    c.then(&name("q"), ops::linear(dim))
-        .then(
-            &name("q.split"),
-            Op::Reshape {
-                shape: vec![tokens, heads, head_dim],
-            },
-        )
-        .then(
-            &name("q.heads"),
-            Op::Permute {
-                order: vec![1, 0, 2],
-            },
-        );
-    let q = c.last.clone();
+    let input = n.last();
+    n.then("norm1", Op::LayerNorm);
+    let normed = n.last();
+    n.then("q", ops::linear(dim))
+        .then("q.split", reshape(&[tokens, heads, head_dim]))
+        .then("q.heads", permute(&[1, 0, 2]));
+    let q = n.last();
     let mut kv_tokens = tokens;
     if reduction > 1 {
-        c.last = normed.clone();
-        to_map(c, &name("sr.map"), hw, dim);
-        c.then(&name("sr"), conv(dim, reduction, reduction, 0, 1, true));
         let reduced = (hw.0 / reduction, hw.1 / reduction);
         kv_tokens = reduced.0 * reduced.1;
-        to_tokens(c, &name("sr.tokens"), reduced, dim);
-        c.then(&name("sr.norm"), Op::LayerNorm);
+        n.c.last = normed.clone();
+        n.to_map("sr.map", hw, dim)
+            .then("sr", conv(dim, reduction, reduction, 0, 1, true))
+            .to_tokens("sr.tokens", reduced, dim)
+            .then("sr.norm", Op::LayerNorm);
     }
-    let kv = if reduction > 1 {
-        c.last.clone()
-    } else {
-        normed
-    };
-    c.last = kv.clone();
-    let split = Op::Reshape {
-        shape: vec![kv_tokens, heads, head_dim],
-    };
-    c.then(&name("k"), ops::linear(dim))
-        .then(&name("k.split"), split.clone())
-        .then(
-            &name("k.transposed"),
-            Op::Permute {
-                order: vec![1, 2, 0],
-            },
-        );
-    let k = c.last.clone();
-    c.last = kv;
-    c.then(&name("v"), ops::linear(dim))
-        .then(&name("v.split"), split)
-        .then(
-            &name("v.heads"),
-            Op::Permute {
-                order: vec![1, 0, 2],
-            },
-        );
-    let v = c.last.clone();
-    c.join(&name("scores"), &[&q, &k], Op::Matmul).then(
-        &name("softmax"),
-        ops::act(crate::graph::Activation::Softmax),
-    );
-    let attn = c.last.clone();
-    c.join(&name("attn_v"), &[&attn, &v], Op::Matmul)
-        .then(
-            &name("merge"),
-            Op::Permute {
-                order: vec![1, 0, 2],
-            },
-        )
-        .then(
-            &name("merge.reshape"),
-            Op::Reshape {
-                shape: vec![tokens, dim],
-            },
-        )
-        .then(&name("proj"), ops::linear(dim));
-    residual(c, &name("attn"), &input, drop_path);
+    let kv = if reduction > 1 { n.last() } else { normed };
+    n.c.last = kv.clone();
+    n.then("k", ops::linear(dim))
+        .then("k.split", reshape(&[kv_tokens, heads, head_dim]))
+        .then("k.transposed", permute(&[1, 2, 0]));
+    let k = n.last();
+    n.c.last = kv;
+    n.then("v", ops::linear(dim))
+        .then("v.split", reshape(&[kv_tokens, heads, head_dim]))
+        .then("v.heads", permute(&[1, 0, 2]));
+    let v = n.last();
+    n.join("scores", &[&q, &k], Op::Matmul)
+        .then("softmax", ops::act(Activation::Softmax));
+    let attn = n.last();
+    n.join("attn_v", &[&attn, &v], Op::Matmul)
+        .then("merge", permute(&[1, 0, 2]))
+        .then("merge.reshape", reshape(&[tokens, dim]))
+        .then("proj", ops::linear(dim))
+        .residual("attn", &input, drop_path);
 
-    let mid = c.last.clone();
+    let mid = n.last();
     let hidden = dim * MLP_RATIO;
-    c.then(&name("norm2"), Op::LayerNorm)
-        .then(&name("fc1"), ops::linear(hidden));
-    to_map(c, &name("dw.map"), hw, hidden);
-    c.then(&name("dwconv"), conv(hidden, 3, 1, 1, hidden, true));
-    to_tokens(c, &name("dw.tokens"), hw, hidden);
-    c.then(&name("gelu"), ops::act(crate::graph::Activation::Gelu))
-        .then(&name("fc2"), ops::linear(dim));
-    residual(c, &name("mlp"), &mid, drop_path);
-}
-
-fn residual(c: &mut Chain, name: &str, input: &str, drop_path: bool) {
-    if drop_path {
-        c.then(&format!("{name}.drop_path"), Op::DropPath);
-    }
-    let branch = c.last.clone();
-    c.join(&format!("{name}.add"), &[input, &branch], Op::Add);
+    n.then("norm2", Op::LayerNorm)
+        .then("fc1", ops::linear(hidden))
+        .to_map("dw.map", hw, hidden)
+        .then("dwconv", conv(hidden, 3, 1, 1, hidden, true))
+        .to_tokens("dw.tokens", hw, hidden)
+        .then("gelu", ops::act(Activation::Gelu))
+        .then("fc2", ops::linear(dim))
+        .residual("mlp", &mid, drop_path);
 }
 
 pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
@@ -216,45 +192,50 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
     let mut side = tile;
     let mut stages = Vec::new();
     for (i, ((&dim, &heads), &reduction)) in DIMS.iter().zip(&HEADS).zip(&REDUCTION).enumerate() {
-        let s = format!("stage{i}");
+        let mut n = Named {
+            c: &mut c,
+            prefix: format!("stage{i}"),
+        };
         let (kernel, stride) = if i == 0 { (7, 4) } else { (3, 2) };
         if let Some(&(_, _, previous)) = stages.last() {
-            to_map(&mut c, &format!("{s}.map"), (side, side), previous);
+            n.to_map("map", (side, side), previous);
         }
-        c.then(
-            &format!("{s}.embed"),
-            conv(dim, kernel, stride, kernel / 2, 1, true),
-        );
+        n.then("embed", conv(dim, kernel, stride, kernel / 2, 1, true));
         side /= stride;
-        to_tokens(&mut c, &format!("{s}.embed"), (side, side), dim);
-        c.then(&format!("{s}.embed_norm"), Op::LayerNorm);
+        n.to_tokens("embed", (side, side), dim)
+            .then("embed_norm", Op::LayerNorm);
         for j in 0..DEPTH {
             // Stochastic depth rises linearly from 0 (the first block: none) to 0.1.
-            let drop_path = i * DEPTH + j > 0;
+            let mut blk = Named {
+                prefix: format!("stage{i}.block{j}"),
+                c: n.c,
+            };
             block(
-                &mut c,
-                &format!("{s}.block{j}"),
+                &mut blk,
                 dim,
                 heads,
                 reduction,
                 (side, side),
-                drop_path,
+                i * DEPTH + j > 0,
             );
         }
-        c.then(&format!("{s}.norm"), Op::LayerNorm);
-        stages.push((c.last.clone(), side, dim));
+        n.then("norm", Op::LayerNorm);
+        stages.push((n.last(), side, dim));
     }
     let quarter = tile / 4;
     let mut decoded = Vec::new();
     for (i, (tokens, side, _)) in stages.iter().enumerate().rev() {
-        let d = format!("decode{i}");
         c.last = tokens.clone();
-        c.then(&format!("{d}.mlp"), ops::linear(DECODER_DIM));
-        to_map(&mut c, &d, (*side, *side), DECODER_DIM);
+        let mut n = Named {
+            c: &mut c,
+            prefix: format!("decode{i}"),
+        };
+        n.then("mlp", ops::linear(DECODER_DIM))
+            .to_map("map", (*side, *side), DECODER_DIM);
         if *side != quarter {
-            c.then(&format!("{d}.up"), upsample(quarter / side));
+            n.then("up", upsample(quarter / side));
         }
-        decoded.push(c.last.clone());
+        decoded.push(n.last());
     }
     let decoded: Vec<&str> = decoded.iter().map(String::as_str).collect();
     c.join("fuse.concat", &decoded, Op::Concat { axis: 0 })
