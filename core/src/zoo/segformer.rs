@@ -100,13 +100,13 @@ impl Named<'_, '_> {
     }
 
     /// Tokens [h*w, C] as a map [C, h, w]: a strided view (reshape, then permute).
-    fn to_map(&mut self, part: &str, (h, w): (u64, u64), channels: u64) -> &mut Self {
+    fn as_map(&mut self, part: &str, (h, w): (u64, u64), channels: u64) -> &mut Self {
         self.then(&[part, ".reshape"].concat(), reshape(&[h, w, channels]))
             .then(&[part, ".permute"].concat(), permute(&[2, 0, 1]))
     }
 
     /// A map [C, h, w] as tokens [h*w, C]: flatten, then transpose (a strided view).
-    fn to_tokens(&mut self, part: &str, (h, w): (u64, u64), channels: u64) -> &mut Self {
+    fn as_tokens(&mut self, part: &str, (h, w): (u64, u64), channels: u64) -> &mut Self {
         self.then(&[part, ".flatten"].concat(), reshape(&[channels, h * w]))
             .then(&[part, ".transpose"].concat(), permute(&[1, 0]))
     }
@@ -138,9 +138,9 @@ fn block(n: &mut Named, dim: u64, heads: u64, reduction: u64, hw: (u64, u64), dr
         let reduced = (hw.0 / reduction, hw.1 / reduction);
         kv_tokens = reduced.0 * reduced.1;
         n.c.last = normed.clone();
-        n.to_map("sr.map", hw, dim)
+        n.as_map("sr.map", hw, dim)
             .then("sr", conv(dim, reduction, reduction, 0, 1, true))
-            .to_tokens("sr.tokens", reduced, dim)
+            .as_tokens("sr.tokens", reduced, dim)
             .then("sr.norm", Op::LayerNorm);
     }
     let kv = if reduction > 1 { n.last() } else { normed };
@@ -167,9 +167,9 @@ fn block(n: &mut Named, dim: u64, heads: u64, reduction: u64, hw: (u64, u64), dr
     let hidden = dim * MLP_RATIO;
     n.then("norm2", Op::LayerNorm)
         .then("fc1", ops::linear(hidden))
-        .to_map("dw.map", hw, hidden)
+        .as_map("dw.map", hw, hidden)
         .then("dwconv", conv(hidden, 3, 1, 1, hidden, true))
-        .to_tokens("dw.tokens", hw, hidden)
+        .as_tokens("dw.tokens", hw, hidden)
         .then("gelu", ops::act(Activation::Gelu))
         .then("fc2", ops::linear(dim))
         .residual("mlp", &mid, drop_path);
@@ -198,11 +198,11 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
         };
         let (kernel, stride) = if i == 0 { (7, 4) } else { (3, 2) };
         if let Some(&(_, _, previous)) = stages.last() {
-            n.to_map("map", (side, side), previous);
+            n.as_map("map", (side, side), previous);
         }
         n.then("embed", conv(dim, kernel, stride, kernel / 2, 1, true));
         side /= stride;
-        n.to_tokens("embed", (side, side), dim)
+        n.as_tokens("embed", (side, side), dim)
             .then("embed_norm", Op::LayerNorm);
         for j in 0..DEPTH {
             // Stochastic depth rises linearly from 0 (the first block: none) to 0.1.
@@ -231,7 +231,7 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
             prefix: format!("decode{i}"),
         };
         n.then("mlp", ops::linear(DECODER_DIM))
-            .to_map("map", (*side, *side), DECODER_DIM);
+            .as_map("map", (*side, *side), DECODER_DIM);
         if *side != quarter {
             n.then("up", upsample(quarter / side));
         }
