@@ -23,7 +23,7 @@ use yew::prelude::*;
 use crate::i18n::Lang;
 use crate::platform::files;
 use editor::{button, input_value, number_field, select_value, OptionEditor};
-use results::{charts, decision_view, heat_map, import_error_view, lever_rows, table};
+use results::{charts, decision_view, heat_map, import_error_view, table};
 use state::{CompareAction, CompareState};
 use text::{priority_name, C};
 
@@ -181,8 +181,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
             let d = &state.comparison.decision;
             html! {
                 <>
-                    { table(r, lang, editors) }
-                    { lever_rows(&levers, r, lang) }
+                    { table(r, &levers, lang, editors) }
                     <h3>{ C::Charts.get(lang) }</h3>
                     { charts(r, lang) }
                     <h3>{ C::Decision.get(lang) }</h3>

@@ -59,7 +59,12 @@ fn labels(report: &ComparisonReport) -> Vec<AttrValue> {
         .collect()
 }
 
-pub(super) fn table(report: &ComparisonReport, lang: Lang, editors: Html) -> Html {
+pub(super) fn table(
+    report: &ComparisonReport,
+    levers: &[LeverRow],
+    lang: Lang,
+    editors: Html,
+) -> Html {
     let fits_row = report.options.iter().enumerate().map(|(i, o)| match &o.result {
         Some(r) => html! {
             <td data-testid={format!("cell-fits-{i}")}>
@@ -129,6 +134,7 @@ pub(super) fn table(report: &ComparisonReport, lang: Lang, editors: Html) -> Htm
                         }
                     }) }
                     <tr><th scope="row">{ C::Complexity.get(lang) }</th>{ for complexity_row }</tr>
+                    { lever_rows(levers, lang) }
                 </tbody>
             </table>
             if price_unknown {
@@ -140,36 +146,27 @@ pub(super) fn table(report: &ComparisonReport, lang: Lang, editors: Html) -> Htm
 
 /// A row per lever option (the lever table of each option side by side): speed-up, time
 /// to a result and cost per experiment at the card's own price; ★ on the largest speed-up.
-pub(super) fn lever_rows(rows: &[LeverRow], report: &ComparisonReport, lang: Lang) -> Html {
-    let header = |r: &LeverRow| match r.factor {
-        Some(f) => format!("{} {}", lever_name(r.lever, lang), format::times(f)),
-        None => lever_name(r.lever, lang).to_string(),
-    };
+fn lever_rows(rows: &[LeverRow], lang: Lang) -> Html {
     let cell = |r: &LeverRow, i: usize| {
-        r.outcomes[i].map_or_else(
-            || C::NoFigure.get(lang).to_string(),
-            |o| {
-                let mut parts = vec![o.speedup.map_or_else(|| "—".into(), format::times)];
-                parts.extend(o.time_to_result_s.map(format::duration));
-                parts.extend(o.usd_per_experiment.map(format::money));
-                let star = if r.best.contains(&i) { " ★" } else { "" };
-                format!("{}{star}", parts.join(" · "))
-            },
-        )
+        r.outcomes[i].map_or_else(String::new, |o| {
+            format!(
+                "{} · {} · {}{}",
+                o.speedup.map_or_else(String::new, format::times),
+                o.time_to_result_s
+                    .map_or_else(String::new, format::duration),
+                o.usd_per_experiment.map_or_else(String::new, format::money),
+                if r.best.contains(&i) { " ★" } else { "" }
+            )
+        })
     };
     html! {
-        <div class="table-scroll">
-            <h3>{ C::LeverRows.get(lang) }</h3>
-            <p class="help">{ C::LeverRowsHelp.get(lang) }</p>
-            <table class="compare-table" data-testid="compare-levers">
-                <thead><tr><th scope="col"></th>
-                    { for labels(report).into_iter().map(|l| html! { <th scope="col">{ l }</th> }) }
-                </tr></thead>
-                <tbody>
-                    { for rows.iter().map(|r| plain_row(&header(r), (0..r.outcomes.len()).map(|i| cell(r, i)).collect(), None)) }
-                </tbody>
-            </table>
-        </div>
+        <>
+            <tr data-testid="compare-levers"><th scope="rowgroup" colspan="9" title={C::LeverRowsHelp.get(lang)}>{ C::LeverRows.get(lang) }</th></tr>
+            { for rows.iter().map(|r| {
+                let factor = r.factor.map_or_else(String::new, format::times);
+                plain_row(&format!("{} {factor}", lever_name(r.lever, lang)), (0..r.outcomes.len()).map(|i| cell(r, i)).collect(), None)
+            }) }
+        </>
     }
 }
 
