@@ -1,33 +1,40 @@
-//! The page: inputs on the left, live views on the right, recomputed by the core on every
-//! input event. Browser side effects (address bar, storage, readiness, embed height) run in
-//! effects, after rendering.
+//! The page: a one-screen dashboard (inputs on the left; the verdict and the live charts
+//! beside them, each with a faint ghost of the figures before the last change), then the
+//! details below (tables, assumptions, measurements, comparison). Everything is
+//! recomputed by the core on every input event; the what-ifs (levers, inference) once the
+//! scenario rests. Browser side effects (address bar, storage, readiness, embed height)
+//! run in effects, after rendering.
 
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
 
 use hsi_gpu_core::whatifs::estimate_all;
-use hsi_gpu_core::{dataset, estimate, gpu, Report, Scenario};
+use hsi_gpu_core::{dataset, estimate, gpu, Scenario};
 use yew::prelude::*;
 
-use crate::components::assumptions::AssumptionsPanel;
+use crate::components::assumptions::use_assumptions;
+use crate::components::chart_tile::{Chart, ChartTile};
 use crate::components::compare::{CompareView, CurrentScenario};
+use crate::components::cost_chart::CostChart;
 use crate::components::cost_view::CostView;
-use crate::components::header::Header;
+use crate::components::header::use_header;
 use crate::components::layer_table::LayerTable;
-use crate::components::measured_view::MeasuredView;
+use crate::components::measured_view::use_measured_view;
 use crate::components::memory_view::MemoryView;
-use crate::components::messages::{Errors, Notices};
+use crate::components::messages::{errors, notices};
 use crate::components::roofline::RooflineView;
-use crate::components::scaling_view::ScalingView;
+use crate::components::scaling_view::{ScalingTable, ScalingView};
 use crate::components::scenario_panel::ScenarioPanel;
 use crate::components::thesis::article_panel::ArticlePanel;
-use crate::components::thesis::inference_view::InferenceView;
 use crate::components::thesis::levers_view::LeversView;
+use crate::components::thesis::WhatIfDetails;
 use crate::components::verdict::Verdict;
+use crate::ghost::Ghost;
 use crate::i18n::T;
 use crate::platform;
 use crate::state::{Action, AppState};
+use crate::SharedReport;
 use crate::Store;
 
 #[derive(Properties, PartialEq)]
@@ -41,8 +48,19 @@ pub fn App(props: &AppProps) -> Html {
         let initial = props.initial.clone();
         use_reducer_eq(move || initial)
     };
-    let result = use_memo(store.scenario.clone(), |s| estimate(s).map(Rc::new));
+    let result = use_memo(store.scenario.clone(), |s| {
+        estimate(s).map(SharedReport::new)
+    });
+    let ghost = {
+        let memory = use_mut_ref(Ghost::default);
+        let shown = result.as_ref().as_ref().ok();
+        let ghost = memory.borrow_mut().update(shown, platform::now_ms());
+        ghost
+    };
     let what_ifs = use_what_ifs(&store.scenario);
+    let header = use_header(&store);
+    let assumptions = use_assumptions(&store);
+    let measured = use_measured_view(&store);
     let current_scenario = {
         let cell = use_mut_ref(|| store.scenario.clone());
         *cell.borrow_mut() = store.scenario.clone();
@@ -93,33 +111,49 @@ pub fn App(props: &AppProps) -> Html {
         let store = store.clone();
         Callback::from(move |()| store.dispatch(Action::DismissNotices))
     };
-    let views = match &*result {
+    // The dashboard: what a meeting watches while a slider moves, on one screen.
+    let dashboard = match &*result {
         Ok(report) => html! {
             <>
-                <Verdict report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
-                    headroom={s.memory.headroom} cards={s.cards} unverified={unverified} />
-                <MemoryView report={report.clone()} lang={lang} gpu_name={gpu_name.clone()}
-                    headroom={s.memory.headroom} />
-                <ScalingView report={report.clone()} lang={lang} cards={s.cards} compact={embed} />
-                // Embedded, the page keeps to memory and speed; the full page has the rest.
-                if !embed {
-                    if let Some((full, stale)) = what_ifs.clone() {
-                        <div class={classes!("what-ifs", stale.then_some("stale"))} data-testid="what-ifs">
-                            <LeversView report={full.clone()} lang={lang} />
-                        </div>
+                { Verdict { report: report.clone(), lang, gpu_name: gpu_name.clone(),
+                    headroom: s.memory.headroom, cards: s.cards, unverified }.view() }
+                <div class="tiles">
+                    <ChartTile chart={Chart::Memory(MemoryView { report: report.clone(), lang,
+                        gpu_name: gpu_name.clone(), headroom: s.memory.headroom, ghost: ghost.clone() })} />
+                    <ChartTile chart={Chart::Scaling(ScalingView { report: report.clone(), lang,
+                        cards: s.cards, ghost: ghost.clone() })} />
+                    // Embedded, the page keeps to memory and speed; the full page has the rest.
+                    if !embed {
+                        <ChartTile chart={Chart::Roofline(RooflineView { report: report.clone(), lang,
+                            ghost: ghost.clone() })} />
+                        <ChartTile chart={Chart::Cost(CostChart { report: report.clone(), lang,
+                            ghost: ghost.clone() })} />
+                        // What would help most: computed once the scenario rests, dimmed until then.
+                        if let Some((full, stale)) = what_ifs.clone() {
+                            <div class={classes!("levers-tile", "what-ifs", stale.then_some("stale"))}>
+                                <ChartTile chart={Chart::Levers(LeversView { report: full, lang })} />
+                            </div>
+                        }
                     }
-                    <RooflineView report={report.clone()} lang={lang} />
-                    if let Some((full, stale)) = what_ifs.clone() {
-                        <div class={classes!("what-ifs", stale.then_some("stale"))}>
-                            <InferenceView report={full} lang={lang} />
-                        </div>
-                    }
-                    <CostView report={report.clone()} lang={lang} />
-                    <LayerTable report={report.clone()} lang={lang} />
-                }
+                </div>
             </>
         },
-        Err(errors) => html! { <Errors errors={errors.clone()} lang={lang} /> },
+        Err(problems) => errors(problems, lang),
+    };
+    let details = match (&*result, embed) {
+        (Ok(report), false) => html! {
+            <>
+                { ScalingTable { report: report.clone(), lang }.view() }
+                if let Some((full, stale)) = what_ifs.clone() {
+                    <div class={classes!("what-ifs", stale.then_some("stale"))} data-testid="what-ifs">
+                        <WhatIfDetails report={full} lang={lang} />
+                    </div>
+                }
+                { CostView { report: report.clone(), lang }.view() }
+                <LayerTable report={report.clone()} lang={lang} />
+            </>
+        },
+        _ => html! {},
     };
 
     html! {
@@ -132,29 +166,31 @@ pub fn App(props: &AppProps) -> Html {
                             data-testid="open-full">{ T::OpenFull.get(lang) }</a>
                     </p>
                 } else {
-                    <Header />
+                    { header }
                 }
-                <Notices notices={store.notices.clone()} lang={lang} on_dismiss={on_dismiss} />
-                <p class="estimates-note" data-testid="estimates-note">{ T::EstimatesNote.get(lang) }</p>
-                <div class="layout">
+                { notices(&store.notices, lang, on_dismiss) }
+                <div class="dashboard">
                     <div class="side">
                         <ScenarioPanel />
-                        if !embed {
-                            <AssumptionsPanel />
-                        }
                     </div>
                     <main class="views">
-                        { views }
-                        // Outside the estimate's match: an invalid scenario keeps the loaded files.
-                        if !embed {
-                            <MeasuredView />
-                            <ArticlePanel lang={lang} />
-                        }
+                        { dashboard }
                     </main>
                 </div>
-                // Comparison view (issue 5), mounted below the single-scenario views.
+                <p class="estimates-note" data-testid="estimates-note">{ T::EstimatesNote.get(lang) }</p>
                 if !embed {
-                    <CompareView lang={lang} scenario={current_scenario} />
+                    <section class="details" aria-label={T::Details.get(lang)}>
+                        <h2 class="details-heading">{ T::Details.get(lang) }</h2>
+                        <div class="details-grid">
+                            { details }
+                            { assumptions }
+                            // Outside the estimate's match: an invalid scenario keeps the loaded files.
+                            { measured }
+                            <ArticlePanel lang={lang} />
+                        </div>
+                        // Comparison view (issue 5).
+                        <CompareView lang={lang} scenario={current_scenario} />
+                    </section>
                 }
             </div>
         </ContextProvider<Store>>
@@ -169,8 +205,8 @@ const WHAT_IFS_DELAY: Duration = Duration::from_millis(150);
 /// The scenario's full report with the what-ifs, computed once the scenario has rested
 /// for `WHAT_IFS_DELAY`; `true` while it belongs to an earlier scenario (shown dimmed).
 #[hook]
-fn use_what_ifs(scenario: &Scenario) -> Option<(Rc<Report>, bool)> {
-    let latest = use_state_eq(|| None::<(Scenario, Rc<Report>)>);
+fn use_what_ifs(scenario: &Scenario) -> Option<(SharedReport, bool)> {
+    let latest = use_state_eq(|| None::<(Scenario, SharedReport)>);
     {
         let latest = latest.clone();
         use_effect_with(scenario.clone(), move |s| {
@@ -181,7 +217,7 @@ fn use_what_ifs(scenario: &Scenario) -> Option<(Rc<Report>, bool)> {
                 yew::platform::time::sleep(WHAT_IFS_DELAY).await;
                 if !flag.get() {
                     if let Ok(report) = estimate_all(&s) {
-                        latest.set(Some((s, Rc::new(report))));
+                        latest.set(Some((s, SharedReport::new(report))));
                     }
                 }
             });

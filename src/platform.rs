@@ -190,3 +190,13 @@ pub fn copy_text(text: &str, done: impl FnOnce(bool) + 'static) {
         done(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
     });
 }
+
+/// Milliseconds on the page's clock. Safe during render: natively (server-side rendering
+/// in the tests) there is no clock and it reads 0.
+pub fn now_ms() -> f64 {
+    if cfg!(target_arch = "wasm32") {
+        js_sys::Date::now()
+    } else {
+        0.0
+    }
+}

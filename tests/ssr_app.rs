@@ -5,12 +5,12 @@ mod ssr_support;
 
 use hsi_gpu_core::format;
 use hsi_gpu_planner::app::{App, AppProps};
-use hsi_gpu_planner::components::controls::{NumberSlider, NumberSliderProps};
+use hsi_gpu_planner::components::controls::NumberSlider;
 use hsi_gpu_planner::i18n::{Lang, T};
 use hsi_gpu_planner::state::AppState;
 use hsi_gpu_planner::{query, ASSUMPTION_SECTIONS};
 use ssr_support::{render, report, scenario, testid_text};
-use yew::Callback;
+use yew::{function_component, Callback, Html};
 
 fn state(query_text: &str) -> AppState {
     let mut state = AppState::at_load(query_text, None, Lang::En);
@@ -175,9 +175,10 @@ async fn a_scenario_the_core_rejects_lists_field_value_and_allowed() {
     assert!(errors.contains("1024"), "allowed range shown: {errors}");
 }
 
-#[tokio::test]
-async fn batch_slider_moves_in_powers_of_two() {
-    let html = render::<NumberSlider>(NumberSliderProps {
+/// The batch slider as the scenario panel draws it.
+#[function_component]
+fn BatchSlider() -> Html {
+    NumberSlider {
         id: "batch".into(),
         label: "Batch".into(),
         unit: "".into(),
@@ -187,8 +188,13 @@ async fn batch_slider_moves_in_powers_of_two() {
         max_typed: 1 << 20,
         log2: true,
         on_change: Callback::noop(),
-    })
-    .await;
+    }
+    .view()
+}
+
+#[tokio::test]
+async fn batch_slider_moves_in_powers_of_two() {
+    let html = render::<BatchSlider>(()).await;
     // Slider 0..12 at position 6 (2^6 = 64); the number box shows 64 itself.
     assert!(
         html.contains("min=\"0\"") && html.contains("max=\"12\""),

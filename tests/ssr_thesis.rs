@@ -3,29 +3,30 @@
 
 mod ssr_support;
 
-use std::rc::Rc;
+use hsi_gpu_planner::SharedReport;
 
 use hsi_gpu_core::whatifs::estimate_all;
 use hsi_gpu_core::{format, Scenario};
+use hsi_gpu_planner::components::chart_tile::Chart;
 use hsi_gpu_planner::components::thesis::article_panel::{ArticlePanel, ArticlePanelProps};
-use hsi_gpu_planner::components::thesis::inference_view::{InferenceView, InferenceViewProps};
-use hsi_gpu_planner::components::thesis::levers_view::{LeversView, LeversViewProps};
+use hsi_gpu_planner::components::thesis::inference_view::InferenceView;
+use hsi_gpu_planner::components::thesis::levers_view::{LeversTable, LeversView};
 use hsi_gpu_planner::components::thesis::text::{lever_name, X};
 use hsi_gpu_planner::i18n::Lang;
-use ssr_support::{count, render, testid_text};
+use ssr_support::{count, render, render_chart, render_view, testid_text};
 
-fn full_report(s: &Scenario) -> Rc<hsi_gpu_core::Report> {
-    Rc::new(estimate_all(s).expect("valid scenario"))
+fn full_report(s: &Scenario) -> SharedReport {
+    SharedReport::new(estimate_all(s).expect("valid scenario"))
 }
 
 #[tokio::test]
 async fn levers_view_draws_a_bar_and_a_row_per_lever_and_names_the_best() {
     for lang in [Lang::En, Lang::Zh] {
         let report = full_report(&Scenario::default());
-        let html = render::<LeversView>(LeversViewProps {
+        let html = render_chart(Chart::Levers(LeversView {
             report: report.clone(),
             lang,
-        })
+        }))
         .await;
         assert!(html.contains(X::LeversTitle.get(lang)));
         assert_eq!(count(&html, "<rect x="), report.levers.len());
@@ -47,6 +48,16 @@ async fn levers_view_draws_a_bar_and_a_row_per_lever_and_names_the_best() {
             sentence.contains(&format::times(best.speedup.unwrap())),
             "{sentence}"
         );
+        // The table below the dashboard: the scenario's row, then one per lever.
+        let table = render_view(
+            LeversTable {
+                report: report.clone(),
+                lang,
+            }
+            .view(),
+        )
+        .await;
+        assert_eq!(count(&table, "<th scope=\"row\">"), report.levers.len() + 1);
     }
 }
 
@@ -55,10 +66,13 @@ async fn inference_view_shows_the_cores_times_and_the_deployment_cards() {
     for lang in [Lang::En, Lang::Zh] {
         let report = full_report(&Scenario::default());
         let inf = report.inference.clone().unwrap();
-        let html = render::<InferenceView>(InferenceViewProps {
-            report: report.clone(),
-            lang,
-        })
+        let html = render_view(
+            InferenceView {
+                report: report.clone(),
+                lang,
+            }
+            .view(),
+        )
         .await;
         assert!(html.contains(X::InferenceTitle.get(lang)));
         assert_eq!(
@@ -92,20 +106,23 @@ async fn article_panel_shows_the_computed_corrections_in_both_languages() {
 
 #[tokio::test]
 async fn a_card_without_a_price_asks_for_one_instead_of_counting_zero() {
-    use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
+    use hsi_gpu_planner::components::cost_view::CostView;
     let unpriced = ssr_support::unpriced_gpu();
     let s = Scenario {
         gpu: unpriced.id.into(),
         interconnect: hsi_gpu_core::scaling::valid_interconnects(unpriced)[0],
         ..Scenario::default()
     };
-    let report = Rc::new(hsi_gpu_core::estimate(&s).unwrap());
+    let report = SharedReport::new(hsi_gpu_core::estimate(&s).unwrap());
     assert!(!report.perf.cost.card_price_known);
     for lang in [Lang::En, Lang::Zh] {
-        let html = render::<CostView>(CostViewProps {
-            report: report.clone(),
-            lang,
-        })
+        let html = render_view(
+            CostView {
+                report: report.clone(),
+                lang,
+            }
+            .view(),
+        )
         .await;
         assert_eq!(testid_text(&html, "tco"), Some(X::EnterPrice.get(lang)));
         assert_eq!(
@@ -118,29 +135,33 @@ async fn a_card_without_a_price_asks_for_one_instead_of_counting_zero() {
 
 #[tokio::test]
 async fn memory_view_shows_what_ecc_takes_and_cost_view_the_currency() {
-    use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
-    use hsi_gpu_planner::components::memory_view::{MemoryView, MemoryViewProps};
+    use hsi_gpu_planner::components::cost_view::CostView;
+    use hsi_gpu_planner::components::memory_view::MemoryView;
     let mut s = Scenario {
         ecc: true,
         ..Scenario::default()
     };
     s.cost.currency = hsi_gpu_core::choices::Currency::Cny;
-    let report = Rc::new(hsi_gpu_core::estimate(&s).unwrap());
-    let html = render::<MemoryView>(MemoryViewProps {
+    let report = SharedReport::new(hsi_gpu_core::estimate(&s).unwrap());
+    let html = render_chart(Chart::Memory(MemoryView {
         report: report.clone(),
         lang: Lang::Zh,
         gpu_name: "RTX A5500".into(),
         headroom: s.memory.headroom,
-    })
+        ghost: None,
+    }))
     .await;
     assert_eq!(
         testid_text(&html, "ecc-reserved"),
         Some(format::bytes(report.memory.ecc_reserved).as_str())
     );
-    let html = render::<CostView>(CostViewProps {
-        report: report.clone(),
-        lang: Lang::En,
-    })
+    let html = render_view(
+        CostView {
+            report: report.clone(),
+            lang: Lang::En,
+        }
+        .view(),
+    )
     .await;
     let c = &report.perf.cost;
     assert_eq!(testid_text(&html, "tco"), Some(c.money(c.tco_usd).as_str()));

@@ -5,23 +5,26 @@ mod ssr_support;
 
 use hsi_gpu_core::format;
 use hsi_gpu_core::scenario::{Interconnect, Precision, Scenario};
-use hsi_gpu_planner::components::cost_view::{CostView, CostViewProps};
+use hsi_gpu_planner::components::chart_tile::Chart;
+use hsi_gpu_planner::components::cost_chart::CostChart;
+use hsi_gpu_planner::components::cost_view::CostView;
 use hsi_gpu_planner::components::layer_table::{LayerTable, LayerTableProps};
-use hsi_gpu_planner::components::memory_view::{MemoryView, MemoryViewProps};
-use hsi_gpu_planner::components::roofline::{RooflineProps, RooflineView};
-use hsi_gpu_planner::components::scaling_view::{ScalingView, ScalingViewProps};
-use hsi_gpu_planner::components::verdict::{Verdict, VerdictProps};
+use hsi_gpu_planner::components::memory_view::MemoryView;
+use hsi_gpu_planner::components::roofline::RooflineView;
+use hsi_gpu_planner::components::scaling_view::{ScalingTable, ScalingView};
+use hsi_gpu_planner::components::verdict::Verdict;
 use hsi_gpu_planner::i18n::{Lang, T};
-use ssr_support::{count, render, report, scenario, testid_text};
+use ssr_support::{count, render, render_chart, render_view, report, scenario, testid_text};
 
-fn memory_props(lang: Lang, batch: u32) -> MemoryViewProps {
+fn memory_props(lang: Lang, batch: u32) -> MemoryView {
     let mut s = scenario();
     s.batch_per_gpu = batch;
-    MemoryViewProps {
+    MemoryView {
         report: report(&s),
         lang,
         gpu_name: "RTX A5500".into(),
         headroom: s.memory.headroom,
+        ghost: None,
     }
 }
 
@@ -29,7 +32,7 @@ fn memory_props(lang: Lang, batch: u32) -> MemoryViewProps {
 async fn memory_view_shows_each_term_the_total_capacity_and_max_batch() {
     let props = memory_props(Lang::En, 64);
     let r = props.report.clone();
-    let html = render::<MemoryView>(props).await;
+    let html = render_chart(Chart::Memory(props)).await;
     let m = &r.memory;
     assert_eq!(
         testid_text(&html, "total-memory"),
@@ -68,7 +71,7 @@ async fn memory_view_says_when_the_batch_does_not_fit_and_speaks_chinese() {
         !props.report.memory.fits,
         "a million-sample batch should not fit"
     );
-    let html = render::<MemoryView>(props).await;
+    let html = render_chart(Chart::Memory(props)).await;
     assert_eq!(
         testid_text(&html, "fits"),
         Some(T::DoesNotFit.get(Lang::Zh))
@@ -84,14 +87,17 @@ async fn verdict_uses_the_core_figures_and_compares_topologies() {
     s.gpu = "rtx_3090".into(); // an NVLink-bridge card: PCIe and NVLink curves both exist
     s.interconnect = Interconnect::Pcie;
     let r = report(&s);
-    let html = render::<Verdict>(VerdictProps {
-        report: r.clone(),
-        lang: Lang::En,
-        gpu_name: "RTX 3090".into(),
-        headroom: s.memory.headroom,
-        cards: s.cards,
-        unverified: Vec::new(),
-    })
+    let html = render_view(
+        Verdict {
+            report: r.clone(),
+            lang: Lang::En,
+            gpu_name: "RTX 3090".into(),
+            headroom: s.memory.headroom,
+            cards: s.cards,
+            unverified: Vec::new(),
+        }
+        .view(),
+    )
     .await;
     let verdict = testid_text(&html, "verdict").expect("verdict shown");
     assert!(
@@ -140,10 +146,11 @@ async fn roofline_plots_every_layer_with_work_and_the_step() {
         .filter(|l| l.forward.roofline.flops > 0.0 && l.forward.roofline.intensity > 0.0)
         .count();
     assert!(with_work >= 3, "convs and the classifier do work");
-    let html = render::<RooflineView>(RooflineProps {
+    let html = render_chart(Chart::Roofline(RooflineView {
         report: r.clone(),
         lang: Lang::En,
-    })
+        ghost: None,
+    }))
     .await;
     assert_eq!(count(&html, "data-testid=\"roofline-point\""), with_work);
     assert_eq!(count(&html, "data-testid=\"roofline-step\""), 1);
@@ -151,10 +158,11 @@ async fn roofline_plots_every_layer_with_work_and_the_step() {
     assert_eq!(count(&html, "class=\"roof\""), 1);
     let mut amp = s.clone();
     amp.precision = Precision::AmpBf16;
-    let amp_html = render::<RooflineView>(RooflineProps {
+    let amp_html = render_chart(Chart::Roofline(RooflineView {
         report: report(&amp),
         lang: Lang::En,
-    })
+        ghost: None,
+    }))
     .await;
     assert_eq!(count(&amp_html, "class=\"roof\""), 2);
     assert_eq!(
@@ -171,12 +179,12 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
     let mut s = scenario();
     s.cards = 4;
     let r = report(&s);
-    let html = render::<ScalingView>(ScalingViewProps {
+    let html = render_chart(Chart::Scaling(ScalingView {
         report: r.clone(),
         lang: Lang::En,
         cards: 4,
-        compact: false,
-    })
+        ghost: None,
+    }))
     .await;
     assert_eq!(
         testid_text(&html, "step-time"),
@@ -187,9 +195,30 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
         testid_text(&html, "speedup"),
         Some(format::times(point.speedup).as_str())
     );
-    // One DDP polyline per topology, plus parallel experiments.
+    // One DDP polyline per topology, plus parallel experiments; no ghost without a change.
     assert_eq!(count(&html, "<polyline"), r.perf.scaling.ddp.len() + 1);
-    let rows = html.matches("<th scope=\"row\">").count();
+    assert_eq!(count(&html, "data-testid=\"ghost\""), 0);
+    // After a change, the chosen curve from before is drawn faintly as well.
+    s.cards = 2;
+    s.batch_per_gpu *= 2;
+    let ghosted = render_chart(Chart::Scaling(ScalingView {
+        report: r.clone(),
+        lang: Lang::En,
+        cards: 4,
+        ghost: Some(report(&s)),
+    }))
+    .await;
+    assert_eq!(count(&ghosted, "data-testid=\"ghost\""), 1);
+    assert_eq!(count(&ghosted, "<polyline"), r.perf.scaling.ddp.len() + 2);
+    let table = render_view(
+        ScalingTable {
+            report: r.clone(),
+            lang: Lang::En,
+        }
+        .view(),
+    )
+    .await;
+    let rows = table.matches("<th scope=\"row\">").count();
     assert_eq!(rows, 8, "one table row per card count 1-8");
 }
 
@@ -197,10 +226,13 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
 async fn cost_view_shows_tco_and_per_unit_costs() {
     let r = report(&scenario());
     let c = &r.perf.cost;
-    let html = render::<CostView>(CostViewProps {
-        report: r.clone(),
-        lang: Lang::Zh,
-    })
+    let html = render_view(
+        CostView {
+            report: r.clone(),
+            lang: Lang::Zh,
+        }
+        .view(),
+    )
     .await;
     assert_eq!(
         testid_text(&html, "tco"),
@@ -250,4 +282,50 @@ async fn layer_table_has_one_row_per_layer() {
         row.contains(&format::duration(first.forward.time_s)),
         "{row}"
     );
+}
+
+#[tokio::test]
+async fn cost_chart_draws_tco_by_term_and_one_run_against_the_cloud() {
+    let s = scenario();
+    let r = report(&s);
+    let c = &r.perf.cost;
+    let html = render_chart(Chart::Cost(CostChart {
+        report: r.clone(),
+        lang: Lang::En,
+        ghost: None,
+    }))
+    .await;
+    assert_eq!(
+        testid_text(&html, "chart-tco"),
+        Some(format::money(c.tco_usd).as_str())
+    );
+    // Six TCO terms, the cloud for the same hours, one run on the box and in the cloud:
+    // each a mark that reads out its figure from the report.
+    assert_eq!(count(&html, "class=\"point\""), 9);
+    for figure in [
+        c.energy_usd,
+        c.cloud_usd_same_usage,
+        c.usd_per_experiment,
+        c.cloud_usd_per_experiment,
+    ] {
+        assert!(html.contains(&format::money(figure)), "{figure} not shown");
+    }
+    assert_eq!(count(&html, "data-testid=\"ghost\""), 0);
+    // A change: every row gets its faint line, and a readout names the figure before.
+    let mut longer = s.clone();
+    longer.workload.epochs *= 2;
+    let before = report(&longer);
+    let ghosted = render_chart(Chart::Cost(CostChart {
+        report: r.clone(),
+        lang: Lang::En,
+        ghost: Some(before.clone()),
+    }))
+    .await;
+    assert_eq!(count(&ghosted, "data-testid=\"ghost\""), 4);
+    // The marks still name today's figures (the readout adds the earlier one on focus).
+    let run_label = format!(
+        "aria-label=\"This box: {}\"",
+        format::money(c.usd_per_experiment)
+    );
+    assert!(ghosted.contains(&run_label), "{run_label} missing");
 }

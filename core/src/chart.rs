@@ -138,6 +138,38 @@ pub fn stack(values: &[f64], scale: &LinearScale) -> Vec<Segment> {
         .collect()
 }
 
+/// Horizontal bars sharing one axis from zero, each row a stack of values (the cost
+/// chart: a box's cost term by term beside the cloud's single bar).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarRows {
+    pub scale: LinearScale,
+    /// Where the axis ends: a nice round value at or above the longest row.
+    pub axis_max: f64,
+    pub ticks: Vec<f64>,
+    pub rows: Vec<Vec<Segment>>,
+}
+
+/// Lays out `rows` (each a stack of values) on one axis spanning `range` pixels, with
+/// about `target_ticks` round ticks. Bad values take no room, as in [`stack`].
+pub fn bar_rows(rows: &[&[f64]], range: (f64, f64), target_ticks: usize) -> BarRows {
+    let longest = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .filter(|v| v.is_finite() && **v > 0.0)
+                .sum::<f64>()
+        })
+        .fold(0.0, f64::max);
+    let (_, axis_max) = nice_domain(0.0, longest, target_ticks);
+    let scale = LinearScale::new((0.0, axis_max), range);
+    BarRows {
+        scale,
+        axis_max,
+        ticks: linear_ticks(0.0, axis_max, target_ticks),
+        rows: rows.iter().map(|row| stack(row, &scale)).collect(),
+    }
+}
+
 /// Bars from a common base (1x in a speed-up chart) to each value, in pixels; a missing
 /// or non-finite value gets an empty bar at the base.
 pub fn bars_from(base: f64, values: &[Option<f64>], scale: &LinearScale) -> Vec<Segment> {
@@ -243,6 +275,26 @@ mod tests {
         assert_eq!(segs[3].length(), 0.0);
         assert_eq!(segs[4].length(), 0.0);
         assert!(close(segs.last().unwrap().end, 300.0));
+    }
+
+    #[test]
+    fn bar_rows_share_one_axis_that_holds_the_longest_row() {
+        let own = [300.0, 200.0, 50.0];
+        let cloud = [900.0];
+        let layout = bar_rows(&[&own, &cloud], (10.0, 410.0), 5);
+        assert_eq!(layout.axis_max, 1000.0);
+        assert_eq!(layout.ticks.first(), Some(&0.0));
+        assert_eq!(layout.ticks.last(), Some(&1000.0));
+        assert_eq!(layout.rows.len(), 2);
+        // Both rows start at zero on the same scale: lengths compare as the values do.
+        assert!(close(layout.rows[0][0].start, 10.0) && close(layout.rows[1][0].start, 10.0));
+        assert!(close(layout.rows[0][2].end, layout.scale.map(550.0)));
+        assert!(close(layout.rows[1][0].length(), 900.0 * 0.4));
+        assert!(layout.rows[1][0].end <= 410.0);
+        // Nothing to show still gives a usable axis.
+        let empty = bar_rows(&[&[0.0], &[f64::NAN]], (0.0, 100.0), 5);
+        assert!(empty.axis_max > 0.0);
+        assert_eq!(empty.rows[1][0].length(), 0.0);
     }
 
     #[test]

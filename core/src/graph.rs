@@ -53,8 +53,8 @@ impl FromJson for ModelSpec {
             .map(|(i, layer)| Layer::from_json(layer).map_err(|e| e.at(&format!("layers[{i}]"))))
             .collect::<Result<_, _>>()?;
         Ok(ModelSpec {
-            name: json::required("name", json::field(map, "name")?)?,
-            input: json::required("input", json::field(map, "input")?)?,
+            name: json::need(map, "name")?,
+            input: json::need(map, "input")?,
             layers,
         })
     }
@@ -202,11 +202,7 @@ macro_rules! json_ops {
             fn read(tag: &str, map: &Map<String, Value>) -> Result<Self, FieldError> {
                 match tag {
                     $( $tag => Ok($name::$variant $({ $(
-                        $field: json::or_default!(
-                            json::field(map, stringify!($field))?,
-                            stringify!($field)
-                            $(, $default)?
-                        ),
+                        $field: json::or_default!(map, stringify!($field) $(, $default)?),
                     )* })?), )*
                     other => Err(unknown_op(Some(&Value::from(other)))),
                 }

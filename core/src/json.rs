@@ -22,12 +22,30 @@ pub trait FromJson: Sized {
     /// What a list of these is, in errors.
     const LIST: &'static str = "a list";
     fn from_json(v: &Value) -> Result<Self, FieldError>;
+
+    /// Reads `v` over `self` (a default): a `json_struct!` reads each field in place,
+    /// so nested sections are not built apart and moved (smaller wasm); other types
+    /// replace `self`.
+    fn read_into(&mut self, v: &Value) -> Result<(), FieldError> {
+        *self = Self::from_json(v)?;
+        Ok(())
+    }
 }
 
 /// Range checks of a value read from JSON (or set by the page), with field paths.
 pub trait Check {
+    /// A plain value with no checks of its own: its field path is never built.
+    const LEAF: bool = false;
+
     /// Records every problem of `self`, found at `path`.
     fn check(&self, _path: &str, _p: &mut Problems) {}
+
+    /// Checks `self` as field `key` under `path`.
+    fn check_field(&self, path: &str, key: &str, p: &mut Problems) {
+        if !Self::LEAF {
+            self.check(&join(path, key), p);
+        }
+    }
 }
 
 /// `path.key`, or `key` at the top.
@@ -64,6 +82,19 @@ pub(crate) fn object<'a>(
     }
 }
 
+/// Field `key` of `map` read over `slot`, which keeps its value when the field is
+/// missing or null.
+pub(crate) fn read_field<T: FromJson>(
+    map: &Map<String, Value>,
+    key: &str,
+    slot: &mut T,
+) -> Result<(), FieldError> {
+    match map.get(key) {
+        Some(v) if !v.is_null() => slot.read_into(v).map_err(|e| e.at(key)),
+        _ => Ok(()),
+    }
+}
+
 /// Field `key` of `map` read as a `T`; None when missing or null.
 pub(crate) fn field<T: FromJson>(
     map: &Map<String, Value>,
@@ -73,6 +104,20 @@ pub(crate) fn field<T: FromJson>(
         .filter(|v| !v.is_null())
         .map(|v| T::from_json(v).map_err(|e| e.at(key)))
         .transpose()
+}
+
+/// Field `key` of `map`, which must be there (not null).
+pub(crate) fn need<T: FromJson>(map: &Map<String, Value>, key: &str) -> Result<T, FieldError> {
+    required(key, field(map, key)?)
+}
+
+/// Field `key` of `map`, or `default` when missing or null.
+pub(crate) fn field_or<T: FromJson>(
+    map: &Map<String, Value>,
+    key: &str,
+    default: T,
+) -> Result<T, FieldError> {
+    Ok(field(map, key)?.unwrap_or(default))
 }
 
 /// `got`, or an error naming the missing field.
@@ -131,13 +176,14 @@ pub fn json_object_value(text: &str, doc: &JsonDocument) -> Result<Value, FieldE
     serde_json::from_str(text).map_err(|e| doc.error(e.to_string(), doc.expected.into()))
 }
 
-/// A field's value: the one read, else its default, else (no default) an error.
+/// Field `$key` of `$map`: the value read, else its default, else (no default) an
+/// error. One call per field (smaller wasm than a read and a check at each field).
 macro_rules! or_default {
-    ($got:expr, $key:expr) => {
-        $crate::json::required($key, $got)?
+    ($map:expr, $key:expr) => {
+        $crate::json::need($map, $key)?
     };
-    ($got:expr, $key:expr, $default:expr) => {
-        $got.unwrap_or_else(|| $default)
+    ($map:expr, $key:expr, $default:expr) => {
+        $crate::json::field_or($map, $key, $default)?
     };
 }
 pub(crate) use or_default;
@@ -175,11 +221,19 @@ macro_rules! json_struct {
             fn from_json(
                 v: &serde_json::Value,
             ) -> Result<Self, $crate::problems::FieldError> {
+                // Defaults first, then each field read over its default.
+                let mut out = Self::default();
+                out.read_into(v)?;
+                Ok(out)
+            }
+
+            fn read_into(
+                &mut self,
+                v: &serde_json::Value,
+            ) -> Result<(), $crate::problems::FieldError> {
                 let map = $crate::json::object(v, Self::FIELDS)?;
-                Ok($name {
-                    $( $field: $crate::json::field(map, stringify!($field))?
-                        .unwrap_or_else(|| $default), )*
-                })
+                $( $crate::json::read_field(map, stringify!($field), &mut self.$field)?; )*
+                Ok(())
             }
         }
 
@@ -193,9 +247,10 @@ macro_rules! json_struct {
         impl $crate::json::Check for $name {
             fn check(&self, path: &str, p: &mut $crate::problems::Problems) {
                 $(
-                    let at = $crate::json::join(path, stringify!($field));
-                    $crate::json::Check::check(&self.$field, &at, p);
-                    $( $crate::json::Bounded::bound(&self.$field, &at, $lo, $hi, p); )?
+                    $crate::json::Check::check_field(&self.$field, path, stringify!($field), p);
+                    $( $crate::json::Bounded::bound(
+                        &self.$field, path, stringify!($field), $lo, $hi, p,
+                    ); )?
                 )*
             }
         }
@@ -221,11 +276,10 @@ macro_rules! json_enum {
         impl $name {
             pub const ALL: [$name; <[&str]>::len(&[$($id),*])] = [$($name::$variant),*];
 
-            /// The JSON id.
+            /// The JSON id (a table lookup, not a match).
             pub fn id(self) -> &'static str {
-                match self {
-                    $( $name::$variant => $id, )*
-                }
+                const IDS: &[&str] = &[$($id),*];
+                IDS[self as usize]
             }
 
             /// The variant with JSON id `id`.
@@ -244,7 +298,9 @@ macro_rules! json_enum {
             }
         }
 
-        impl $crate::json::Check for $name {}
+        impl $crate::json::Check for $name {
+            const LEAF: bool = true;
+        }
     };
 }
 pub(crate) use json_enum;
@@ -271,7 +327,9 @@ macro_rules! whole_numbers {
                 whole(v, <$t>::MAX as u64).map(|n| n as $t)
             }
         }
-        impl Check for $t {}
+        impl Check for $t {
+            const LEAF: bool = true;
+        }
     )*};
 }
 whole_numbers!(u8, u32, u64, usize);
@@ -311,11 +369,18 @@ impl<T: FromJson> FromJson for Vec<T> {
     }
 }
 
-impl Check for f64 {}
-impl Check for bool {}
-impl Check for String {}
+impl Check for f64 {
+    const LEAF: bool = true;
+}
+impl Check for bool {
+    const LEAF: bool = true;
+}
+impl Check for String {
+    const LEAF: bool = true;
+}
 
 impl<T: Check> Check for Option<T> {
+    const LEAF: bool = T::LEAF;
     fn check(&self, path: &str, p: &mut Problems) {
         if let Some(v) = self {
             v.check(path, p);
@@ -324,6 +389,7 @@ impl<T: Check> Check for Option<T> {
 }
 
 impl<T: Check> Check for Vec<T> {
+    const LEAF: bool = T::LEAF;
     fn check(&self, path: &str, p: &mut Problems) {
         for (i, v) in self.iter().enumerate() {
             v.check(&format!("{path}[{i}]"), p);
@@ -331,38 +397,43 @@ impl<T: Check> Check for Vec<T> {
     }
 }
 
-/// A field's allowed range, `[lo, hi]` in its description.
+/// A field's allowed range, `[lo, hi]` in its description. The field's path
+/// (`path.key`) is built only for a value out of range.
 pub trait Bounded {
     type Bound;
-    fn bound(&self, path: &str, lo: Self::Bound, hi: Self::Bound, p: &mut Problems);
+    fn bound(&self, path: &str, key: &str, lo: Self::Bound, hi: Self::Bound, p: &mut Problems);
 }
 
 impl Bounded for f64 {
     type Bound = f64;
-    fn bound(&self, path: &str, lo: f64, hi: f64, p: &mut Problems) {
-        p.range_f64(path, *self, lo, hi);
+    fn bound(&self, path: &str, key: &str, lo: f64, hi: f64, p: &mut Problems) {
+        if !self.is_finite() || *self < lo || *self > hi {
+            p.range_f64(&join(path, key), *self, lo, hi);
+        }
     }
 }
 
 impl Bounded for u32 {
     type Bound = u32;
-    fn bound(&self, path: &str, lo: u32, hi: u32, p: &mut Problems) {
-        p.range_u64(path, (*self).into(), lo.into(), hi.into());
+    fn bound(&self, path: &str, key: &str, lo: u32, hi: u32, p: &mut Problems) {
+        u64::from(*self).bound(path, key, lo.into(), hi.into(), p);
     }
 }
 
 impl Bounded for u64 {
     type Bound = u64;
-    fn bound(&self, path: &str, lo: u64, hi: u64, p: &mut Problems) {
-        p.range_u64(path, *self, lo, hi);
+    fn bound(&self, path: &str, key: &str, lo: u64, hi: u64, p: &mut Problems) {
+        if *self < lo || *self > hi {
+            p.range_u64(&join(path, key), *self, lo, hi);
+        }
     }
 }
 
 impl<T: Bounded> Bounded for Option<T> {
     type Bound = T::Bound;
-    fn bound(&self, path: &str, lo: T::Bound, hi: T::Bound, p: &mut Problems) {
+    fn bound(&self, path: &str, key: &str, lo: T::Bound, hi: T::Bound, p: &mut Problems) {
         if let Some(v) = self {
-            v.bound(path, lo, hi, p);
+            v.bound(path, key, lo, hi, p);
         }
     }
 }
@@ -372,9 +443,9 @@ where
     T::Bound: Copy,
 {
     type Bound = T::Bound;
-    fn bound(&self, path: &str, lo: T::Bound, hi: T::Bound, p: &mut Problems) {
+    fn bound(&self, path: &str, key: &str, lo: T::Bound, hi: T::Bound, p: &mut Problems) {
         for (i, v) in self.iter().enumerate() {
-            v.bound(&format!("{path}[{i}]"), lo, hi, p);
+            v.bound(path, &format!("{key}[{i}]"), lo, hi, p);
         }
     }
 }

@@ -64,10 +64,10 @@ impl FromJson for ModelChoice {
         let map = json::object(v, known)?;
         Ok(match kind.and_then(Value::as_str) {
             Some("custom") => ModelChoice::Custom {
-                spec: json::required("spec", json::field(map, "spec")?)?,
+                spec: json::need(map, "spec")?,
             },
             _ => ModelChoice::Preset {
-                id: json::required("id", json::field(map, "id")?)?,
+                id: json::need(map, "id")?,
                 width: json::field(map, "width")?,
                 size: json::field(map, "size")?,
             },
@@ -76,7 +76,9 @@ impl FromJson for ModelChoice {
 }
 
 /// The model's checks come from building it (`crate::build_model`).
-impl Check for ModelChoice {}
+impl Check for ModelChoice {
+    const LEAF: bool = true;
+}
 
 /// Input-geometry limits: wide enough for whole-scene segmentation, small enough that
 /// every product stays exact in f64 and u64.

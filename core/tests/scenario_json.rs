@@ -73,6 +73,14 @@ fn a_top_level_typo_is_refused_and_left_out_fields_keep_their_defaults() {
     assert!(e.allowed.contains("batch_per_gpu"), "{e}");
     let s = scenario_from_json(r#"{"perf": null, "memory": {"headroom": 0.3}}"#).unwrap();
     assert_eq!(s.memory.headroom, 0.3);
+    // Read in place over the defaults: the section's other fields keep theirs.
+    assert_eq!(
+        s.memory,
+        hsi_gpu_core::scenario::MemoryAssumptions {
+            headroom: 0.3,
+            ..Default::default()
+        }
+    );
     assert_eq!(
         Scenario {
             memory: s.memory.clone(),

@@ -5,20 +5,24 @@
 use yew::prelude::*;
 use yew::TargetCast;
 
-use web_sys::{Element, HtmlInputElement};
+use web_sys::HtmlInputElement;
 
+use crate::components::controls::use_open;
 use crate::i18n::{self, T};
 use crate::query;
 use crate::state::Action;
 use crate::{Store, ASSUMPTION_SECTIONS, SCENARIO_PANEL_FIELDS};
 
-#[function_component]
-pub fn AssumptionsPanel() -> Html {
-    let store = use_context::<Store>().expect("AssumptionsPanel sits inside the app's store");
-    let open = use_state(|| false);
+/// The assumptions panel, drawn by a hook of the app rather than a component: it follows
+/// the store, so it was drawn on every change anyway, and a component type is another
+/// copy of Yew's machinery in the page.
+#[hook]
+pub fn use_assumptions(store: &Store) -> Html {
+    let store = store.clone();
+    let (open, on_toggle) = use_open(false);
     let lang = store.lang;
     // Closed, the panel renders no inputs: nothing to rebuild on every slider move.
-    let fields = if *open {
+    let fields = if open {
         query::fields_under(&store.scenario, &ASSUMPTION_SECTIONS)
             .into_iter()
             .filter(|(path, _)| !SCENARIO_PANEL_FIELDS.contains(&path.as_str()))
@@ -26,14 +30,8 @@ pub fn AssumptionsPanel() -> Html {
     } else {
         Vec::new()
     };
-    let on_toggle = {
-        let open = open.clone();
-        Callback::from(move |e: Event| {
-            open.set(e.target_unchecked_into::<Element>().has_attribute("open"))
-        })
-    };
     html! {
-        <details class="panel assumptions" data-testid="assumptions" open={*open} ontoggle={on_toggle}>
+        <details class="panel assumptions" data-testid="assumptions" open={open} ontoggle={on_toggle}>
             <summary>{ T::Assumptions.get(lang) }</summary>
             <p class="help">{ T::AssumptionsHelp.get(lang) }</p>
             <div class="assumption-grid">

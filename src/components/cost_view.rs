@@ -1,108 +1,107 @@
 //! Cost: the box's total cost of ownership term by term, then cost per million training
 //! samples, per experiment and per sweep, next to renting the same GPU-hours.
 
-use std::rc::Rc;
-
-use hsi_gpu_core::{format, Report};
+use hsi_gpu_core::format;
 use yew::prelude::*;
 
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
+use crate::SharedReport;
 
-#[derive(Properties, PartialEq)]
-pub struct CostViewProps {
-    pub report: Rc<Report>,
+pub struct CostView {
+    pub report: SharedReport,
     pub lang: Lang,
 }
 
-#[function_component]
-pub fn CostView(props: &CostViewProps) -> Html {
-    let lang = props.lang;
-    let c = &props.report.perf.cost;
-    // Without a card price, a figure that contains it would be a guess: ask for one.
-    let priced = |usd: f64| {
-        if c.card_price_known {
-            c.money(usd)
-        } else {
-            X::EnterPrice.get(lang).to_string()
-        }
-    };
-    // Likewise without a cloud rate for the card.
-    let rented = |usd: f64| {
-        if c.cloud_rate_known {
-            c.money(usd)
-        } else {
-            X::EnterRate.get(lang).to_string()
-        }
-    };
-    let tco_terms = [
-        (T::CostCards, c.cards_usd),
-        (T::CostPlatform, c.platform_usd),
-        (T::CostPsu, c.psu_usd),
-        (T::CostCooling, c.cooling_usd),
-        (T::CostEnergy, c.energy_usd),
-        (T::CostOps, c.ops_usd),
-    ];
-    let per_unit = [
-        (
-            T::PerMillionSamples,
-            c.usd_per_million_samples,
-            c.cloud_usd_per_million_samples,
-            "cost-per-million",
-        ),
-        (
-            T::PerExperiment,
-            c.usd_per_experiment,
-            c.cloud_usd_per_experiment,
-            "cost-per-experiment",
-        ),
-        (
-            T::PerSweep,
-            c.sweep_usd,
-            c.cloud_sweep_usd,
-            "cost-per-sweep",
-        ),
-    ];
-    html! {
-        <section class="panel view cost" aria-labelledby="cost-heading">
-            <h2 id="cost-heading">{ T::Cost.get(lang) }</h2>
-            <p class="key-figures">
-                <span>{ T::Tco.get(lang) }{ ": " }<strong class="figure" data-testid="tco">{ priced(c.tco_usd) }</strong></span>
-                <span>{ T::PerGpuHour.get(lang) }{ ": " }<strong class="figure">{ priced(c.usd_per_gpu_hour) }</strong></span>
-                <span>{ T::SweepWall.get(lang) }{ ": " }<strong class="figure">{ format::duration(c.sweep_wall_s) }</strong></span>
-            </p>
-            if !c.card_price_known {
-                <p class="notice" data-testid="price-unknown">{ T::PriceUnknown.get(lang) }</p>
+impl CostView {
+    pub fn view(self) -> Html {
+        let lang = self.lang;
+        let c = &self.report.perf.cost;
+        // Without a card price, a figure that contains it would be a guess: ask for one.
+        let priced = |usd: f64| {
+            if c.card_price_known {
+                c.money(usd)
+            } else {
+                X::EnterPrice.get(lang).to_string()
             }
-            <div class="table-scroll">
-                <table>
-                    <caption class="help">{ T::TcoCaption.get(lang) }</caption>
-                    <tbody>
-                        { for tco_terms.iter().map(|(term, usd)| html! {
-                            <tr><th scope="row">{ term.get(lang) }</th><td class="num">{
-                                if *term == T::CostCards { priced(*usd) } else { c.money(*usd) }
-                            }</td></tr>
-                        }) }
-                        <tr class="total"><th scope="row">{ T::Tco.get(lang) }</th><td class="num">{ priced(c.tco_usd) }</td></tr>
-                    </tbody>
-                </table>
-                <table>
-                    <thead><tr>
-                        <th scope="col"></th>
-                        <th scope="col" class="num">{ T::OwnBox.get(lang) }</th>
-                        <th scope="col" class="num">{ T::Cloud.get(lang) }</th>
-                    </tr></thead>
-                    <tbody>
-                        { for per_unit.iter().map(|(label, own, cloud, testid)| html! {
-                            <tr>
-                                <th scope="row">{ label.get(lang) }</th>
-                                <td class="num" data-testid={*testid}>{ priced(*own) }</td>
-                                <td class="num">{ rented(*cloud) }</td>
-                            </tr>
-                        }) }
-                    </tbody>
-                </table>
-            </div>
-        </section>
+        };
+        // Likewise without a cloud rate for the card.
+        let rented = |usd: f64| {
+            if c.cloud_rate_known {
+                c.money(usd)
+            } else {
+                X::EnterRate.get(lang).to_string()
+            }
+        };
+        let tco_terms = [
+            (T::CostCards, c.cards_usd),
+            (T::CostPlatform, c.platform_usd),
+            (T::CostPsu, c.psu_usd),
+            (T::CostCooling, c.cooling_usd),
+            (T::CostEnergy, c.energy_usd),
+            (T::CostOps, c.ops_usd),
+        ];
+        let per_unit = [
+            (
+                T::PerMillionSamples,
+                c.usd_per_million_samples,
+                c.cloud_usd_per_million_samples,
+                "cost-per-million",
+            ),
+            (
+                T::PerExperiment,
+                c.usd_per_experiment,
+                c.cloud_usd_per_experiment,
+                "cost-per-experiment",
+            ),
+            (
+                T::PerSweep,
+                c.sweep_usd,
+                c.cloud_sweep_usd,
+                "cost-per-sweep",
+            ),
+        ];
+        html! {
+            <section class="panel view cost" aria-labelledby="cost-heading">
+                <h2 id="cost-heading">{ T::Cost.get(lang) }</h2>
+                <p class="key-figures">
+                    <span>{ T::Tco.get(lang) }{ ": " }<strong class="figure" data-testid="tco">{ priced(c.tco_usd) }</strong></span>
+                    <span>{ T::PerGpuHour.get(lang) }{ ": " }<strong class="figure">{ priced(c.usd_per_gpu_hour) }</strong></span>
+                    <span>{ T::SweepWall.get(lang) }{ ": " }<strong class="figure">{ format::duration(c.sweep_wall_s) }</strong></span>
+                </p>
+                if !c.card_price_known {
+                    <p class="notice" data-testid="price-unknown">{ T::PriceUnknown.get(lang) }</p>
+                }
+                <div class="table-scroll">
+                    <table>
+                        <caption class="help">{ T::TcoCaption.get(lang) }</caption>
+                        <tbody>
+                            { for tco_terms.iter().map(|(term, usd)| html! {
+                                <tr><th scope="row">{ term.get(lang) }</th><td class="num">{
+                                    if *term == T::CostCards { priced(*usd) } else { c.money(*usd) }
+                                }</td></tr>
+                            }) }
+                            <tr class="total"><th scope="row">{ T::Tco.get(lang) }</th><td class="num">{ priced(c.tco_usd) }</td></tr>
+                        </tbody>
+                    </table>
+                    <table>
+                        <thead><tr>
+                            <th scope="col"></th>
+                            <th scope="col" class="num">{ T::OwnBox.get(lang) }</th>
+                            <th scope="col" class="num">{ T::Cloud.get(lang) }</th>
+                        </tr></thead>
+                        <tbody>
+                            { for per_unit.iter().map(|(label, own, cloud, testid)| html! {
+                                <tr>
+                                    <th scope="row">{ label.get(lang) }</th>
+                                    <td class="num" data-testid={*testid}>{ priced(*own) }</td>
+                                    <td class="num">{ rented(*cloud) }</td>
+                                </tr>
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            </section>
+        }
     }
 }

@@ -2,7 +2,7 @@
 
 use yew::prelude::*;
 
-use crate::i18n::T;
+use crate::i18n::{Lang, T};
 use crate::platform;
 use crate::state::Action;
 use crate::Store;
@@ -16,9 +16,12 @@ enum CopyStatus {
     Refused,
 }
 
-#[function_component]
-pub fn Header() -> Html {
-    let store = use_context::<Store>().expect("Header sits inside the app's store");
+/// The header's view, with its state (the copied link and what copying achieved). A hook
+/// of the app rather than a component: it follows the store, so it would be drawn again
+/// on every change anyway, and a component type is another copy of Yew's machinery.
+#[hook]
+pub fn use_header(store: &Store) -> Html {
+    let store = store.clone();
     let lang = store.lang;
     let link = use_state(String::new);
     let status = use_state(|| CopyStatus::Idle);
@@ -69,7 +72,13 @@ pub fn Header() -> Html {
             <div class="header-actions">
                 <button type="button" data-testid="lang-toggle" onclick={on_lang}
                     aria-label={T::LanguageToggleLabel.get(lang)}
-                    lang={lang.other().html_lang()}>{ T::LanguageToggle.get(lang) }</button>
+                    class="lang-toggle">
+                    // Both names, each in its own script with Latin beside it, so the button
+                    // reads even where no CJK font is installed; the current one is marked.
+                    <span lang="zh-CN" class={classes!((lang == Lang::Zh).then_some("on"))}>{ "中文" }</span>
+                    { " / " }
+                    <span lang="en" class={classes!((lang == Lang::En).then_some("on"))}>{ "EN" }</span>
+                </button>
                 <button type="button" data-testid="presentation-toggle" onclick={on_presentation}
                     aria-pressed={store.presentation.to_string()}>{ T::Presentation.get(lang) }</button>
                 <button type="button" data-testid="reset" onclick={on_reset}>{ T::Reset.get(lang) }</button>

@@ -1,18 +1,16 @@
 //! Per-layer table: shape, parameters, forward FLOPs and bytes kept for backward.
 
-use std::rc::Rc;
-
+use hsi_gpu_core::format;
 use hsi_gpu_core::perf::Limiter;
-use hsi_gpu_core::{format, Report};
-use web_sys::Element;
 use yew::prelude::*;
-use yew::TargetCast;
 
+use crate::components::controls::use_open;
 use crate::i18n::{Lang, T};
+use crate::SharedReport;
 
 #[derive(Properties, PartialEq)]
 pub struct LayerTableProps {
-    pub report: Rc<Report>,
+    pub report: SharedReport,
     pub lang: Lang,
     #[prop_or_default]
     pub initially_open: bool,
@@ -30,17 +28,11 @@ fn limiter_name(limiter: Limiter) -> T {
 pub fn LayerTable(props: &LayerTableProps) -> Html {
     let lang = props.lang;
     let r = &props.report;
-    let open = use_state(|| props.initially_open);
-    let on_toggle = {
-        let open = open.clone();
-        Callback::from(move |e: Event| {
-            open.set(e.target_unchecked_into::<Element>().has_attribute("open"))
-        })
-    };
+    let (open, on_toggle) = use_open(props.initially_open);
     // Closed, the table renders no rows: large models have hundreds of layers.
-    let layers = if *open { r.layers.as_slice() } else { &[] };
+    let layers = if open { r.layers.as_slice() } else { &[] };
     html! {
-        <details class="panel view layers" data-testid="layer-table" open={*open} ontoggle={on_toggle}>
+        <details class="panel view layers" data-testid="layer-table" open={open} ontoggle={on_toggle}>
             <summary>
                 { T::Layers.get(lang) }{ " — " }{ &r.model_name }{ ", " }
                 <span class="figure" data-testid="params">{ format::count(r.params) }</span>

@@ -205,9 +205,12 @@ fn calibration_view(c: &Calibration, lang: Lang, on_undo: Callback<MouseEvent>) 
     }
 }
 
-#[function_component]
-pub fn MeasuredView() -> Html {
-    let store = use_context::<Store>().expect("MeasuredView sits inside the app's store");
+/// The measured-vs-estimated panel with its state (files loaded, text pasted, the last
+/// calibration), drawn by a hook of the app rather than a component: it follows the
+/// store, so it was drawn on every change anyway.
+#[hook]
+pub fn use_measured_view(store: &Store) -> Html {
+    let store = store.clone();
     let lang = store.lang;
     let loaded = use_reducer_eq(Loaded::default);
     let pasted = use_state(String::new);

@@ -7,25 +7,17 @@ use yew::prelude::*;
 use crate::i18n::{Lang, T};
 use crate::query::Notice;
 
-#[derive(Properties, PartialEq)]
-pub struct NoticesProps {
-    pub notices: Vec<Notice>,
-    pub lang: Lang,
-    pub on_dismiss: Callback<()>,
-}
-
-#[function_component]
-pub fn Notices(props: &NoticesProps) -> Html {
-    if props.notices.is_empty() {
+/// The link's dropped parameters, with a button that dismisses them.
+pub fn notices(notices: &[Notice], lang: Lang, on_dismiss: Callback<()>) -> Html {
+    if notices.is_empty() {
         return html! {};
     }
-    let lang = props.lang;
-    let dismiss = props.on_dismiss.reform(|_: MouseEvent| ());
+    let dismiss = on_dismiss.reform(|_: MouseEvent| ());
     html! {
         <div class="notice" role="status" data-testid="notices">
             <strong>{ T::Notices.get(lang) }</strong>
             <ul>
-                { for props.notices.iter().map(|n| html! {
+                { for notices.iter().map(|n| html! {
                     <li><code>{ format!("{}={}", n.key, n.value) }</code>{ ": " }{ &n.reason }
                         { " — " }{ T::NoticeFallback.get(lang) }</li>
                 }) }
@@ -35,20 +27,13 @@ pub fn Notices(props: &NoticesProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct ErrorsProps {
-    pub errors: Vec<FieldError>,
-    pub lang: Lang,
-}
-
-#[function_component]
-pub fn Errors(props: &ErrorsProps) -> Html {
-    let lang = props.lang;
+/// Why the scenario cannot be estimated: each field, its value and what is allowed.
+pub fn errors(errors: &[FieldError], lang: Lang) -> Html {
     html! {
         <section class="panel errors" role="alert" data-testid="errors">
             <h2>{ T::Errors.get(lang) }</h2>
             <ul>
-                { for props.errors.iter().map(|e| html! {
+                { for errors.iter().map(|e| html! {
                     <li><code>{ &e.field }</code>{ " = " }<code>{ &e.value }</code>
                         { format!(" — {}: {}", T::Allowed.get(lang), e.allowed) }</li>
                 }) }

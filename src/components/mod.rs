@@ -1,8 +1,11 @@
 //! One component per view or control.
 
 pub mod assumptions;
+pub mod chart_parts;
+pub mod chart_tile;
 pub mod compare;
 pub mod controls;
+pub mod cost_chart;
 pub mod cost_view;
 pub mod header;
 pub mod layer_table;

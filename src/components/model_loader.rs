@@ -11,9 +11,12 @@ use crate::platform::files;
 use crate::state::Action;
 use crate::Store;
 
-#[function_component]
-pub fn ModelLoader() -> Html {
-    let store = use_context::<Store>().expect("ModelLoader sits inside the app's store");
+/// The loader's view, with its state (the last file that could not be used). A hook of
+/// the scenario panel rather than a component of its own: it follows the store, which
+/// re-renders the panel anyway, and a component type is another copy of Yew's machinery.
+#[hook]
+pub fn use_model_loader(store: &Store) -> Html {
+    let store = store.clone();
     let lang = store.lang;
     // The last file that could not be used: its name and why.
     let error = use_state(|| None::<(String, String)>);

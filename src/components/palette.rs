@@ -7,18 +7,12 @@ pub const OKABE_ITO: [&str; 8] = [
     "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000",
 ];
 
-#[derive(Properties, PartialEq)]
-pub struct SwatchProps {
-    pub colour: AttrValue,
-}
-
 /// A legend's colour square. Drawn as SVG with a `fill` attribute, not an inline `style`,
 /// so a strict Content-Security-Policy (no 'unsafe-inline' styles) still shows it.
-#[function_component]
-pub fn Swatch(props: &SwatchProps) -> Html {
+pub fn swatch(colour: &'static str) -> Html {
     html! {
         <svg class="swatch" viewBox="0 0 10 10" aria-hidden="true">
-            <rect width="10" height="10" rx="2" fill={props.colour.clone()} />
+            <rect width="10" height="10" rx="2" fill={colour} />
         </svg>
     }
 }

@@ -1,22 +1,22 @@
 //! Roofline (log-log): the card's compute roofs for the precision in use and for FP32
 //! CUDA cores under its bandwidth slope, one point per layer (forward pass, modelled
 //! throughput) and one for the whole step. Hovering or focusing a point says which layer
-//! it is and why it is bound.
-
-use std::rc::Rc;
+//! it is and why it is bound; the points before the last change stay faintly.
 
 use hsi_gpu_core::chart::{decade_domain, decade_ticks, LogScale};
 use hsi_gpu_core::perf::Bound;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
-use crate::components::palette::{Swatch, OKABE_ITO};
+use crate::components::chart_parts::{mark, px, readout, Focus};
+use crate::components::palette::{swatch, OKABE_ITO};
 use crate::i18n::{self, Lang, T};
+use crate::SharedReport;
 
-const WIDTH: f64 = 640.0;
-const HEIGHT: f64 = 340.0;
-/// Room for "100 TFLOP/s" tick labels.
-const LEFT: f64 = 86.0;
+const WIDTH: f64 = 400.0;
+const HEIGHT: f64 = 290.0;
+/// Room for "100 TFLOP/s" tick labels and the rotated axis title.
+const LEFT: f64 = 102.0;
 const RIGHT: f64 = 16.0;
 const TOP: f64 = 14.0;
 const BOTTOM: f64 = 40.0;
@@ -36,10 +36,12 @@ struct Point {
     is_step: bool,
 }
 
-#[derive(Properties, PartialEq)]
-pub struct RooflineProps {
-    pub report: Rc<Report>,
+#[derive(PartialEq)]
+pub struct RooflineView {
+    pub report: SharedReport,
     pub lang: Lang,
+    /// The report before the last change: its points are drawn faintly.
+    pub ghost: Option<SharedReport>,
 }
 
 fn describe(p: &Point, lang: Lang) -> String {
@@ -57,12 +59,9 @@ fn describe(p: &Point, lang: Lang) -> String {
     )
 }
 
-#[function_component]
-pub fn RooflineView(props: &RooflineProps) -> Html {
-    let lang = props.lang;
-    let perf = &props.report.perf;
-    let focused = use_state(|| None::<usize>);
-
+/// The forward pass of every layer with work, then the whole step.
+fn plotted(report: &Report, lang: Lang) -> Vec<Point> {
+    let perf = &report.perf;
     let mut points: Vec<Point> = perf
         .layers
         .iter()
@@ -87,114 +86,134 @@ pub fn RooflineView(props: &RooflineProps) -> Html {
             is_step: true,
         });
     }
+    points
+}
 
-    let min_x = points
-        .iter()
-        .map(|p| p.intensity)
-        .fold(perf.ridge, f64::min)
-        / 2.0;
-    let max_x = points
-        .iter()
-        .map(|p| p.intensity)
-        .fold(perf.ridge, f64::max)
-        * 2.0;
-    let (x_lo, x_hi) = decade_domain(min_x, max_x);
-    let min_y = points
-        .iter()
-        .map(|p| p.flops_per_s)
-        .filter(|f| *f > 0.0)
-        .fold(perf.fp32_flops.min(perf.peak_flops), f64::min)
-        / 2.0;
-    let (y_lo, y_hi) = decade_domain(min_y, perf.peak_flops.max(perf.fp32_flops) * 1.5);
-    let x = LogScale::new((x_lo, x_hi), (LEFT, WIDTH - RIGHT));
-    let y = LogScale::new((y_lo, y_hi), (HEIGHT - BOTTOM, TOP));
+impl RooflineView {
+    pub fn view(&self, focused: Focus) -> Html {
+        let lang = self.lang;
+        let perf = &self.report.perf;
+        let points = plotted(&self.report, lang);
+        let ghost_points = self.ghost.as_ref().map(|g| plotted(g, lang));
 
-    // A roof is the bandwidth slope up to its ridge, then flat: three points suffice.
-    let roof_path = |roof: f64| {
-        let bandwidth = perf.bandwidth_bytes_per_s;
-        let ridge = roof / bandwidth;
-        format!(
-            "M{:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1}",
-            x.map(x_lo),
-            y.map(x_lo * bandwidth),
-            x.map(ridge),
-            y.map(roof),
-            x.map(x_hi),
-            y.map(roof)
-        )
-    };
+        let min_x = points
+            .iter()
+            .map(|p| p.intensity)
+            .fold(perf.ridge, f64::min)
+            / 2.0;
+        let max_x = points
+            .iter()
+            .map(|p| p.intensity)
+            .fold(perf.ridge, f64::max)
+            * 2.0;
+        let (x_lo, x_hi) = decade_domain(min_x, max_x);
+        let min_y = points
+            .iter()
+            .map(|p| p.flops_per_s)
+            .filter(|f| *f > 0.0)
+            .fold(perf.fp32_flops.min(perf.peak_flops), f64::min)
+            / 2.0;
+        let (y_lo, y_hi) = decade_domain(min_y, perf.peak_flops.max(perf.fp32_flops) * 1.5);
+        let x = LogScale::new((x_lo, x_hi), (LEFT, WIDTH - RIGHT));
+        let y = LogScale::new((y_lo, y_hi), (HEIGHT - BOTTOM, TOP));
 
-    let detail = focused
-        .and_then(|i| points.get(i))
-        .map(|p| describe(p, lang))
-        .unwrap_or_else(|| T::RooflineHint.get(lang).to_string());
+        // A roof is the bandwidth slope up to its ridge, then flat: three points suffice.
+        let roof_path = |roof: f64| {
+            let bandwidth = perf.bandwidth_bytes_per_s;
+            let ridge = roof / bandwidth;
+            format!(
+                "M{:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1}",
+                x.map(x_lo),
+                y.map(x_lo * bandwidth),
+                x.map(ridge),
+                y.map(roof),
+                x.map(x_hi),
+                y.map(roof)
+            )
+        };
 
-    html! {
-        <section class="panel view roofline" aria-labelledby="roofline-heading">
-            <h2 id="roofline-heading">{ T::Roofline.get(lang) }</h2>
-            <p class="key-figures">
-                <span>{ T::PeakCompute.get(lang) }{ ": " }<strong class="figure" data-testid="peak-flops">{ format::flop_rate(perf.peak_flops) }</strong></span>
-                <span>{ T::Bandwidth.get(lang) }{ ": " }<strong class="figure">{ format::bandwidth(perf.bandwidth_bytes_per_s) }</strong></span>
-                <span>{ T::Ridge.get(lang) }{ ": " }<strong class="figure">{ format!("{} FLOP/B", format::significant(perf.ridge)) }</strong></span>
-            </p>
-            <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group"
-                aria-label={T::Roofline.get(lang)} data-testid="roofline-chart">
-                { for decade_ticks(x_lo, x_hi).into_iter().map(|t| html! {
-                    <g>
-                        <line class="grid" x1={x.map(t).to_string()} x2={x.map(t).to_string()}
-                            y1={TOP.to_string()} y2={(HEIGHT - BOTTOM).to_string()} />
-                        <text class="tick" x={x.map(t).to_string()} y={(HEIGHT - BOTTOM + 14.0).to_string()}
-                            text-anchor="middle">{ format::significant(t) }</text>
-                    </g>
-                }) }
-                { for decade_ticks(y_lo, y_hi).into_iter().map(|t| html! {
-                    <g>
-                        <line class="grid" x1={LEFT.to_string()} x2={(WIDTH - RIGHT).to_string()}
-                            y1={y.map(t).to_string()} y2={y.map(t).to_string()} />
-                        <text class="tick" x={(LEFT - 4.0).to_string()} y={(y.map(t) + 4.0).to_string()}
-                            text-anchor="end">{ format::flop_rate(t) }</text>
-                    </g>
-                }) }
-                <text class="chart-label" x={((LEFT + WIDTH - RIGHT) / 2.0).to_string()} y={(HEIGHT - 6.0).to_string()}
-                    text-anchor="middle">{ T::IntensityAxis.get(lang) }</text>
-                // FP32 training has one roof: draw the CUDA-core roof only when it differs.
-                if perf.fp32_flops != perf.peak_flops {
-                    <path class="roof" d={roof_path(perf.fp32_flops)} stroke={FP32_ROOF_COLOUR} />
-                }
-                <path class="roof" d={roof_path(perf.peak_flops)} stroke={ROOF_COLOUR} />
-                { for points.iter().enumerate().map(|(i, p)| {
-                    let (cx, cy) = (x.map(p.intensity), y.map(p.flops_per_s.max(y_lo)));
-                    let colour = match p.bound {
-                        Bound::Memory => MEMORY_BOUND_COLOUR,
-                        Bound::Compute => COMPUTE_BOUND_COLOUR,
-                    };
-                    let text = describe(p, lang);
-                    let show = { let focused = focused.clone(); Callback::from(move |_: FocusEvent| focused.set(Some(i))) };
-                    let hover = { let focused = focused.clone(); Callback::from(move |_: MouseEvent| focused.set(Some(i))) };
-                    html! {
-                        <g class="point" tabindex="0" role="img" aria-label={text.clone()}
-                            onfocus={show} onmouseenter={hover} data-testid={if p.is_step { "roofline-step" } else { "roofline-point" }}>
-                            <title>{ text }</title>
-                            if p.is_step {
-                                <rect x={(cx - 6.0).to_string()} y={(cy - 6.0).to_string()} width="12" height="12"
-                                    fill={STEP_COLOUR} />
-                            } else {
-                                <circle cx={cx.to_string()} cy={cy.to_string()} r="5" fill={colour} fill-opacity="0.85" />
-                            }
+        let texts: Vec<String> = points.iter().map(|p| describe(p, lang)).collect();
+
+        html! {
+            <section class="panel view roofline" aria-labelledby="roofline-heading" data-testid="chart-roofline">
+                <h2 id="roofline-heading">{ T::Roofline.get(lang) }</h2>
+                <p class="key-figures">
+                    <span>{ T::PeakCompute.get(lang) }{ ": " }<strong class="figure" data-testid="peak-flops">{ format::flop_rate(perf.peak_flops) }</strong></span>
+                    <span>{ T::Bandwidth.get(lang) }{ ": " }<strong class="figure">{ format::bandwidth(perf.bandwidth_bytes_per_s) }</strong></span>
+                    <span>{ T::Ridge.get(lang) }{ ": " }<strong class="figure">{ format!("{} FLOP/B", format::significant(perf.ridge)) }</strong></span>
+                </p>
+                <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group"
+                    aria-label={T::Roofline.get(lang)} data-testid="roofline-chart">
+                    { for decade_ticks(x_lo, x_hi).into_iter().map(|t| html! {
+                        <g>
+                            <line class="grid" x1={px(x.map(t))} x2={px(x.map(t))}
+                                y1={px(TOP)} y2={px(HEIGHT - BOTTOM)} />
+                            <text class="tick" x={px(x.map(t))} y={px(HEIGHT - BOTTOM + 14.0)}
+                                text-anchor="middle">{ format::significant(t) }</text>
+                        </g>
+                    }) }
+                    { for decade_ticks(y_lo, y_hi).into_iter().map(|t| html! {
+                        <g>
+                            <line class="grid" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
+                                y1={px(y.map(t))} y2={px(y.map(t))} />
+                            <text class="tick" x={px(LEFT - 4.0)} y={px(y.map(t) + 4.0)}
+                                text-anchor="end">{ format::flop_rate(t) }</text>
+                        </g>
+                    }) }
+                    <text class="chart-label" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(HEIGHT - 6.0)}
+                        text-anchor="middle">{ T::IntensityAxis.get(lang) }</text>
+                    <text class="chart-label" text-anchor="middle"
+                        transform={format!("translate(14 {}) rotate(-90)", (TOP + HEIGHT - BOTTOM) / 2.0)}>
+                        { T::FlopRateAxis.get(lang) }</text>
+                    if let Some(ghost) = &ghost_points {
+                        <g class="ghost" data-testid="ghost">
+                            // Only points inside the current axes: a log scale extrapolates off the chart.
+                            { for ghost.iter().filter(|p| {
+                                (x_lo..=x_hi).contains(&p.intensity) && (y_lo..=y_hi).contains(&p.flops_per_s)
+                            }).map(|p| {
+                                let (cx, cy) = (x.map(p.intensity), y.map(p.flops_per_s.max(y_lo)));
+                                if p.is_step {
+                                    html! { <rect x={px(cx - 6.0)} y={px(cy - 6.0)} width="12" height="12" fill={STEP_COLOUR} /> }
+                                } else {
+                                    html! { <circle cx={px(cx)} cy={px(cy)} r="5" fill={STEP_COLOUR} /> }
+                                }
+                            }) }
                         </g>
                     }
-                }) }
-            </svg>
-            <p class="detail" aria-live="polite" data-testid="roofline-detail">{ detail }</p>
-            <ul class="legend">
-                <li><Swatch colour={ROOF_COLOUR} />{ T::RoofPrecision.get(lang) }</li>
-                if perf.fp32_flops != perf.peak_flops {
-                    <li><Swatch colour={FP32_ROOF_COLOUR} />{ T::RoofFp32.get(lang) }</li>
-                }
-                <li><Swatch colour={MEMORY_BOUND_COLOUR} />{ T::MemoryBound.get(lang) }</li>
-                <li><Swatch colour={COMPUTE_BOUND_COLOUR} />{ T::ComputeBound.get(lang) }</li>
-                <li><Swatch colour={STEP_COLOUR} />{ T::WholeStep.get(lang) }</li>
-            </ul>
-        </section>
+                    // FP32 training has one roof: draw the CUDA-core roof only when it differs.
+                    if perf.fp32_flops != perf.peak_flops {
+                        <path class="roof" d={roof_path(perf.fp32_flops)} stroke={FP32_ROOF_COLOUR} />
+                    }
+                    <path class="roof" d={roof_path(perf.peak_flops)} stroke={ROOF_COLOUR} />
+                    { for points.iter().enumerate().map(|(i, p)| {
+                        let (cx, cy) = (x.map(p.intensity), y.map(p.flops_per_s.max(y_lo)));
+                        let colour = match p.bound {
+                            Bound::Memory => MEMORY_BOUND_COLOUR,
+                            Bound::Compute => COMPUTE_BOUND_COLOUR,
+                        };
+                        let testid = if p.is_step { "roofline-step" } else { "roofline-point" };
+                        mark(&focused, i, &texts[i], Some(testid), if p.is_step {
+                            html! { <rect x={px(cx - 6.0)} y={px(cy - 6.0)} width="12" height="12"
+                                fill={STEP_COLOUR} /> }
+                        } else {
+                            html! { <circle cx={px(cx)} cy={px(cy)} r="5" fill={colour} fill-opacity="0.85" /> }
+                        })
+                    }) }
+                </svg>
+                { readout(&texts, &focused, T::RooflineHint.get(lang), "roofline-detail") }
+                <ul class="legend">
+                    <li>{ swatch(ROOF_COLOUR) }{ T::RoofPrecision.get(lang) }</li>
+                    if perf.fp32_flops != perf.peak_flops {
+                        <li>{ swatch(FP32_ROOF_COLOUR) }{ T::RoofFp32.get(lang) }</li>
+                    }
+                    <li>{ swatch(MEMORY_BOUND_COLOUR) }{ T::MemoryBound.get(lang) }</li>
+                    <li>{ swatch(COMPUTE_BOUND_COLOUR) }{ T::ComputeBound.get(lang) }</li>
+                    <li>{ swatch(STEP_COLOUR) }{ T::WholeStep.get(lang) }</li>
+                    if ghost_points.is_some() {
+                        <li class="ghost-legend">{ T::GhostLegend.get(lang) }</li>
+                    }
+                </ul>
+            </section>
+        }
     }
 }

@@ -1,22 +1,25 @@
 //! Speed and scaling: step and epoch time on the chosen cards, then speedup over 1-8 cards
 //! for DDP on the chosen topology, the other topologies, ideal scaling and independent
-//! parallel experiments.
-
-use std::rc::Rc;
+//! parallel experiments. Each point of the chosen topology reads out on hover or focus;
+//! the chosen curve before the last change is drawn faintly. The per-card table is its
+//! own component (`ScalingTable`), shown with the details below the dashboard.
 
 use hsi_gpu_core::chart::{linear_ticks, nice_domain, LinearScale};
-use hsi_gpu_core::scaling::ScalingPoint;
+use hsi_gpu_core::format;
+use hsi_gpu_core::scaling::{ScalingPoint, ScalingReport};
 use hsi_gpu_core::steptime::StepBound;
-use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
-use crate::components::palette::{Swatch, OKABE_ITO};
+use crate::components::chart_parts::{mark, px, readout, Focus};
+use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::verdict::step_parts;
 use crate::i18n::{self, Lang, T};
+use crate::SharedReport;
 
-const WIDTH: f64 = 640.0;
-const HEIGHT: f64 = 280.0;
-const LEFT: f64 = 44.0;
+const WIDTH: f64 = 400.0;
+const HEIGHT: f64 = 250.0;
+/// Room for the tick labels and the rotated axis title.
+const LEFT: f64 = 62.0;
 const RIGHT: f64 = 16.0;
 const TOP: f64 = 12.0;
 const BOTTOM: f64 = 40.0;
@@ -24,14 +27,18 @@ const PARALLEL_COLOUR: &str = OKABE_ITO[6];
 /// Colours of the DDP curves, the chosen topology first.
 const CURVE_COLOURS: [&str; 3] = [OKABE_ITO[4], OKABE_ITO[0], OKABE_ITO[2]];
 
-#[derive(Properties, PartialEq)]
-pub struct ScalingViewProps {
-    pub report: Rc<Report>,
+#[derive(PartialEq)]
+pub struct ScalingView {
+    pub report: SharedReport,
     pub lang: Lang,
     pub cards: u32,
-    /// Embed mode: chart and key figures without the per-card table.
-    #[prop_or_default]
-    pub compact: bool,
+    /// The report before the last change, drawn faintly.
+    pub ghost: Option<SharedReport>,
+}
+
+pub struct ScalingTable {
+    pub report: SharedReport,
+    pub lang: Lang,
 }
 
 fn bound_name(bound: StepBound) -> T {
@@ -59,129 +66,181 @@ fn polyline(points: &[ScalingPoint], x: &LinearScale, y: &LinearScale) -> String
         .join(" ")
 }
 
-#[function_component]
-pub fn ScalingView(props: &ScalingViewProps) -> Html {
-    let lang = props.lang;
-    let perf = &props.report.perf;
-    let time = &perf.time;
-    let scaling = &perf.scaling;
-    let max_cards = scaling
+/// The largest card count any curve reaches (at least 2, so the axis has a span).
+fn max_cards(scaling: &ScalingReport) -> u32 {
+    scaling
         .ddp
         .iter()
         .flat_map(|c| c.points.iter().map(|p| p.cards))
         .chain(scaling.parallel_experiments.iter().map(|p| p.cards))
         .max()
         .unwrap_or(1)
-        .max(2);
-    let max_speedup = scaling
-        .ddp
-        .iter()
-        .flat_map(|c| c.points.iter().map(|p| p.speedup))
-        .chain(scaling.parallel_experiments.iter().map(|p| p.speedup))
-        .fold(f64::from(max_cards), f64::max);
-    let (_, y_hi) = nice_domain(0.0, max_speedup, 5);
-    let x = LinearScale::new((1.0, f64::from(max_cards)), (LEFT, WIDTH - RIGHT));
-    let y = LinearScale::new((0.0, y_hi), (HEIGHT - BOTTOM, TOP));
-    let chosen = scaling.chosen_point(props.cards);
+        .max(2)
+}
 
-    html! {
-        <section class="panel view scaling" aria-labelledby="scaling-heading">
-            <h2 id="scaling-heading">{ T::Speed.get(lang) }</h2>
-            <p class="key-figures">
-                <span>{ T::StepTime.get(lang) }{ ": " }<strong class="figure" data-testid="step-time">{ format::duration(time.step_s) }</strong></span>
-                <span>{ T::Throughput.get(lang) }{ ": " }<strong class="figure" data-testid="samples-per-s">{ format!("{}/s", format::significant(time.samples_per_s)) }</strong></span>
-                <span>{ T::EpochTime.get(lang) }{ ": " }<strong class="figure" data-testid="epoch-time">{ format::duration(perf.epoch.epoch_s) }</strong></span>
-                <span>{ i18n::run_time_label(lang, perf.epoch.epochs) }{ ": " }<strong class="figure" data-testid="run-time">{ format::duration(perf.epoch.run_s) }</strong></span>
-            </p>
-            <p class="key-figures">
-                <span>{ T::StepBoundBy.get(lang) }{ ": " }<strong class="figure" data-testid="step-bound">{ bound_name(time.bound).get(lang) }</strong></span>
-                <span>{ T::HostShare.get(lang) }{ ": " }<strong class="figure" data-testid="host-time">{ format::duration(time.host_s) }</strong></span>
-                <span>{ T::InputRate.get(lang) }{ ": " }<strong class="figure" data-testid="input-rate">{ input_rate(time.input_samples_per_s) }</strong></span>
-            </p>
-            <p class="help" data-testid="step-parts">{ step_parts(lang, &props.report) }</p>
-            <p class="help">{ i18n::step_breakdown_sentence(
-                lang,
-                &format::duration(time.forward_s),
-                &format::duration(time.backward_s),
-                &format::duration(time.optimizer_s),
-                &format::duration(time.allreduce_exposed_s),
-            ) }</p>
-            <h3>{ T::Scaling.get(lang) }</h3>
-            if let Some(point) = chosen {
+impl ScalingView {
+    pub fn view(&self, focus: Focus) -> Html {
+        let lang = self.lang;
+        let perf = &self.report.perf;
+        let time = &perf.time;
+        let scaling = &perf.scaling;
+        let max_cards = max_cards(scaling);
+        let max_speedup = scaling
+            .ddp
+            .iter()
+            .flat_map(|c| c.points.iter().map(|p| p.speedup))
+            .chain(scaling.parallel_experiments.iter().map(|p| p.speedup))
+            .fold(f64::from(max_cards), f64::max);
+        let (_, y_hi) = nice_domain(0.0, max_speedup, 5);
+        let x = LinearScale::new((1.0, f64::from(max_cards)), (LEFT, WIDTH - RIGHT));
+        let y = LinearScale::new((0.0, y_hi), (HEIGHT - BOTTOM, TOP));
+        let chosen = scaling.chosen_point(self.cards);
+        let chosen_curve: &[ScalingPoint] = scaling.ddp.first().map_or(&[], |c| &c.points);
+        let ghost_curve = self
+            .ghost
+            .as_ref()
+            .and_then(|g| g.perf.scaling.ddp.first())
+            .map(|c| polyline(&c.points, &x, &y));
+        let texts: Vec<String> = chosen_curve
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} × {}: {} {}, {} {}, {} {}",
+                    p.cards,
+                    T::Cards.get(lang),
+                    T::Speedup.get(lang),
+                    format::times(p.speedup),
+                    T::Efficiency.get(lang),
+                    format::percent(p.efficiency),
+                    T::StepTime.get(lang),
+                    format::duration(p.step_s)
+                )
+            })
+            .collect();
+
+        html! {
+            <section class="panel view scaling" aria-labelledby="scaling-heading" data-testid="chart-scaling">
+                <h2 id="scaling-heading">{ T::Speed.get(lang) }</h2>
                 <p class="key-figures">
-                    <span>{ T::Speedup.get(lang) }{ ": " }<strong class="figure" data-testid="speedup">{ format::times(point.speedup) }</strong></span>
-                    <span>{ T::Efficiency.get(lang) }{ ": " }<strong class="figure" data-testid="scaling-efficiency">{ format::percent(point.efficiency) }</strong></span>
-                    <span>{ T::AllreduceShare.get(lang) }{ ": " }<strong class="figure">{ format::percent(point.allreduce_share) }</strong></span>
+                    <span>{ T::StepTime.get(lang) }{ ": " }<strong class="figure" data-testid="step-time">{ format::duration(time.step_s) }</strong></span>
+                    <span>{ T::Throughput.get(lang) }{ ": " }<strong class="figure" data-testid="samples-per-s">{ format!("{}/s", format::significant(time.samples_per_s)) }</strong></span>
+                    <span>{ T::EpochTime.get(lang) }{ ": " }<strong class="figure" data-testid="epoch-time">{ format::duration(perf.epoch.epoch_s) }</strong></span>
+                    <span>{ i18n::run_time_label(lang, perf.epoch.epochs) }{ ": " }<strong class="figure" data-testid="run-time">{ format::duration(perf.epoch.run_s) }</strong></span>
+                    <span>{ T::StepBoundBy.get(lang) }{ ": " }<strong class="figure" data-testid="step-bound">{ bound_name(time.bound).get(lang) }</strong></span>
+                    if let Some(point) = chosen {
+                        <span>{ T::Speedup.get(lang) }{ ": " }<strong class="figure" data-testid="speedup">{ format::times(point.speedup) }</strong></span>
+                        <span>{ T::Efficiency.get(lang) }{ ": " }<strong class="figure" data-testid="scaling-efficiency">{ format::percent(point.efficiency) }</strong></span>
+                        <span>{ T::AllreduceShare.get(lang) }{ ": " }<strong class="figure">{ format::percent(point.allreduce_share) }</strong></span>
+                    }
                 </p>
-            }
-            <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img" data-testid="scaling-chart"
-                aria-label={T::Scaling.get(lang)}>
-                { for (1..=max_cards).map(|n| html! {
-                    <text class="tick" x={x.map(f64::from(n)).to_string()} y={(HEIGHT - BOTTOM + 14.0).to_string()}
-                        text-anchor="middle">{ n }</text>
-                }) }
-                { for linear_ticks(0.0, y_hi, 5).into_iter().map(|t| html! {
-                    <g>
-                        <line class="grid" x1={LEFT.to_string()} x2={(WIDTH - RIGHT).to_string()}
-                            y1={y.map(t).to_string()} y2={y.map(t).to_string()} />
-                        <text class="tick" x={(LEFT - 4.0).to_string()} y={(y.map(t) + 4.0).to_string()}
-                            text-anchor="end">{ format::times(t) }</text>
-                    </g>
-                }) }
-                <text class="chart-label" x={((LEFT + WIDTH - RIGHT) / 2.0).to_string()} y={(HEIGHT - 6.0).to_string()}
-                    text-anchor="middle">{ T::Cards.get(lang) }</text>
-                <line class="ideal" x1={x.map(1.0).to_string()} y1={y.map(1.0).to_string()}
-                    x2={x.map(f64::from(max_cards)).to_string()} y2={y.map(f64::from(max_cards)).to_string()} />
-                <polyline class="curve" stroke={PARALLEL_COLOUR} stroke-dasharray="1 5" stroke-linecap="round"
-                    points={polyline(&scaling.parallel_experiments, &x, &y)} />
-                { for scaling.ddp.iter().enumerate().rev().map(|(i, curve)| html! {
-                    <polyline class={classes!("curve", (i > 0).then_some("other"))}
-                        stroke={CURVE_COLOURS[i % CURVE_COLOURS.len()]}
-                        points={polyline(&curve.points, &x, &y)}>
-                        <title>{ i18n::interconnect_name(curve.interconnect, lang) }</title>
-                    </polyline>
-                }) }
-                if let Some(point) = chosen {
-                    <circle cx={x.map(f64::from(point.cards)).to_string()} cy={y.map(point.speedup).to_string()}
-                        r="6" fill={CURVE_COLOURS[0]} />
-                }
-            </svg>
-            <ul class="legend">
-                { for scaling.ddp.iter().enumerate().map(|(i, curve)| html! {
-                    <li><Swatch colour={CURVE_COLOURS[i % CURVE_COLOURS.len()]} />
-                        { format!("DDP, {}", i18n::interconnect_name(curve.interconnect, lang)) }</li>
-                }) }
-                <li><Swatch colour={PARALLEL_COLOUR} />{ T::ParallelExperiments.get(lang) }</li>
-                <li><span class="swatch line-dashed"></span>{ T::Ideal.get(lang) }</li>
-            </ul>
-            if !props.compact {
-            <div class="table-scroll">
-                <table data-testid="scaling-table">
-                    <thead><tr>
-                        <th scope="col">{ T::Cards.get(lang) }</th>
-                        { for scaling.ddp.iter().map(|c| html! {
-                            <th scope="col" class="num">{ format!("{} {}", i18n::interconnect_name(c.interconnect, lang), T::StepTime.get(lang)) }</th>
-                        }) }
-                        { for scaling.ddp.iter().map(|c| html! {
-                            <th scope="col" class="num">{ format!("{} {}", i18n::interconnect_name(c.interconnect, lang), T::Efficiency.get(lang)) }</th>
-                        }) }
-                    </tr></thead>
-                    <tbody>
-                        { for (1..=max_cards).map(|n| html! {
-                            <tr>
-                                <th scope="row">{ n }</th>
-                                { for scaling.ddp.iter().map(|c| html! {
-                                    <td class="num">{ c.points.iter().find(|p| p.cards == n).map(|p| format::duration(p.step_s)).unwrap_or_default() }</td>
-                                }) }
-                                { for scaling.ddp.iter().map(|c| html! {
-                                    <td class="num">{ c.points.iter().find(|p| p.cards == n).map(|p| format::percent(p.efficiency)).unwrap_or_default() }</td>
-                                }) }
-                            </tr>
-                        }) }
-                    </tbody>
-                </table>
-            </div>
-            }
-        </section>
+                <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group" data-testid="scaling-chart"
+                    aria-label={T::Scaling.get(lang)}>
+                    { for (1..=max_cards).map(|n| html! {
+                        <text class="tick" x={px(x.map(f64::from(n)))} y={px(HEIGHT - BOTTOM + 14.0)}
+                            text-anchor="middle">{ n }</text>
+                    }) }
+                    { for linear_ticks(0.0, y_hi, 5).into_iter().map(|t| html! {
+                        <g>
+                            <line class="grid" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
+                                y1={px(y.map(t))} y2={px(y.map(t))} />
+                            <text class="tick" x={px(LEFT - 4.0)} y={px(y.map(t) + 4.0)}
+                                text-anchor="end">{ format::times(t) }</text>
+                        </g>
+                    }) }
+                    <text class="chart-label" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(HEIGHT - 6.0)}
+                        text-anchor="middle">{ T::Cards.get(lang) }</text>
+                    <text class="chart-label" text-anchor="middle"
+                        transform={format!("translate(14 {}) rotate(-90)", (TOP + HEIGHT - BOTTOM) / 2.0)}>
+                        { T::SpeedupAxis.get(lang) }</text>
+                    if let Some(points) = &ghost_curve {
+                        <polyline class="curve ghost" data-testid="ghost" stroke={CURVE_COLOURS[0]} points={points.clone()} />
+                    }
+                    <line class="ideal" x1={px(x.map(1.0))} y1={px(y.map(1.0))}
+                        x2={px(x.map(f64::from(max_cards)))} y2={px(y.map(f64::from(max_cards)))} />
+                    <polyline class="curve" stroke={PARALLEL_COLOUR} stroke-dasharray="1 5" stroke-linecap="round"
+                        points={polyline(&scaling.parallel_experiments, &x, &y)} />
+                    { for scaling.ddp.iter().enumerate().rev().map(|(i, curve)| html! {
+                        <polyline class={classes!("curve", (i > 0).then_some("other"))}
+                            stroke={CURVE_COLOURS[i % CURVE_COLOURS.len()]}
+                            points={polyline(&curve.points, &x, &y)}>
+                            <title>{ i18n::interconnect_name(curve.interconnect, lang) }</title>
+                        </polyline>
+                    }) }
+                    { for chosen_curve.iter().enumerate().map(|(i, p)| {
+                        let here = p.cards == self.cards;
+                        mark(&focus, i, &texts[i], None, html! {
+                            <circle cx={px(x.map(f64::from(p.cards)))} cy={px(y.map(p.speedup))}
+                                r={if here { "7" } else { "4" }} fill={CURVE_COLOURS[0]} />
+                        })
+                    }) }
+                </svg>
+                { readout(&texts, &focus, T::ChartHint.get(lang), "scaling-readout") }
+                <ul class="legend">
+                    { for scaling.ddp.iter().enumerate().map(|(i, curve)| html! {
+                        <li>{ swatch(CURVE_COLOURS[i % CURVE_COLOURS.len()]) }
+                            { format!("DDP, {}", i18n::interconnect_name(curve.interconnect, lang)) }</li>
+                    }) }
+                    <li>{ swatch(PARALLEL_COLOUR) }{ T::ParallelExperiments.get(lang) }</li>
+                    <li><span class="swatch line-dashed"></span>{ T::Ideal.get(lang) }</li>
+                    if ghost_curve.is_some() {
+                        <li class="ghost-legend">{ T::GhostLegend.get(lang) }</li>
+                    }
+                </ul>
+            </section>
+        }
+    }
+}
+
+/// Step time and scaling efficiency per card count, for every topology.
+impl ScalingTable {
+    pub fn view(self) -> Html {
+        let lang = self.lang;
+        let perf = &self.report.perf;
+        let time = &perf.time;
+        let scaling = &perf.scaling;
+        let max_cards = max_cards(scaling);
+        html! {
+            <section class="panel scaling-details" aria-labelledby="scaling-details-heading">
+                <h2 id="scaling-details-heading">{ T::Scaling.get(lang) }</h2>
+                <p class="key-figures">
+                    <span>{ T::HostShare.get(lang) }{ ": " }<strong class="figure" data-testid="host-time">{ format::duration(time.host_s) }</strong></span>
+                    <span>{ T::InputRate.get(lang) }{ ": " }<strong class="figure" data-testid="input-rate">{ input_rate(time.input_samples_per_s) }</strong></span>
+                </p>
+                <p data-testid="step-parts">{ step_parts(lang, &self.report) }</p>
+                <p>{ i18n::step_breakdown_sentence(
+                    lang,
+                    &format::duration(time.forward_s),
+                    &format::duration(time.backward_s),
+                    &format::duration(time.optimizer_s),
+                    &format::duration(time.allreduce_exposed_s),
+                ) }</p>
+                <div class="table-scroll">
+                    <table data-testid="scaling-table">
+                        <thead><tr>
+                            <th scope="col">{ T::Cards.get(lang) }</th>
+                            { for scaling.ddp.iter().map(|c| html! {
+                                <th scope="col" class="num">{ format!("{} {}", i18n::interconnect_name(c.interconnect, lang), T::StepTime.get(lang)) }</th>
+                            }) }
+                            { for scaling.ddp.iter().map(|c| html! {
+                                <th scope="col" class="num">{ format!("{} {}", i18n::interconnect_name(c.interconnect, lang), T::Efficiency.get(lang)) }</th>
+                            }) }
+                        </tr></thead>
+                        <tbody>
+                            { for (1..=max_cards).map(|n| html! {
+                                <tr>
+                                    <th scope="row">{ n }</th>
+                                    { for scaling.ddp.iter().map(|c| html! {
+                                        <td class="num">{ c.points.iter().find(|p| p.cards == n).map(|p| format::duration(p.step_s)).unwrap_or_default() }</td>
+                                    }) }
+                                    { for scaling.ddp.iter().map(|c| html! {
+                                        <td class="num">{ c.points.iter().find(|p| p.cards == n).map(|p| format::percent(p.efficiency)).unwrap_or_default() }</td>
+                                    }) }
+                                </tr>
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            </section>
+        }
     }
 }

@@ -9,7 +9,7 @@ use hsi_gpu_core::{dataset, gpu, scaling, zoo};
 use yew::prelude::*;
 
 use crate::components::controls::{Choice, NumberSlider, StepSlider, Toggle};
-use crate::components::model_loader::ModelLoader;
+use crate::components::model_loader::use_model_loader;
 use crate::components::thesis::text::X;
 use crate::i18n::{self, T};
 use crate::state::Action;
@@ -36,6 +36,7 @@ fn options<I: IntoIterator<Item = (String, String)>>(items: I) -> Vec<(AttrValue
 #[function_component]
 pub fn ScenarioPanel() -> Html {
     let store = use_context::<Store>().expect("ScenarioPanel sits inside the app's store");
+    let model_loader = use_model_loader(&store);
     let lang = store.lang;
     let s = &store.scenario;
     let send = |make: fn(String) -> Action| {
@@ -156,58 +157,57 @@ pub fn ScenarioPanel() -> Html {
     html! {
         <section class="panel inputs" aria-labelledby="inputs-heading">
             <h2 id="inputs-heading">{ T::Inputs.get(lang) }</h2>
-            <Choice id="dataset" label={T::Dataset.get(lang)} options={datasets}
-                selected={s.dataset.clone()} on_change={send(Action::Dataset)} />
-            <Choice id="model" label={T::Model.get(lang)} options={models}
-                selected={store.model_id().unwrap_or_default().to_string()}
-                on_change={send(Action::Model)} />
+            { Choice { id: "dataset".into(), label: T::Dataset.get(lang).into(), options: datasets,
+                selected: s.dataset.clone().into(), on_change: send(Action::Dataset) }.view() }
+            { Choice { id: "model".into(), label: T::Model.get(lang).into(), options: models,
+                selected: store.model_id().unwrap_or_default().to_string().into(),
+                on_change: send(Action::Model) }.view() }
             // Embedded (a wiki page), the panel keeps to the sliders.
             if !store.embed {
-                <ModelLoader />
+                { model_loader }
             }
             if store.model_id() == Some(SIZED_MODEL) {
-                <Choice id="model-size" label={T::ModelSize.get(lang)} options={sizes}
-                    selected={size_id} on_change={on_size} />
+                { Choice { id: "model-size".into(), label: T::ModelSize.get(lang).into(), options: sizes,
+                    selected: size_id.into(), on_change: on_size }.view() }
             }
-            <Choice id="gpu" label={T::Gpu.get(lang)} options={gpus}
-                selected={s.gpu.clone()} on_change={send(Action::Gpu)} />
-            <Toggle id="ecc" label={X::Ecc.get(lang)} checked={s.ecc} on_change={on_ecc} />
+            { Choice { id: "gpu".into(), label: T::Gpu.get(lang).into(), options: gpus,
+                selected: s.gpu.clone().into(), on_change: send(Action::Gpu) }.view() }
+            { Toggle { id: "ecc".into(), label: X::Ecc.get(lang).into(), checked: s.ecc, on_change: on_ecc }.view() }
             if let Some(note) = ecc_note {
                 <p class="help">{ note }</p>
             }
-            <NumberSlider id="patch" label={T::Patch.get(lang)} unit={T::UnitPixels.get(lang)}
-                value={s.patch} min={1} max={SLIDER_MAX_PATCH} max_typed={scenario::MAX_PATCH}
-                on_change={send_u32(Action::Patch)} />
-            <NumberSlider id="bands" label={T::Bands.get(lang)} unit={T::UnitBands.get(lang)}
-                value={s.bands} min={1} max={SLIDER_MAX_BANDS} max_typed={scenario::MAX_BANDS}
-                on_change={send_u32(Action::Bands)} />
-            <NumberSlider id="classes" label={T::Classes.get(lang)} unit=""
-                value={s.classes} min={2} max={64} max_typed={scenario::MAX_CLASSES}
-                on_change={send_u32(Action::Classes)} />
-            <NumberSlider id="batch" label={T::Batch.get(lang)} unit=""
-                value={s.batch_per_gpu} min={1} max={SLIDER_MAX_BATCH}
-                max_typed={scenario::MAX_BATCH} log2={true}
-                on_change={send_u32(Action::BatchPerGpu)} />
-            <StepSlider id="precision" label={T::Precision.get(lang)} names={precision_names}
-                index={precision_index} on_change={on_precision} />
-            <Choice id="optimizer" label={T::Optimizer.get(lang)} options={optimizers}
-                selected={s.optimizer.id()} on_change={on_optimizer} />
-            <Toggle id="checkpointing" label={T::Checkpointing.get(lang)}
-                checked={s.checkpointing} on_change={on_checkpointing} />
-            <NumberSlider id="cards" label={T::Cards.get(lang)} unit="×"
-                value={s.cards} min={1} max={scenario::MAX_CARDS} max_typed={scenario::MAX_CARDS}
-                on_change={send_u32(Action::Cards)} />
-            <Choice id="interconnect" label={T::Interconnect.get(lang)} options={interconnects}
-                selected={s.interconnect.id()} on_change={on_interconnect} />
-            <Choice id="mode" label={T::Mode.get(lang)} options={modes}
-                selected={mode_id} on_change={on_mode} />
-            <Choice id="cpu" label={T::Cpu.get(lang)} options={cpus}
-                selected={s.cpu.id()} on_change={on_cpu} />
-            <NumberSlider id="workers" label={T::Workers.get(lang)} unit=""
-                value={s.pipeline.num_workers} min={0} max={16} max_typed={256}
-                on_change={send_u32(Action::Workers)} />
-            <Toggle id="cube-on-gpu" label={T::CubeOnGpu.get(lang)}
-                checked={s.pipeline.cube_on_gpu} on_change={on_cube} />
+            { NumberSlider { id: "patch".into(), label: T::Patch.get(lang).into(), unit: T::UnitPixels.get(lang).into(),
+                value: s.patch, min: 1, max: SLIDER_MAX_PATCH, max_typed: scenario::MAX_PATCH, log2: false,
+                on_change: send_u32(Action::Patch) }.view() }
+            { NumberSlider { id: "bands".into(), label: T::Bands.get(lang).into(), unit: T::UnitBands.get(lang).into(),
+                value: s.bands, min: 1, max: SLIDER_MAX_BANDS, max_typed: scenario::MAX_BANDS, log2: false,
+                on_change: send_u32(Action::Bands) }.view() }
+            { NumberSlider { id: "classes".into(), label: T::Classes.get(lang).into(), unit: "".into(),
+                value: s.classes, min: 2, max: 64, max_typed: scenario::MAX_CLASSES, log2: false,
+                on_change: send_u32(Action::Classes) }.view() }
+            { NumberSlider { id: "batch".into(), label: T::Batch.get(lang).into(), unit: "".into(),
+                value: s.batch_per_gpu, min: 1, max: SLIDER_MAX_BATCH, max_typed: scenario::MAX_BATCH, log2: true,
+                on_change: send_u32(Action::BatchPerGpu) }.view() }
+            { StepSlider { id: "precision".into(), label: T::Precision.get(lang).into(), names: precision_names,
+                index: precision_index, on_change: on_precision }.view() }
+            { Choice { id: "optimizer".into(), label: T::Optimizer.get(lang).into(), options: optimizers,
+                selected: s.optimizer.id().into(), on_change: on_optimizer }.view() }
+            { Toggle { id: "checkpointing".into(), label: T::Checkpointing.get(lang).into(),
+                checked: s.checkpointing, on_change: on_checkpointing }.view() }
+            { NumberSlider { id: "cards".into(), label: T::Cards.get(lang).into(), unit: "×".into(),
+                value: s.cards, min: 1, max: scenario::MAX_CARDS, max_typed: scenario::MAX_CARDS, log2: false,
+                on_change: send_u32(Action::Cards) }.view() }
+            { Choice { id: "interconnect".into(), label: T::Interconnect.get(lang).into(), options: interconnects,
+                selected: s.interconnect.id().into(), on_change: on_interconnect }.view() }
+            { Choice { id: "mode".into(), label: T::Mode.get(lang).into(), options: modes,
+                selected: mode_id.into(), on_change: on_mode }.view() }
+            { Choice { id: "cpu".into(), label: T::Cpu.get(lang).into(), options: cpus,
+                selected: s.cpu.id().into(), on_change: on_cpu }.view() }
+            { NumberSlider { id: "workers".into(), label: T::Workers.get(lang).into(), unit: "".into(),
+                value: s.pipeline.num_workers, min: 0, max: 16, max_typed: 256, log2: false,
+                on_change: send_u32(Action::Workers) }.view() }
+            { Toggle { id: "cube-on-gpu".into(), label: T::CubeOnGpu.get(lang).into(),
+                checked: s.pipeline.cube_on_gpu, on_change: on_cube }.view() }
         </section>
     }
 }

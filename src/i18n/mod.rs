@@ -15,11 +15,10 @@ macro_rules! texts {
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$key),*];
 
+            /// The text in `lang`: a table lookup (data), not a match per key (code).
             pub fn get(self, lang: $crate::i18n::Lang) -> &'static str {
-                use $crate::i18n::Lang;
-                match (self, lang) {
-                    $(($name::$key, Lang::En) => $en, ($name::$key, Lang::Zh) => $zh,)*
-                }
+                const TEXTS: &[[&str; 2]] = &[$([$en, $zh]),*];
+                TEXTS[self as usize][lang as usize]
             }
         }
     };

@@ -74,128 +74,220 @@ pub fn interconnect_name(i: hsi_gpu_core::scenario::Interconnect, lang: Lang) ->
     }
 }
 
+/// Labels of the memory, workload, perf and cost assumptions, by Scenario path:
+/// (path, English, 中文). A table (data) rather than a match (code).
+const FIELD_LABELS: &[(&str, &str, &str)] = &[
+    (
+        "memory.headroom",
+        "Headroom kept free (fraction)",
+        "预留余量（比例）",
+    ),
+    (
+        "memory.cuda_context_bytes",
+        "CUDA context (bytes)",
+        "CUDA 上下文（字节）",
+    ),
+    (
+        "memory.fragmentation",
+        "Allocator fragmentation (fraction)",
+        "分配器碎片（比例）",
+    ),
+    (
+        "memory.driver_reserved_bytes",
+        "Driver-reserved memory (bytes)",
+        "驱动保留显存（字节）",
+    ),
+    (
+        "memory.ecc_bandwidth_loss",
+        "Bandwidth lost to GDDR ECC when on (fraction)",
+        "开启 GDDR ECC 时损失的带宽（比例）",
+    ),
+    (
+        "workload.train_fraction",
+        "Training fraction of labeled pixels",
+        "训练样本比例",
+    ),
+    ("workload.epochs", "Epochs", "训练轮数"),
+    ("workload.sweep_runs", "Runs in a sweep", "超参搜索次数"),
+    (
+        "workload.grad_accum_steps",
+        "Gradient-accumulation steps",
+        "梯度累积步数",
+    ),
+    (
+        "perf.compute_efficiency",
+        "GEMM efficiency of large kernels (fraction of peak)",
+        "大矩阵乘内核效率（峰值比例）",
+    ),
+    (
+        "perf.efficiency_ramp_s",
+        "Work for half efficiency (seconds at peak)",
+        "达到一半效率所需工作量（峰值下秒数）",
+    ),
+    (
+        "perf.memory_efficiency",
+        "Memory-bandwidth efficiency (fraction)",
+        "显存带宽效率（比例）",
+    ),
+    (
+        "perf.kernel_launch_s",
+        "Least GPU time per kernel (s)",
+        "单个内核最短 GPU 时间（秒）",
+    ),
+    (
+        "perf.optimizer_kernels",
+        "Kernels per optimizer update (empty = default)",
+        "每次优化器更新的内核数（留空为默认）",
+    ),
+    (
+        "perf.scaling.pcie_efficiency",
+        "PCIe ring efficiency (fraction)",
+        "PCIe 环形通信效率（比例）",
+    ),
+    (
+        "perf.scaling.host_staged_factor",
+        "Bandwidth factor without peer-to-peer",
+        "无 P2P 时的带宽系数",
+    ),
+    (
+        "perf.scaling.nvlink_efficiency",
+        "NVLink ring efficiency (fraction)",
+        "NVLink 环形通信效率（比例）",
+    ),
+    (
+        "perf.scaling.hop_latency_s",
+        "Latency per ring step (s)",
+        "环形每步延迟（秒）",
+    ),
+    (
+        "perf.scaling.bucket_bytes",
+        "DDP bucket size (bytes)",
+        "DDP 桶大小（字节）",
+    ),
+    (
+        "perf.scaling.first_bucket_bytes",
+        "DDP first bucket size (bytes)",
+        "DDP 首个桶大小（字节）",
+    ),
+    (
+        "perf.scaling.overlap",
+        "All-reduce overlap with backward (0-1)",
+        "All-reduce 与反向重叠程度（0-1）",
+    ),
+    (
+        "perf.scaling.bucket_overhead_s",
+        "DDP cost per bucket and step (s)",
+        "DDP 每桶每步开销（秒）",
+    ),
+    (
+        "perf.scaling.straggler_fraction",
+        "Wait for the slowest card, per doubling (fraction of step)",
+        "等待最慢显卡的开销，每翻倍（占步长比例）",
+    ),
+    (
+        "cost.card_price_usd",
+        "Card price (USD; empty = dated street or launch price)",
+        "显卡单价（美元；留空用目录中的市场价或首发价）",
+    ),
+    (
+        "cost.platform_base_usd",
+        "Workstation without GPUs (USD)",
+        "不含显卡的工作站（美元）",
+    ),
+    (
+        "cost.platform_per_card_usd",
+        "Extra host RAM/storage per card (USD)",
+        "每卡额外内存/存储（美元）",
+    ),
+    (
+        "cost.multi_gpu_platform_usd",
+        "Premium for more than two cards (USD)",
+        "两卡以上平台溢价（美元）",
+    ),
+    (
+        "cost.system_base_watts",
+        "System power without GPUs (W)",
+        "不含显卡的系统功耗（瓦）",
+    ),
+    (
+        "cost.psu_margin",
+        "PSU capacity over draw (factor)",
+        "电源容量裕度（倍数）",
+    ),
+    (
+        "cost.psu_usd_per_watt",
+        "PSU price (USD per W)",
+        "电源价格（美元/瓦）",
+    ),
+    (
+        "cost.cooling_usd_per_card",
+        "Cooling per card (USD)",
+        "每卡散热（美元）",
+    ),
+    (
+        "cost.electricity_usd_per_kwh",
+        "Electricity (USD per kWh)",
+        "电价（美元/千瓦时）",
+    ),
+    (
+        "cost.pue",
+        "Cooling overhead on power (PUE)",
+        "制冷能耗系数（PUE）",
+    ),
+    (
+        "cost.utilization",
+        "Fraction of the lifetime training (0-1)",
+        "训练时间占比（0-1）",
+    ),
+    ("cost.lifetime_years", "Lifetime (years)", "使用年限（年）"),
+    (
+        "cost.ops_hours_per_month",
+        "Administration, one card (h/month)",
+        "单卡运维（小时/月）",
+    ),
+    (
+        "cost.ops_hours_per_month_per_extra_card",
+        "Administration per extra card (h/month)",
+        "每增加一卡的运维（小时/月）",
+    ),
+    (
+        "cost.ops_usd_per_hour",
+        "Engineer-hour (USD)",
+        "工程师时薪（美元）",
+    ),
+    (
+        "cost.cloud_usd_per_gpu_hour",
+        "Cloud rental (USD per GPU-hour; empty = catalog rate)",
+        "云租用（美元/GPU 小时；留空用目录价）",
+    ),
+    ("cost.cny_per_usd", "CNY per USD", "人民币/美元汇率"),
+    (
+        "cost.currency",
+        "Costs shown in (usd or cny)",
+        "成本显示币种（usd 或 cny）",
+    ),
+    (
+        "cost.chassis_slots",
+        "Workstation expansion slots",
+        "工作站扩展槽位数",
+    ),
+    (
+        "cost.max_psu_watts",
+        "Largest single PSU (W)",
+        "单个电源最大功率（瓦）",
+    ),
+];
+
 /// Label of an assumption field by its Scenario path; unknown paths show the path itself,
 /// so a field the core adds later is still editable.
 pub fn field_label(path: &str, lang: Lang) -> String {
-    let known: Option<(&str, &str)> = match path {
-        "memory.headroom" => Some(("Headroom kept free (fraction)", "预留余量（比例）")),
-        "memory.cuda_context_bytes" => Some(("CUDA context (bytes)", "CUDA 上下文（字节）")),
-        "memory.fragmentation" => {
-            Some(("Allocator fragmentation (fraction)", "分配器碎片（比例）"))
-        }
-        "memory.driver_reserved_bytes" => {
-            Some(("Driver-reserved memory (bytes)", "驱动保留显存（字节）"))
-        }
-        "memory.ecc_bandwidth_loss" => Some((
-            "Bandwidth lost to GDDR ECC when on (fraction)",
-            "开启 GDDR ECC 时损失的带宽（比例）",
-        )),
-        "workload.train_fraction" => Some(("Training fraction of labeled pixels", "训练样本比例")),
-        "workload.epochs" => Some(("Epochs", "训练轮数")),
-        "workload.sweep_runs" => Some(("Runs in a sweep", "超参搜索次数")),
-        "workload.grad_accum_steps" => Some(("Gradient-accumulation steps", "梯度累积步数")),
-        "perf.compute_efficiency" => Some((
-            "GEMM efficiency of large kernels (fraction of peak)",
-            "大矩阵乘内核效率（峰值比例）",
-        )),
-        "perf.efficiency_ramp_s" => Some((
-            "Work for half efficiency (seconds at peak)",
-            "达到一半效率所需工作量（峰值下秒数）",
-        )),
-        "perf.memory_efficiency" => Some((
-            "Memory-bandwidth efficiency (fraction)",
-            "显存带宽效率（比例）",
-        )),
-        "perf.kernel_launch_s" => Some((
-            "Least GPU time per kernel (s)",
-            "单个内核最短 GPU 时间（秒）",
-        )),
-        "perf.optimizer_kernels" => Some((
-            "Kernels per optimizer update (empty = default)",
-            "每次优化器更新的内核数（留空为默认）",
-        )),
-        "perf.scaling.pcie_efficiency" => Some((
-            "PCIe ring efficiency (fraction)",
-            "PCIe 环形通信效率（比例）",
-        )),
-        "perf.scaling.host_staged_factor" => Some((
-            "Bandwidth factor without peer-to-peer",
-            "无 P2P 时的带宽系数",
-        )),
-        "perf.scaling.nvlink_efficiency" => Some((
-            "NVLink ring efficiency (fraction)",
-            "NVLink 环形通信效率（比例）",
-        )),
-        "perf.scaling.hop_latency_s" => Some(("Latency per ring step (s)", "环形每步延迟（秒）")),
-        "perf.scaling.bucket_bytes" => Some(("DDP bucket size (bytes)", "DDP 桶大小（字节）")),
-        "perf.scaling.first_bucket_bytes" => {
-            Some(("DDP first bucket size (bytes)", "DDP 首个桶大小（字节）"))
-        }
-        "perf.scaling.overlap" => Some((
-            "All-reduce overlap with backward (0-1)",
-            "All-reduce 与反向重叠程度（0-1）",
-        )),
-        "perf.scaling.bucket_overhead_s" => {
-            Some(("DDP cost per bucket and step (s)", "DDP 每桶每步开销（秒）"))
-        }
-        "perf.scaling.straggler_fraction" => Some((
-            "Wait for the slowest card, per doubling (fraction of step)",
-            "等待最慢显卡的开销，每翻倍（占步长比例）",
-        )),
-        "cost.card_price_usd" => Some((
-            "Card price (USD; empty = dated street or launch price)",
-            "显卡单价（美元；留空用目录中的市场价或首发价）",
-        )),
-        "cost.platform_base_usd" => {
-            Some(("Workstation without GPUs (USD)", "不含显卡的工作站（美元）"))
-        }
-        "cost.platform_per_card_usd" => Some((
-            "Extra host RAM/storage per card (USD)",
-            "每卡额外内存/存储（美元）",
-        )),
-        "cost.multi_gpu_platform_usd" => Some((
-            "Premium for more than two cards (USD)",
-            "两卡以上平台溢价（美元）",
-        )),
-        "cost.system_base_watts" => {
-            Some(("System power without GPUs (W)", "不含显卡的系统功耗（瓦）"))
-        }
-        "cost.psu_margin" => Some(("PSU capacity over draw (factor)", "电源容量裕度（倍数）")),
-        "cost.psu_usd_per_watt" => Some(("PSU price (USD per W)", "电源价格（美元/瓦）")),
-        "cost.cooling_usd_per_card" => Some(("Cooling per card (USD)", "每卡散热（美元）")),
-        "cost.electricity_usd_per_kwh" => {
-            Some(("Electricity (USD per kWh)", "电价（美元/千瓦时）"))
-        }
-        "cost.pue" => Some(("Cooling overhead on power (PUE)", "制冷能耗系数（PUE）")),
-        "cost.utilization" => Some((
-            "Fraction of the lifetime training (0-1)",
-            "训练时间占比（0-1）",
-        )),
-        "cost.lifetime_years" => Some(("Lifetime (years)", "使用年限（年）")),
-        "cost.ops_hours_per_month" => {
-            Some(("Administration, one card (h/month)", "单卡运维（小时/月）"))
-        }
-        "cost.ops_hours_per_month_per_extra_card" => Some((
-            "Administration per extra card (h/month)",
-            "每增加一卡的运维（小时/月）",
-        )),
-        "cost.ops_usd_per_hour" => Some(("Engineer-hour (USD)", "工程师时薪（美元）")),
-        "cost.cloud_usd_per_gpu_hour" => Some((
-            "Cloud rental (USD per GPU-hour; empty = catalog rate)",
-            "云租用（美元/GPU 小时；留空用目录价）",
-        )),
-        "cost.cny_per_usd" => Some(("CNY per USD", "人民币/美元汇率")),
-        "cost.currency" => Some(("Costs shown in (usd or cny)", "成本显示币种（usd 或 cny）")),
-        "cost.chassis_slots" => Some(("Workstation expansion slots", "工作站扩展槽位数")),
-        "cost.max_psu_watts" => Some(("Largest single PSU (W)", "单个电源最大功率（瓦）")),
-        _ => super::step_labels::STEP_LABELS
-            .iter()
-            .find(|(p, _, _)| *p == path)
-            .map(|(_, en, zh)| (*en, *zh)),
-    };
+    let known = FIELD_LABELS
+        .iter()
+        .chain(super::step_labels::STEP_LABELS)
+        .find(|(p, _, _)| *p == path);
     match (known, lang) {
-        (Some((en, _)), Lang::En) => en.into(),
-        (Some((_, zh)), Lang::Zh) => zh.into(),
+        (Some((_, en, _)), Lang::En) => (*en).into(),
+        (Some((_, _, zh)), Lang::Zh) => (*zh).into(),
         (None, _) => path.into(),
     }
 }

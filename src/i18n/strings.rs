@@ -8,7 +8,6 @@ texts! {
         "这个高光谱模型能否放进这块 GPU？训练多快？多卡如何扩展？成本多少？";
     EstimatesNote => "All figures are estimates from an analytic model (shapes, FLOPs, datasheet peaks and the assumptions below), not measurements. Check them with torch.cuda.max_memory_allocated() on your machine.",
         "所有数字均为解析模型（张量形状、FLOPs、官方规格峰值与下方假设）的估算值，并非实测。请在自己的机器上用 torch.cuda.max_memory_allocated() 核对。";
-    LanguageToggle => "中文", "English";
     LanguageToggleLabel => "Switch language to Chinese", "切换到英文";
     Presentation => "Presentation mode", "演示模式";
     CopyLink => "Copy link", "复制链接";
@@ -152,6 +151,16 @@ texts! {
     FromMeasurements => "Measurements used", "所用测量数";
     MeanErrorCaption => "Mean |error| over the loaded measurements", "已载入测量的平均绝对误差";
     UndoCalibration => "Undo calibration", "撤销校准";
+    MemoryAxis => "Memory per GPU (GiB)", "每卡显存（GiB）";
+    SpeedupAxis => "Speed-up over one card (×)", "相对单卡的加速比（×）";
+    FlopRateAxis => "Attained FLOP/s", "实际 FLOP/s";
+    CostAxis => "US dollars", "美元";
+    CostAxisCny => "Chinese yuan", "人民币";
+    CloudSameUsage => "Cloud, same hours", "云租用同等时长";
+    ChartHint => "Hover over or tab to a bar or point to read its value.", "将鼠标悬停或用 Tab 键移到柱或点上查看数值。";
+    BeforeChange => "before", "改动前";
+    GhostLegend => "Faint: before the last change", "浅色：上次改动前";
+    Details => "Details: per-layer table, assumptions, measurements, comparison", "详细信息：逐层明细、假设、实测对比、方案对比";
     PriceUnknown => "No price is known for this card, so the figures that need one are left out. Enter one under Assumptions (cost.card_price_usd).",
         "这张卡没有已知价格，需要价格的数字暂不显示。请在“假设”中输入（cost.card_price_usd）。";
 }

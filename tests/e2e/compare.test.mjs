@@ -126,13 +126,14 @@ test("exports: JSON, CSV, SVG, PNG and print", async () => {
   assert.ok(csv[0].startsWith("metric,1x RTX 3090,"), csv[0]);
   assert.deepEqual(csv.slice(1).map((line) => line.split(",")[0]), ROWS);
 
-  for (const chart of ["chart-memory", "chart-time", "chart-cost"]) {
+  // The comparison's charts (compare-*; the page's own dashboard charts are chart-*).
+  for (const chart of ["compare-memory", "compare-time", "compare-cost"]) {
     const svg = await download(`${chart}-svg`);
     assert.equal(svg.name, `${chart}.svg`);
     assert.match(svg.content.toString("utf8"), /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   }
-  const png = await download("chart-time-png");
-  assert.equal(png.name, "chart-time.png");
+  const png = await download("compare-time-png");
+  assert.equal(png.name, "compare-time.png");
   assert.deepEqual([...png.content.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
   await app.page.evaluate(() => {

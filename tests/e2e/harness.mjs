@@ -89,11 +89,12 @@ export async function openApp(browser, url) {
       return page.getByTestId(testId).innerText();
     },
 
-    /** Full-page PNG in tests/e2e/screenshots/`name`.png; prints and returns its path. */
-    async screenshot(name) {
+    /** PNG in tests/e2e/screenshots/`name`.png, of the whole page unless `fullPage` is
+     *  false (then what the viewport shows); prints and returns its path. */
+    async screenshot(name, { fullPage = true } = {}) {
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
       const file = path.join(SCREENSHOT_DIR, `${name}.png`);
-      await page.screenshot({ path: file, fullPage: true });
+      await page.screenshot({ path: file, fullPage });
       console.log(`screenshot: ${file}`);
       return file;
     },

@@ -48,7 +48,9 @@ async function snapshot(app) {
     const chart = (selector) => {
       const root = document.querySelector(selector);
       if (!root) return null;
+      // The ghost (figures before the last change) is the view's history, not its scenario.
       return [...root.querySelectorAll("*")]
+        .filter((el) => !el.closest(".ghost"))
         .map((el) => {
           const attributes = [...el.attributes].map((a) => `${a.name}=${a.value}`).sort();
           const ownText = el.children.length === 0 ? el.textContent : "";

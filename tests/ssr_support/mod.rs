@@ -1,11 +1,12 @@
 //! Shared fixtures for the server-side-rendering component tests.
 
-use std::rc::Rc;
+use hsi_gpu_planner::components::chart_tile::{Chart, ChartTile, ChartTileProps};
+use hsi_gpu_planner::SharedReport;
 
 use hsi_gpu_core::graph::{ops, ModelBuilder, ModelSpec, Op};
 use hsi_gpu_core::scenario::ModelChoice;
-use hsi_gpu_core::{estimate, Report, Scenario};
-use yew::{BaseComponent, LocalServerRenderer};
+use hsi_gpu_core::{estimate, Scenario};
+use yew::{function_component, html, BaseComponent, Html, LocalServerRenderer, Properties};
 
 /// Renders a component to HTML without hydration markers.
 pub async fn render<C: BaseComponent>(props: C::Properties) -> String {
@@ -13,6 +14,29 @@ pub async fn render<C: BaseComponent>(props: C::Properties) -> String {
         .hydratable(false)
         .render()
         .await
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ShownProps {
+    html: Html,
+}
+
+/// A component that shows the Html it is given.
+#[function_component]
+fn Shown(props: &ShownProps) -> Html {
+    html! { { props.html.clone() } }
+}
+
+/// Renders a plain view (what a `view()` returns) to HTML, as `render` does a component.
+#[allow(dead_code)]
+pub async fn render_view(html: Html) -> String {
+    render::<Shown>(ShownProps { html }).await
+}
+
+/// Renders one of the dashboard's charts in its `ChartTile`.
+#[allow(dead_code)]
+pub async fn render_chart(chart: Chart) -> String {
+    render::<ChartTile>(ChartTileProps { chart }).await
 }
 
 /// A small 3-D CNN written out here, so the tests do not depend on which zoo presets exist:
@@ -60,8 +84,8 @@ pub fn unpriced_gpu() -> &'static hsi_gpu_core::gpu::GpuSpec {
 
 /// The core's report for a valid scenario.
 #[allow(dead_code)]
-pub fn report(s: &Scenario) -> Rc<Report> {
-    Rc::new(estimate(s).expect("the test scenario is valid"))
+pub fn report(s: &Scenario) -> SharedReport {
+    SharedReport::new(estimate(s).expect("the test scenario is valid"))
 }
 
 /// Text between `data-testid="<id>">` and the next tag.

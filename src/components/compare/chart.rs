@@ -6,6 +6,7 @@ use hsi_gpu_core::chart::{linear_ticks, nice_domain, LinearScale};
 use yew::prelude::*;
 
 use super::text::C;
+use crate::components::chart_parts::px;
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::Lang;
 use crate::platform::files;
@@ -24,8 +25,7 @@ pub fn height(bars: usize) -> u32 {
     (TOP + ROW * bars as f64 + AXIS_ROOM).ceil() as u32
 }
 
-#[derive(Properties, PartialEq)]
-pub struct CompareBarsProps {
+pub struct CompareBars {
     /// data-testid of the SVG; also the exported files' name.
     pub id: AttrValue,
     pub title: AttrValue,
@@ -35,90 +35,90 @@ pub struct CompareBarsProps {
     pub texts: Vec<AttrValue>,
     pub best: Vec<usize>,
     /// A vertical line at this value (e.g. 1 = the memory budget).
-    #[prop_or_default]
     pub reference: Option<f64>,
     pub lang: Lang,
 }
 
-#[function_component]
-pub fn CompareBars(props: &CompareBarsProps) -> Html {
-    let max = props
-        .values
-        .iter()
-        .flatten()
-        .copied()
-        .chain(props.reference)
-        .fold(0.0f64, f64::max);
-    let (_, top) = nice_domain(0.0, if max > 0.0 { max } else { 1.0 }, 5);
-    let x = LinearScale::new((0.0, top), (LABEL_WIDTH, f64::from(WIDTH) - RIGHT_MARGIN));
-    let h = height(props.labels.len());
-    let axis_y = TOP + ROW * props.labels.len() as f64;
-    let bars = props.labels.iter().enumerate().map(|(i, label)| {
-        let y = TOP + ROW * i as f64;
-        let value = props.values.get(i).copied().flatten();
-        let colour = if props.best.contains(&i) { BEST_COLOUR } else { BAR_COLOUR };
-        let text = props.texts.get(i).cloned().unwrap_or_default();
-        html! {
-            <g>
-                <text x={(LABEL_WIDTH - 6.0).to_string()} y={(y + ROW * 0.68).to_string()}
-                    text-anchor="end" font-size="12" font-family="system-ui, sans-serif" fill="#111827">{ label }</text>
-                if let Some(v) = value {
-                    <rect x={LABEL_WIDTH.to_string()} y={(y + 3.0).to_string()}
-                        width={(x.map(v) - LABEL_WIDTH).max(0.5).to_string()} height={(ROW - 6.0).to_string()}
-                        fill={colour} />
-                }
-                <text x={(x.map(value.unwrap_or(0.0)) + 4.0).to_string()} y={(y + ROW * 0.68).to_string()}
-                    font-size="11" font-family="system-ui, sans-serif" fill="#111827">
-                    { text }{ if props.best.contains(&i) { " ★" } else { "" } }
-                </text>
-            </g>
-        }
-    });
-    let ticks = linear_ticks(0.0, top, 5).into_iter().map(|t| {
-        html! {
-            <g>
-                <line x1={x.map(t).to_string()} x2={x.map(t).to_string()} y1={axis_y.to_string()}
-                    y2={(axis_y + 4.0).to_string()} stroke="#4b5563" />
-            </g>
-        }
-    });
-    let on_svg = {
-        let id = props.id.clone();
-        Callback::from(move |_: MouseEvent| {
-            if let Some(svg) = files::outer_html(&id) {
-                files::download_text(&format!("{id}.svg"), "image/svg+xml", &svg);
+impl CompareBars {
+    pub fn view(self) -> Html {
+        let max = self
+            .values
+            .iter()
+            .flatten()
+            .copied()
+            .chain(self.reference)
+            .fold(0.0f64, f64::max);
+        let (_, top) = nice_domain(0.0, if max > 0.0 { max } else { 1.0 }, 5);
+        let x = LinearScale::new((0.0, top), (LABEL_WIDTH, f64::from(WIDTH) - RIGHT_MARGIN));
+        let h = height(self.labels.len());
+        let axis_y = TOP + ROW * self.labels.len() as f64;
+        let bars = self.labels.iter().enumerate().map(|(i, label)| {
+            let y = TOP + ROW * i as f64;
+            let value = self.values.get(i).copied().flatten();
+            let colour = if self.best.contains(&i) { BEST_COLOUR } else { BAR_COLOUR };
+            let text = self.texts.get(i).cloned().unwrap_or_default();
+            html! {
+                <g>
+                    <text x={px(LABEL_WIDTH - 6.0)} y={px(y + ROW * 0.68)}
+                        text-anchor="end" font-size="12" font-family="system-ui, sans-serif" fill="#111827">{ label }</text>
+                    if let Some(v) = value {
+                        <rect x={px(LABEL_WIDTH)} y={px(y + 3.0)}
+                            width={px((x.map(v) - LABEL_WIDTH).max(0.5))} height={px(ROW - 6.0)}
+                            fill={colour} />
+                    }
+                    <text x={px(x.map(value.unwrap_or(0.0)) + 4.0)} y={px(y + ROW * 0.68)}
+                        font-size="11" font-family="system-ui, sans-serif" fill="#111827">
+                        { text }{ if self.best.contains(&i) { " ★" } else { "" } }
+                    </text>
+                </g>
             }
-        })
-    };
-    let on_png = {
-        let id = props.id.clone();
-        Callback::from(move |_: MouseEvent| {
-            if let Some(svg) = files::outer_html(&id) {
-                files::download_svg_as_png(&svg, WIDTH, h, &format!("{id}.png"));
+        });
+        let ticks = linear_ticks(0.0, top, 5).into_iter().map(|t| {
+            html! {
+                <g>
+                    <line x1={px(x.map(t))} x2={px(x.map(t))} y1={px(axis_y)}
+                        y2={px(axis_y + 4.0)} stroke="#4b5563" />
+                </g>
             }
-        })
-    };
-    let lang = props.lang;
-    html! {
-        <figure class="compare-chart">
-            <figcaption>{ &props.title }</figcaption>
-            <svg xmlns="http://www.w3.org/2000/svg" data-testid={props.id.clone()} role="img"
-                aria-label={props.title.clone()} viewBox={format!("0 0 {WIDTH} {h}")}
-                width={WIDTH.to_string()} height={h.to_string()}>
-                <rect x="0" y="0" width={WIDTH.to_string()} height={h.to_string()} fill="#ffffff" />
-                { for bars }
-                <line x1={LABEL_WIDTH.to_string()} x2={(f64::from(WIDTH) - RIGHT_MARGIN).to_string()}
-                    y1={axis_y.to_string()} y2={axis_y.to_string()} stroke="#4b5563" />
-                { for ticks }
-                if let Some(r) = props.reference {
-                    <line x1={x.map(r).to_string()} x2={x.map(r).to_string()} y1={TOP.to_string()}
-                        y2={axis_y.to_string()} stroke={REFERENCE_COLOUR} stroke-dasharray="4 3" />
+        });
+        let on_svg = {
+            let id = self.id.clone();
+            Callback::from(move |_: MouseEvent| {
+                if let Some(svg) = files::outer_html(&id) {
+                    files::download_text(&format!("{id}.svg"), "image/svg+xml", &svg);
                 }
-            </svg>
-            <p class="no-print export-row">
-                <button type="button" data-testid={format!("{}-svg", props.id)} onclick={on_svg}>{ C::ExportSvg.get(lang) }</button>
-                <button type="button" data-testid={format!("{}-png", props.id)} onclick={on_png}>{ C::ExportPng.get(lang) }</button>
-            </p>
-        </figure>
+            })
+        };
+        let on_png = {
+            let id = self.id.clone();
+            Callback::from(move |_: MouseEvent| {
+                if let Some(svg) = files::outer_html(&id) {
+                    files::download_svg_as_png(&svg, WIDTH, h, &format!("{id}.png"));
+                }
+            })
+        };
+        let lang = self.lang;
+        html! {
+            <figure class="compare-chart">
+                <figcaption>{ &self.title }</figcaption>
+                <svg xmlns="http://www.w3.org/2000/svg" data-testid={self.id.clone()} role="img"
+                    aria-label={self.title.clone()} viewBox={format!("0 0 {WIDTH} {h}")}
+                    width={WIDTH.to_string()} height={h.to_string()}>
+                    <rect x="0" y="0" width={WIDTH.to_string()} height={h.to_string()} fill="#ffffff" />
+                    { for bars }
+                    <line x1={px(LABEL_WIDTH)} x2={px(f64::from(WIDTH) - RIGHT_MARGIN)}
+                        y1={px(axis_y)} y2={px(axis_y)} stroke="#4b5563" />
+                    { for ticks }
+                    if let Some(r) = self.reference {
+                        <line x1={px(x.map(r))} x2={px(x.map(r))} y1={px(TOP)}
+                            y2={px(axis_y)} stroke={REFERENCE_COLOUR} stroke-dasharray="4 3" />
+                    }
+                </svg>
+                <p class="no-print export-row">
+                    <button type="button" data-testid={format!("{}-svg", self.id)} onclick={on_svg}>{ C::ExportSvg.get(lang) }</button>
+                    <button type="button" data-testid={format!("{}-png", self.id)} onclick={on_png}>{ C::ExportPng.get(lang) }</button>
+                </p>
+            </figure>
+        }
     }
 }

@@ -38,8 +38,7 @@ pub(super) fn input_value(e: &InputEvent) -> String {
     e.target_unchecked_into::<HtmlInputElement>().value()
 }
 
-#[derive(Properties, PartialEq)]
-pub(super) struct OptionEditorProps {
+pub(super) struct OptionEditor {
     pub(super) index: usize,
     pub(super) option: CompareOption,
     pub(super) lang: Lang,
@@ -49,88 +48,89 @@ pub(super) struct OptionEditorProps {
 }
 
 /// The inputs of one option, in its column's header.
-#[function_component]
-pub(super) fn OptionEditor(props: &OptionEditorProps) -> Html {
-    let (i, lang) = (props.index, props.lang);
-    let edit = |apply: fn(&mut CompareOption, String)| {
-        let (option, on_change) = (props.option.clone(), props.on_change.clone());
-        move |value: String| {
-            let mut changed = option.clone();
-            apply(&mut changed, value);
-            on_change.emit((i, changed));
+impl OptionEditor {
+    pub(super) fn view(self) -> Html {
+        let (i, lang) = (self.index, self.lang);
+        let edit = |apply: fn(&mut CompareOption, String)| {
+            let (option, on_change) = (self.option.clone(), self.on_change.clone());
+            move |value: String| {
+                let mut changed = option.clone();
+                apply(&mut changed, value);
+                on_change.emit((i, changed));
+            }
+        };
+        let on_label = {
+            let f = edit(|o, v| o.label = v);
+            Callback::from(move |e: InputEvent| f(input_value(&e)))
+        };
+        let on_gpu = {
+            let f = edit(|o, v| o.scenario.gpu = v);
+            Callback::from(move |e: Event| f(select_value(&e)))
+        };
+        let on_cards = {
+            let f = edit(|o, v| {
+                if let Ok(n) = v.trim().parse() {
+                    o.scenario.cards = n;
+                }
+            });
+            Callback::from(move |e: InputEvent| f(input_value(&e)))
+        };
+        let on_batch = {
+            let f = edit(|o, v| {
+                if let Ok(n) = v.trim().parse() {
+                    o.scenario.batch_per_gpu = n;
+                }
+            });
+            Callback::from(move |e: InputEvent| f(input_value(&e)))
+        };
+        let on_interconnect = {
+            let f = edit(|o, v| {
+                if let Some(ic) = Interconnect::from_id(&v) {
+                    o.scenario.interconnect = ic;
+                }
+            });
+            Callback::from(move |e: Event| f(select_value(&e)))
+        };
+        let on_mode = {
+            let f = edit(|o, v| {
+                if let Some(mode) = ParallelMode::from_id(&v) {
+                    o.scenario.workload.mode = mode;
+                }
+            });
+            Callback::from(move |e: Event| f(select_value(&e)))
+        };
+        let on_remove = {
+            let on_remove = self.on_remove.clone();
+            Callback::from(move |_: MouseEvent| on_remove.emit(i))
+        };
+        let s = &self.option.scenario;
+        let id = |what: &str| format!("opt-{i}-{what}");
+        html! {
+            <div class="option-editor">
+                <input type="text" aria-label={C::Label.get(lang)} data-testid={id("label")}
+                    maxlength={MAX_LABEL_CHARS.to_string()}
+                    value={self.option.label.clone()} oninput={on_label} />
+                <select aria-label={C::Gpu.get(lang)} data-testid={id("gpu")} onchange={on_gpu}>
+                    { for gpu::GPUS.iter().map(|g| html! {
+                        <option value={g.id} selected={g.id == s.gpu}>{ g.name }</option>
+                    }) }
+                </select>
+                { number_field(C::Cards.get(lang), id("cards"), s.cards.to_string(), Some(MAX_CARDS), on_cards) }
+                { number_field(C::Batch.get(lang), id("batch"), s.batch_per_gpu.to_string(), Some(MAX_BATCH), on_batch) }
+                <select aria-label={C::Interconnect.get(lang)} data-testid={id("interconnect")} onchange={on_interconnect}>
+                    { for Interconnect::ALL.iter().map(|ic| html! {
+                        <option value={ic.id()} selected={*ic == s.interconnect}>{ interconnect_name(*ic, lang) }</option>
+                    }) }
+                </select>
+                <select aria-label={C::Mode.get(lang)} data-testid={id("mode")} onchange={on_mode}>
+                    { for ParallelMode::ALL.iter().map(|m| html! {
+                        <option value={m.id()} selected={*m == s.workload.mode}>{ mode_name(*m, lang) }</option>
+                    }) }
+                </select>
+                if self.removable {
+                    { button(id("remove"), C::Remove.get(lang), on_remove) }
+                }
+            </div>
         }
-    };
-    let on_label = {
-        let f = edit(|o, v| o.label = v);
-        Callback::from(move |e: InputEvent| f(input_value(&e)))
-    };
-    let on_gpu = {
-        let f = edit(|o, v| o.scenario.gpu = v);
-        Callback::from(move |e: Event| f(select_value(&e)))
-    };
-    let on_cards = {
-        let f = edit(|o, v| {
-            if let Ok(n) = v.trim().parse() {
-                o.scenario.cards = n;
-            }
-        });
-        Callback::from(move |e: InputEvent| f(input_value(&e)))
-    };
-    let on_batch = {
-        let f = edit(|o, v| {
-            if let Ok(n) = v.trim().parse() {
-                o.scenario.batch_per_gpu = n;
-            }
-        });
-        Callback::from(move |e: InputEvent| f(input_value(&e)))
-    };
-    let on_interconnect = {
-        let f = edit(|o, v| {
-            if let Some(ic) = Interconnect::from_id(&v) {
-                o.scenario.interconnect = ic;
-            }
-        });
-        Callback::from(move |e: Event| f(select_value(&e)))
-    };
-    let on_mode = {
-        let f = edit(|o, v| {
-            if let Some(mode) = ParallelMode::from_id(&v) {
-                o.scenario.workload.mode = mode;
-            }
-        });
-        Callback::from(move |e: Event| f(select_value(&e)))
-    };
-    let on_remove = {
-        let on_remove = props.on_remove.clone();
-        Callback::from(move |_: MouseEvent| on_remove.emit(i))
-    };
-    let s = &props.option.scenario;
-    let id = |what: &str| format!("opt-{i}-{what}");
-    html! {
-        <div class="option-editor">
-            <input type="text" aria-label={C::Label.get(lang)} data-testid={id("label")}
-                maxlength={MAX_LABEL_CHARS.to_string()}
-                value={props.option.label.clone()} oninput={on_label} />
-            <select aria-label={C::Gpu.get(lang)} data-testid={id("gpu")} onchange={on_gpu}>
-                { for gpu::GPUS.iter().map(|g| html! {
-                    <option value={g.id} selected={g.id == s.gpu}>{ g.name }</option>
-                }) }
-            </select>
-            { number_field(C::Cards.get(lang), id("cards"), s.cards.to_string(), Some(MAX_CARDS), on_cards) }
-            { number_field(C::Batch.get(lang), id("batch"), s.batch_per_gpu.to_string(), Some(MAX_BATCH), on_batch) }
-            <select aria-label={C::Interconnect.get(lang)} data-testid={id("interconnect")} onchange={on_interconnect}>
-                { for Interconnect::ALL.iter().map(|ic| html! {
-                    <option value={ic.id()} selected={*ic == s.interconnect}>{ interconnect_name(*ic, lang) }</option>
-                }) }
-            </select>
-            <select aria-label={C::Mode.get(lang)} data-testid={id("mode")} onchange={on_mode}>
-                { for ParallelMode::ALL.iter().map(|m| html! {
-                    <option value={m.id()} selected={*m == s.workload.mode}>{ mode_name(*m, lang) }</option>
-                }) }
-            </select>
-            if props.removable {
-                { button(id("remove"), C::Remove.get(lang), on_remove) }
-            }
-        </div>
     }
 }

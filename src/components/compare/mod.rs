@@ -168,8 +168,8 @@ pub fn CompareView(props: &CompareProps) -> Html {
             let editors = html! {
                 { for state.comparison.options.iter().enumerate().map(|(i, o)| html! {
                     <th scope="col">
-                        <OptionEditor index={i} option={o.clone()} lang={lang}
-                            on_change={on_option.clone()} on_remove={on_remove.clone()} removable={removable} />
+                        { OptionEditor { index: i, option: o.clone(), lang,
+                            on_change: on_option.clone(), on_remove: on_remove.clone(), removable }.view() }
                     </th>
                 }) }
             };

@@ -182,15 +182,15 @@ pub(super) fn charts(report: &ComparisonReport, lang: Lang) -> Html {
             .map(|v| metric_text(metric, *v, lang).into())
             .collect();
         html! {
-            <CompareBars id={id} title={title.get(lang)} labels={labels(report)} values={r.values.clone()}
-                texts={texts} best={r.best.clone()} reference={reference} lang={lang} />
+            { CompareBars { id: id.into(), title: title.get(lang).into(), labels: labels(report),
+                values: r.values.clone(), texts, best: r.best.clone(), reference, lang }.view() }
         }
     };
     html! {
         <div class="compare-charts">
-            { chart("chart-memory", C::ChartMemory, Metric::MemoryUtilization, Some(1.0)) }
-            { chart("chart-time", C::ChartTime, Metric::SweepTime, None) }
-            { chart("chart-cost", C::ChartCost, Metric::Tco, None) }
+            { chart("compare-memory", C::ChartMemory, Metric::MemoryUtilization, Some(1.0)) }
+            { chart("compare-time", C::ChartTime, Metric::SweepTime, None) }
+            { chart("compare-cost", C::ChartCost, Metric::Tco, None) }
         </div>
     }
 }

@@ -1,17 +1,15 @@
 //! Evaluation and whole-scene prediction after training, and the same prediction on
 //! smaller deployment cards.
 
-use std::rc::Rc;
-
-use hsi_gpu_core::{format, Report};
+use hsi_gpu_core::format;
 use yew::prelude::*;
 
 use super::text::{prediction_sentence, X};
 use crate::i18n::Lang;
+use crate::SharedReport;
 
-#[derive(Properties, PartialEq)]
-pub struct InferenceViewProps {
-    pub report: Rc<Report>,
+pub struct InferenceView {
+    pub report: SharedReport,
     pub lang: Lang,
 }
 
@@ -19,57 +17,58 @@ fn seconds(t: Option<f64>, lang: Lang) -> String {
     t.map_or_else(|| X::DoesNotFit.get(lang).to_string(), format::duration)
 }
 
-#[function_component]
-pub fn InferenceView(props: &InferenceViewProps) -> Html {
-    let lang = props.lang;
-    let run_s = props.report.perf.epoch.total_s;
-    let body = match &props.report.inference {
-        None => html! { <p class="help">{ X::NoScene.get(lang) }</p> },
-        Some(inf) => {
-            let share = |t: Option<f64>| {
-                t.filter(|_| run_s > 0.0)
-                    .map_or_else(|| "—".into(), |t| format::percent(t / run_s))
-            };
-            html! {
-                <>
-                    <p class="key-figures">
-                        <span>{ X::EvalPass.get(lang) }{ ": " }<strong class="figure" data-testid="eval-pass">{ seconds(inf.eval_pass_s, lang) }</strong></span>
-                        <span>{ X::EvalEveryEpoch.get(lang) }{ ": " }<strong class="figure">{ seconds(inf.eval_every_epoch_s, lang) }</strong></span>
-                        <span>{ X::ScenePrediction.get(lang) }{ ": " }<strong class="figure" data-testid="scene-prediction">{ seconds(inf.scene_prediction_s, lang) }</strong></span>
-                    </p>
-                    <p class="help">{ prediction_sentence(lang, &share(inf.scene_prediction_s), &share(inf.eval_every_epoch_s)) }</p>
-                    <dl class="facts">
-                        <dt>{ X::TestPixels.get(lang) }</dt><dd>{ format::count(inf.test_pixels) }</dd>
-                        <dt>{ X::ScenePixels.get(lang) }</dt><dd>{ format::count(inf.scene_pixels) }</dd>
-                        <dt>{ X::MaxBatchNoGrad.get(lang) }</dt><dd data-testid="max-batch-no-grad">{ format::count(inf.max_batch_no_grad.into()) }</dd>
-                        <dt>{ X::NoGradPeak.get(lang) }</dt><dd>{ format::gib(inf.no_grad_peak_bytes) }</dd>
-                    </dl>
-                    <h3>{ X::Deployment.get(lang) }</h3>
-                    <table data-testid="deployment-table">
-                        <thead><tr>
-                            <th scope="col">{ X::Card.get(lang) }</th>
-                            <th scope="col" class="num">{ X::MaxBatchNoGrad.get(lang) }</th>
-                            <th scope="col" class="num">{ X::ScenePrediction.get(lang) }</th>
-                        </tr></thead>
-                        <tbody>
-                            { for inf.deployment.iter().map(|d| html! {
-                                <tr>
-                                    <th scope="row">{ d.gpu.clone() }</th>
-                                    <td class="num">{ format::count(d.max_batch_no_grad.into()) }</td>
-                                    <td class="num">{ seconds(d.scene_prediction_s, lang) }</td>
-                                </tr>
-                            }) }
-                        </tbody>
-                    </table>
-                </>
+impl InferenceView {
+    pub fn view(self) -> Html {
+        let lang = self.lang;
+        let run_s = self.report.perf.epoch.total_s;
+        let body = match &self.report.inference {
+            None => html! { <p class="help">{ X::NoScene.get(lang) }</p> },
+            Some(inf) => {
+                let share = |t: Option<f64>| {
+                    t.filter(|_| run_s > 0.0)
+                        .map_or_else(|| "—".into(), |t| format::percent(t / run_s))
+                };
+                html! {
+                    <>
+                        <p class="key-figures">
+                            <span>{ X::EvalPass.get(lang) }{ ": " }<strong class="figure" data-testid="eval-pass">{ seconds(inf.eval_pass_s, lang) }</strong></span>
+                            <span>{ X::EvalEveryEpoch.get(lang) }{ ": " }<strong class="figure">{ seconds(inf.eval_every_epoch_s, lang) }</strong></span>
+                            <span>{ X::ScenePrediction.get(lang) }{ ": " }<strong class="figure" data-testid="scene-prediction">{ seconds(inf.scene_prediction_s, lang) }</strong></span>
+                        </p>
+                        <p class="help">{ prediction_sentence(lang, &share(inf.scene_prediction_s), &share(inf.eval_every_epoch_s)) }</p>
+                        <dl class="facts">
+                            <dt>{ X::TestPixels.get(lang) }</dt><dd>{ format::count(inf.test_pixels) }</dd>
+                            <dt>{ X::ScenePixels.get(lang) }</dt><dd>{ format::count(inf.scene_pixels) }</dd>
+                            <dt>{ X::MaxBatchNoGrad.get(lang) }</dt><dd data-testid="max-batch-no-grad">{ format::count(inf.max_batch_no_grad.into()) }</dd>
+                            <dt>{ X::NoGradPeak.get(lang) }</dt><dd>{ format::gib(inf.no_grad_peak_bytes) }</dd>
+                        </dl>
+                        <h3>{ X::Deployment.get(lang) }</h3>
+                        <table data-testid="deployment-table">
+                            <thead><tr>
+                                <th scope="col">{ X::Card.get(lang) }</th>
+                                <th scope="col" class="num">{ X::MaxBatchNoGrad.get(lang) }</th>
+                                <th scope="col" class="num">{ X::ScenePrediction.get(lang) }</th>
+                            </tr></thead>
+                            <tbody>
+                                { for inf.deployment.iter().map(|d| html! {
+                                    <tr>
+                                        <th scope="row">{ d.gpu.clone() }</th>
+                                        <td class="num">{ format::count(d.max_batch_no_grad.into()) }</td>
+                                        <td class="num">{ seconds(d.scene_prediction_s, lang) }</td>
+                                    </tr>
+                                }) }
+                            </tbody>
+                        </table>
+                    </>
+                }
             }
+        };
+        html! {
+            <section class="panel view inference" aria-labelledby="inference-heading" data-testid="inference">
+                <h2 id="inference-heading">{ X::InferenceTitle.get(lang) }</h2>
+                <p class="help">{ X::InferenceHelp.get(lang) }</p>
+                { body }
+            </section>
         }
-    };
-    html! {
-        <section class="panel view inference" aria-labelledby="inference-heading" data-testid="inference">
-            <h2 id="inference-heading">{ X::InferenceTitle.get(lang) }</h2>
-            <p class="help">{ X::InferenceHelp.get(lang) }</p>
-            { body }
-        </section>
     }
 }

@@ -4,27 +4,11 @@
 use hsi_gpu_core::levers::{Lever, Limit};
 use hsi_gpu_core::market::{ChassisFit, ChassisIssue};
 
-use crate::i18n::Lang;
+use crate::i18n::{texts, Lang};
 
-macro_rules! thesis_texts {
-    ($($key:ident => $en:literal, $zh:literal;)*) => {
-        /// A string of the lever, inference and article views.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum X { $($key),* }
-
-        impl X {
-            pub const ALL: &'static [X] = &[$(X::$key),*];
-
-            pub fn get(self, lang: Lang) -> &'static str {
-                match (self, lang) {
-                    $((X::$key, Lang::En) => $en, (X::$key, Lang::Zh) => $zh,)*
-                }
-            }
-        }
-    };
-}
-
-thesis_texts! {
+texts! {
+    /// A string of the lever, inference and article views.
+    enum X;
     LeversTitle => "What would help most", "加强哪项资源收益最大";
     LeversHelp => "The scenario re-estimated with one resource improved at a time, all else equal: the article's ranking (capacity and bandwidth before compute and interconnect), computed for this workload. More capacity never speeds up a run that already fits; it raises the largest batch and patch.",
         "在其他条件不变时，每次只加强一项资源并重新估算：即文章的“边际收益排序”（容量、带宽优先于算力、互联）在当前负载下的计算结果。对已经放得下的训练，更大显存不会加快训练，只会提高最大批大小和最大空间块。";
@@ -54,6 +38,7 @@ thesis_texts! {
     ArticleHelp => "Where the article's own figures are off. Each corrected figure is computed by this planner's core, beside the article's.",
         "原文中有几处数字有误。下面每个更正值都由本工具的核心代码计算，与原文数字并列。";
     ArticleSays => "The article says", "原文";
+    SpeedupAxis => "Speed-up to a result over the scenario (×)", "相对当前场景的出结果加速比（×）";
     EnterPrice => "enter a price", "请输入价格";
     EnterRate => "enter a rate", "请输入租价";
     Ecc => "ECC on", "开启 ECC";

@@ -1,0 +1,65 @@
+//! What the SVG charts share: marks (bars, points, segments) that tell their value on
+//! hover and on keyboard focus, and the readout line under the chart where they do.
+
+use yew::prelude::*;
+
+/// A coordinate or length as SVG attribute text, to a tenth of a pixel. Every chart's
+/// numbers go through this one non-generic function (`{:.1}`, the formatting the figures
+/// already use) rather than each site's `f64::to_string` (std's shortest-digits path,
+/// which the page then needs only for this).
+pub fn px(v: f64) -> AttrValue {
+    AttrValue::from(format!("{v:.1}"))
+}
+
+/// Which mark of a chart is hovered or focused.
+pub type Focus = UseStateHandle<Option<usize>>;
+
+/// A chart's focus, none at first. One hook for every chart: each `use_state` call site
+/// with its own initialiser is its own copy of Yew's state hook in the page.
+#[hook]
+pub fn use_focus() -> Focus {
+    use_state(|| None)
+}
+
+/// A chart mark reachable by mouse and keyboard: hovering or focusing it shows `text` in
+/// the chart's readout; screen readers read it as the mark's label.
+pub fn mark(
+    focus: &Focus,
+    index: usize,
+    text: &str,
+    testid: Option<&'static str>,
+    body: Html,
+) -> Html {
+    let on_focus = {
+        let focus = focus.clone();
+        Callback::from(move |_: FocusEvent| focus.set(Some(index)))
+    };
+    let on_hover = {
+        let focus = focus.clone();
+        Callback::from(move |_: MouseEvent| focus.set(Some(index)))
+    };
+    html! {
+        <g class="point" tabindex="0" role="img" aria-label={text.to_string()}
+            onfocus={on_focus} onmouseenter={on_hover} data-testid={testid.map(AttrValue::from)}>
+            <title>{ text.to_string() }</title>
+            { body }
+        </g>
+    }
+}
+
+/// The line under a chart that reads out the focused mark (`texts[i]`), else `hint`.
+pub fn readout(texts: &[String], focus: &Focus, hint: &str, testid: &'static str) -> Html {
+    let text = focus
+        .and_then(|i| texts.get(i))
+        .map_or(hint, String::as_str)
+        .to_string();
+    html! { <p class="readout" aria-live="polite" data-testid={testid}>{ text }</p> }
+}
+
+/// "now (before: then)" when a ghost value exists and differs.
+pub fn with_before(now: String, before: Option<String>, word: &str) -> String {
+    match before {
+        Some(before) if before != now => format!("{now} ({word}: {before})"),
+        _ => now,
+    }
+}

@@ -1,0 +1,40 @@
+//! The dashboard's charts as one component: each chart is a plain view of its figures and
+//! the hovered or focused mark (`chart_parts::Focus`); `ChartTile` holds that focus and
+//! skips a chart whose figures did not change. One component type for five charts: each
+//! type would be another copy of Yew's component machinery in the page.
+
+use yew::prelude::*;
+
+use crate::components::chart_parts::use_focus;
+use crate::components::cost_chart::CostChart;
+use crate::components::memory_view::MemoryView;
+use crate::components::roofline::RooflineView;
+use crate::components::scaling_view::ScalingView;
+use crate::components::thesis::levers_view::LeversView;
+
+/// One of the dashboard's charts with its figures.
+#[derive(PartialEq)]
+pub enum Chart {
+    Memory(MemoryView),
+    Scaling(ScalingView),
+    Roofline(RooflineView),
+    Cost(CostChart),
+    Levers(LeversView),
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ChartTileProps {
+    pub chart: Chart,
+}
+
+#[function_component]
+pub fn ChartTile(props: &ChartTileProps) -> Html {
+    let focus = use_focus();
+    match &props.chart {
+        Chart::Memory(chart) => chart.view(focus),
+        Chart::Scaling(chart) => chart.view(focus),
+        Chart::Roofline(chart) => chart.view(focus),
+        Chart::Cost(chart) => chart.view(focus),
+        Chart::Levers(chart) => chart.view(focus),
+    }
+}

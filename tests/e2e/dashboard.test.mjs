@@ -1,0 +1,139 @@
+// The one-screen dashboard (issue 15): at common laptop and projector sizes the sliders,
+// the verdict and every live chart lie inside the first viewport, in presentation mode too;
+// on a phone nothing is wider than the screen. Charts read out a mark on hover and focus
+// and keep a faint ghost of the figures before a change. Saves a screenshot of each.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import { launchBrowser, openApp, serveDist } from "./harness.mjs";
+
+let server;
+let browser;
+const opened = [];
+
+before(async () => {
+  server = await serveDist("/");
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(viewport, query = "") {
+  const app = await openApp(browser, server.url + query);
+  opened.push(app);
+  await app.page.setViewportSize(viewport);
+  await app.waitForReady();
+  // The levers (what would help most) are computed once the scenario rests.
+  await app.page.locator('.levers-tile:not(.stale) [data-testid="chart-levers"]').waitFor();
+  return app;
+}
+
+/** The charts every dashboard shows. */
+const CHARTS = ["chart-memory", "chart-roofline", "chart-scaling", "chart-cost", "chart-levers"];
+const CONTROLS = ["patch-slider", "bands-slider", "batch-slider", "precision-slider", "cards-slider", "gpu", "model", "verdict"];
+
+/** Test ids whose box is not wholly inside the first viewport (page not scrolled). */
+function outsideFirstViewport(page, ids) {
+  return page.evaluate((ids) => {
+    window.scrollTo(0, 0);
+    return ids.flatMap((id) => {
+      const el = document.querySelector(`[data-testid="${id}"]`);
+      if (!el) return [`${id}: missing`];
+      const r = el.getBoundingClientRect();
+      const inside = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+      return inside ? [] : [`${id}: ${JSON.stringify([r.left, r.top, r.right, r.bottom].map(Math.round))} in ${innerWidth}x${innerHeight}`];
+    });
+  }, ids);
+}
+
+for (const [width, height] of [
+  [1366, 768],
+  [1920, 1080],
+]) {
+  test(`at ${width} x ${height} the sliders, the verdict and every chart are in the first viewport`, async () => {
+    const app = await open({ width, height });
+    assert.deepEqual(await outsideFirstViewport(app.page, [...CHARTS, ...CONTROLS]), []);
+    await app.screenshot(`dashboard-${width}x${height}`, { fullPage: false });
+  });
+}
+
+test("presentation mode at 1920 x 1080 is the same dashboard, larger, still one screen", async () => {
+  const app = await open({ width: 1920, height: 1080 }, "?present=1");
+  assert.deepEqual(await outsideFirstViewport(app.page, [...CHARTS, ...CONTROLS]), []);
+  await app.screenshot("dashboard-presentation-1920x1080", { fullPage: false });
+});
+
+test("in Chinese at 1366 x 768 the dashboard still fits", async () => {
+  const app = await open({ width: 1366, height: 768 }, "?lang=zh");
+  assert.deepEqual(await outsideFirstViewport(app.page, [...CHARTS, ...CONTROLS]), []);
+  await app.screenshot("dashboard-zh-1366x768", { fullPage: false });
+});
+
+test("at 390 x 844 (a phone) nothing is wider than the screen", async () => {
+  const app = await open({ width: 390, height: 844 });
+  const widths = await app.page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    inner: innerWidth,
+    // Named for the failure message: elements sticking out on the right.
+    wide: [...document.querySelectorAll("body *")]
+      .filter((el) => el.getBoundingClientRect().right > innerWidth + 0.5)
+      .filter((el) => !el.closest(".table-scroll, .heat-scroll"))
+      .slice(0, 5)
+      .map((el) => `${el.tagName}.${el.className?.baseVal ?? el.className}`),
+  }));
+  assert.ok(widths.scroll <= widths.inner, `page ${widths.scroll} px wide in ${widths.inner}: ${widths.wide}`);
+  // Sliders and selects are tall enough to hit with a finger (44 px).
+  for (const id of ["patch-slider", "gpu", "lang-toggle"]) {
+    const box = await app.page.getByTestId(id).boundingBox();
+    assert.ok(box.height >= 44, `${id} is ${box.height} px tall`);
+  }
+  await app.screenshot("dashboard-phone-390x844");
+  await app.screenshot("dashboard-phone-390x844-first-screen", { fullPage: false });
+});
+
+test("a chart reads out a mark on focus and keeps a ghost of the figures before a change", async () => {
+  const app = await open({ width: 1366, height: 768 });
+  const { page } = app;
+  assert.equal(await page.locator('[data-testid="chart-memory"] [data-testid="ghost"]').count(), 0);
+  const hint = await app.text("memory-readout");
+  const before = await app.text("total-memory");
+  await page.getByTestId("batch-input").fill("256");
+  assert.notEqual(await app.text("total-memory"), before);
+  // The levers tile is recomputed when the scenario rests; it shows its own "stale" state.
+  for (const chart of CHARTS.filter((c) => c !== "chart-levers")) {
+    assert.ok(
+      (await page.locator(`[data-testid="${chart}"] [data-testid="ghost"]`).count()) > 0,
+      `${chart} shows no ghost after the change`,
+    );
+  }
+  // Focus a term of the memory bar: the readout names it with its value now and before.
+  await page.locator('[data-testid="chart-memory"] .point').nth(4).focus();
+  const readout = await app.text("memory-readout");
+  assert.notEqual(readout, hint);
+  assert.match(readout, /^Activations: .+ \(before: .+\)$/);
+  // Hover a cost bar: the cost readout tells its dollars.
+  await page.getByTestId("cost-chart-own-run").hover();
+  assert.match(await app.text("cost-readout"), /\$/);
+  // Once the levers catch up, focusing a bar reads out its speed-up and time to a result.
+  await page.locator('.levers-tile:not(.stale) [data-testid="chart-levers"]').waitFor();
+  await page.locator('[data-testid="chart-levers"] .point').first().focus();
+  assert.match(await app.text("levers-readout"), /^Memory capacity .+×.*time to result/i);
+  await app.screenshot("dashboard-ghost", { fullPage: false });
+});
+
+test("the language toggle reads without a CJK font", async () => {
+  const app = await open({ width: 1366, height: 768 });
+  assert.match(await app.text("lang-toggle"), /EN/);
+  const family = await app.page.evaluate(() => getComputedStyle(document.body).fontFamily);
+  for (const font of ["PingFang SC", "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC"]) {
+    assert.ok(family.includes(font), `${font} not in ${family}`);
+  }
+});
+
+test("no console errors", () => {
+  for (const app of opened) assert.deepEqual(app.consoleErrors, []);
+});
