@@ -100,6 +100,9 @@ FAMILIES = [
     ("timm mnasnet", "timm", "mnasnet_100", {}, [3, 64, 64]),
     ("timm inception_v3", "timm", "inception_v3", {}, [3, 96, 96]),
     ("timm vgg", "timm", "vgg11", {}, [3, 64, 64]),
+    ("hsi lstm", "local", "band_lstm", {}, [20, 10]),
+    ("hsi gru", "local", "mou_rnn", {"bands": 30}, [30, 1]),
+    ("hsi segformer", "local", "segformer", {"bands": 30}, [30, 64, 64]),
 ]
 
 # family -> the reason it does not export unchanged (a part of the error it gives).
@@ -125,6 +128,7 @@ FIXTURE_FAMILIES = {
     "timm beit": "separate q/v biases, layer scale",
     "timm resmlp": "scale with bias (affine)",
     "timm ghostnet": "channel slices",
+    "hsi lstm": "a 2-layer bidirectional LSTM (rnn), its last step",
 }
 FIXTURES = os.path.join(os.path.dirname(TOOLS), "core", "tests", "fixtures", "families")
 
@@ -137,8 +141,37 @@ def write_fixture(family, fixture):
         f.write("\n")
 
 
+class BandLstm(nn.Module):
+    """A spectral LSTM classifier: 200 bands as 20 steps of 10, a 2-layer bidirectional
+    LSTM, the last step's output, a Linear (the shape of the band-group RNNs in HSI
+    papers)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(10, 32, num_layers=2, batch_first=True, bidirectional=True)
+        self.fc = nn.Linear(64, CLASSES)
+
+    def forward(self, x):
+        return self.fc(self.lstm(x)[0][:, -1])
+
+
+def local_model(name, kwargs):
+    """This repository's models: a local class, or a zoo model's PyTorch mirror."""
+    from torch_zoo.segformer import SegFormer
+    from torch_zoo.spectral import MouRnn
+
+    models = {
+        "band_lstm": BandLstm,
+        "mou_rnn": lambda bands: MouRnn(bands, CLASSES),
+        "segformer": lambda bands: SegFormer(bands, CLASSES),
+    }
+    return models[name](**kwargs)
+
+
 def build(library, name, kwargs):
     torch.manual_seed(0)
+    if library == "local":
+        return local_model(name, kwargs)
     if library.startswith("timm"):
         import timm
 

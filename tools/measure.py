@@ -306,8 +306,9 @@ def same_as_zoo_model(spec, case):
     model = SpecModel(spec).train()
     torch.manual_seed(0)
     x = torch.randn(case["batch"], *spec["input"])
-    with torch.no_grad():
-        out_shape = model(x[:1]).shape
+    with torch.no_grad():  # eval: a BatchNorm1d over [1, C] refuses training mode
+        out_shape = model.eval()(x[:1]).shape
+    model.train()
     y = torch.randint(0, out_shape[1], (case["batch"], *out_shape[2:]))
     fwd, bwd = validate_zoo.flops(model, x, y, case["precision"])
     saved = validate_zoo.saved_bytes(model, x, y, case["precision"])

@@ -50,6 +50,36 @@ class Prepend(nn.Module):
         return torch.cat((self.token.expand(x.shape[0], -1, -1), x), dim=1)
 
 
+class Recurrent(nn.Module):
+    """The `rnn` op: nn.LSTM / nn.GRU on [N, T, D], every step's output (batch-first here
+    either way: the same parameters and FLOPs)."""
+
+    def __init__(self, features, op):
+        super().__init__()
+        cell = nn.LSTM if op["cell"] == "lstm" else nn.GRU
+        self.rnn = cell(features, op["hidden"], op.get("layers", 1), bias=op.get("bias", True),
+                        batch_first=True, bidirectional=op.get("bidirectional", False))
+
+    def forward(self, x):
+        return self.rnn(x)[0]
+
+
+class DropPath(nn.Module):
+    """Stochastic depth: each sample's branch times 0 or 1 / (1 - p) in training."""
+
+    P = 0.1
+
+    def forward(self, x):
+        if not self.training:
+            return x
+        shape = (x.shape[0],) + (1,) * (x.dim() - 1)
+        keep = torch.empty(shape, dtype=x.dtype).bernoulli_(1 - self.P).div_(1 - self.P)
+        return x * keep
+
+
+UPSAMPLE_MODES = {1: "linear", 2: "bilinear", 3: "trilinear"}
+
+
 class AddEmbedding(nn.Module):
     def __init__(self, shape):
         super().__init__()
@@ -100,7 +130,13 @@ def layer_module(op, shapes):
     if name == "adaptive_avg_pool":
         return ADAPTIVE_AVG_POOL[op["dims"]](tuple(op["output"]))
     if name == "upsample":
-        return nn.Upsample(scale_factor=op["scale"], mode="nearest")
+        if op.get("mode", "nearest") == "nearest":
+            return nn.Upsample(scale_factor=op["scale"], mode="nearest")
+        return nn.Upsample(scale_factor=op["scale"], mode=UPSAMPLE_MODES[op["dims"]], align_corners=False)
+    if name == "rnn":
+        return Recurrent(shape[-1], op)
+    if name == "drop_path":
+        return DropPath()
     if name == "flatten":
         return nn.Flatten()
     if name == "reshape":

@@ -26,12 +26,15 @@ The GPU is what the estimator models, so a TorchFunctionMode makes the CPU run b
 as CUDA does where the two differ: dropout uses the fused kernel (1-byte mask).
 Precisions: "fp32", and "amp_bf16" = CUDA autocast's policy emulated on CPU (CPU
 autocast casts different ops): the mode casts the float inputs of
-conv/linear/matmul/mm/bmm/einsum/baddbmm/addmm to bfloat16, casting each parameter once
+conv/linear/matmul/mm/bmm/einsum/baddbmm/addmm and of lstm/gru (CUDA autocasts cuDNN's RNN,
+inputs and weights) to bfloat16, casting each parameter once
 per forward as CUDA autocast's weight cache does, and the inputs of softmax/log_softmax/
 layer_norm/group_norm/cross_entropy to float32; every other op runs in its input dtype.
+LSTM and GRU run aten's native cells (oneDNN off: see `native_rnn`).
 """
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -53,9 +56,10 @@ NOTES = (
     "batch, forward including cross-entropy, backward separately. saved_bytes: storages "
     "packed by saved_tensors_hooks during forward + cross-entropy, parameters and buffers "
     "excluded, de-duplicated by storage. Input float32, targets int64, train mode, CPU, "
-    "dropout as CUDA's fused native_dropout (1-byte mask). "
+    "dropout as CUDA's fused native_dropout (1-byte mask). LSTM/GRU: aten's native cells "
+    "(oneDNN off), whose gate matmuls flop_counter counts (cuDNN's and oneDNN's fused RNN count 0). "
     "amp_bf16 emulates CUDA autocast (not CPU autocast): conv/linear/matmul/mm/bmm/einsum/"
-    "baddbmm/addmm inputs cast to bfloat16 (parameters cast once per forward, like the "
+    "baddbmm/addmm/lstm/gru inputs cast to bfloat16 (parameters cast once per forward, like the "
     "autocast weight cache), softmax/log_softmax/layer_norm/group_norm/cross_entropy inputs "
     "cast to float32, other ops in their input dtype."
 )
@@ -63,7 +67,7 @@ NOTES = (
 T = torch.Tensor
 # CUDA autocast's lower-precision and fp32 op lists, restricted to what the zoo uses.
 LOWER_PRECISION_OPS = {
-    F.conv1d, F.conv2d, F.conv3d, F.linear,
+    F.conv1d, F.conv2d, F.conv3d, F.linear, torch.lstm, torch.gru,
     torch.matmul, torch.mm, torch.bmm, torch.einsum, torch.baddbmm, torch.addmm,
     T.matmul, T.__matmul__, T.__rmatmul__, T.mm, T.bmm, T.baddbmm, T.addmm,
 }
@@ -85,6 +89,19 @@ class CudaEmulation(TorchFunctionMode):
         super().__init__()
         self.autocast_dtype = autocast_dtype
         self.weight_cache = {}
+
+    def __enter__(self):
+        # nn.LSTM/GRU refuse an input whose dtype is not their weights' unless autocast
+        # is on (RNNBase.check_input asks torch._C._is_any_autocast_enabled): say it is.
+        if self.autocast_dtype is not None:
+            self.autocast_query = torch._C._is_any_autocast_enabled
+            torch._C._is_any_autocast_enabled = lambda: True
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        if self.autocast_dtype is not None:
+            torch._C._is_any_autocast_enabled = self.autocast_query
+        return super().__exit__(*exc)
 
     def cast(self, value, dtype):
         if isinstance(value, (list, tuple)):
@@ -143,6 +160,16 @@ def saved_bytes(model, x, y, precision):
     return measure_step(model, x, y, precision)[2]
 
 
+def native_rnn(model):
+    """oneDNN off for a model with an LSTM or GRU: the CPU then runs aten's native cells,
+    whose gate matmuls the flop counter sees (oneDNN's mkldnn_rnn, like cuDNN's
+    _cudnn_rnn, counts 0) and whose saved tensors are the per-step ones the estimate
+    describes. Other models run as before."""
+    if any(isinstance(m, torch.nn.RNNBase) for m in model.modules()):
+        return torch.backends.mkldnn.flags(enabled=False)
+    return contextlib.nullcontext()
+
+
 def measure_step(model, x, y, precision):
     """(forward FLOPs, backward FLOPs, saved bytes) of one training step, in one pass."""
     packed = []
@@ -151,12 +178,13 @@ def measure_step(model, x, y, precision):
         packed.append(tensor)
         return tensor
 
-    with FlopCounterMode(display=False, custom_mapping=FLOP_FIXES) as forward:
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
-            with precision_mode(precision):
-                loss = F.cross_entropy(model(x), y)
-    with FlopCounterMode(display=False, custom_mapping=FLOP_FIXES) as backward:
-        loss.backward()
+    with native_rnn(model):
+        with FlopCounterMode(display=False, custom_mapping=FLOP_FIXES) as forward:
+            with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+                with precision_mode(precision):
+                    loss = F.cross_entropy(model(x), y)
+        with FlopCounterMode(display=False, custom_mapping=FLOP_FIXES) as backward:
+            loss.backward()
     return forward.get_total_flops(), backward.get_total_flops(), storage_bytes(model, packed)
 
 
@@ -176,11 +204,12 @@ def storage_bytes(model, packed):
 
 
 def flops(model, x, y, precision):
-    with FlopCounterMode(display=False, custom_mapping=FLOP_FIXES) as forward:
-        with precision_mode(precision):
-            loss = F.cross_entropy(model(x), y)
-    with FlopCounterMode(display=False, custom_mapping=FLOP_FIXES) as backward:
-        loss.backward()
+    with native_rnn(model):
+        with FlopCounterMode(display=False, custom_mapping=FLOP_FIXES) as forward:
+            with precision_mode(precision):
+                loss = F.cross_entropy(model(x), y)
+        with FlopCounterMode(display=False, custom_mapping=FLOP_FIXES) as backward:
+            loss.backward()
     return forward.get_total_flops(), backward.get_total_flops()
 
 
@@ -242,8 +271,8 @@ def load_cases(path):
         return json.load(f)["cases"]
 
 
-def write_fixture(path, cases):
-    header = {"generated_by": "tools/validate_zoo.py", "torch": torch.__version__, "notes": NOTES}
+def write_fixture(path, cases, generated_by="tools/validate_zoo.py"):
+    header = {"generated_by": generated_by, "torch": torch.__version__, "notes": NOTES}
     lines = ["{"]
     lines += [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in header.items()]
     lines.append('  "cases": [')

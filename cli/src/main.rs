@@ -7,6 +7,10 @@
 //! hsi-gpu scenario             the default Scenario as JSON (a starting point to edit)
 //! hsi-gpu compare SCENARIO.json MEASUREMENT.json
 //!                              estimate vs a `tools/measure.py` measurement, term by term
+//! hsi-gpu options COMPARISON.json
+//!                              {"report": the options side by side (the page's
+//!                              comparison), "levers": a row per lever option with each
+//!                              option's time to result, speed-up and cost per experiment}
 //! hsi-gpu calibrate SCENARIO.json MEASUREMENT.json...
 //!                              {"scenario": the scenario with constants fitted to the
 //!                              measurements, "report": what was fitted, errors before/after}
@@ -16,13 +20,15 @@
 use std::io::Read;
 use std::process::ExitCode;
 
+use hsi_gpu_core::compare::compare;
+use hsi_gpu_core::compare::import::import_comparison;
 use hsi_gpu_core::scenario::scenario_from_json;
-use hsi_gpu_core::whatifs::estimate_all;
+use hsi_gpu_core::whatifs::{compare_levers, estimate_all};
 use hsi_gpu_core::{dataset, gpu, market, measurement, zoo, FieldError, Scenario};
 use serde_json::json;
 
 const USAGE: &str = "usage: hsi-gpu estimate FILE.json|- | hsi-gpu presets | hsi-gpu scenario \
-                     | hsi-gpu compare SCENARIO.json MEASUREMENT.json \
+                     | hsi-gpu compare SCENARIO.json MEASUREMENT.json | hsi-gpu options COMPARISON.json \
                      | hsi-gpu calibrate SCENARIO.json MEASUREMENT.json...";
 
 fn main() -> ExitCode {
@@ -60,6 +66,16 @@ fn run(args: &[String]) -> Result<String, String> {
                 .map_err(|errors| one_line(&errors))?;
             Ok(pretty(
                 &serde_json::to_value(comparison).expect("PredictedVsMeasured serialises"),
+            ))
+        }
+        [cmd, path] if cmd == "options" => {
+            let comparison = import_comparison(&read_input(path)?).map_err(|errors| {
+                let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                lines.join("; ")
+            })?;
+            let report = compare(&comparison).map_err(|errors| one_line(&errors))?;
+            Ok(pretty(
+                &json!({"report": report, "levers": compare_levers(&comparison)}),
             ))
         }
         [cmd, scenario, measurements @ ..] if cmd == "calibrate" && !measurements.is_empty() => {

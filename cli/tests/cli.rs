@@ -222,3 +222,18 @@ fn estimate_reports_sharding_offload_and_nodes() {
             > 0.0
     );
 }
+
+#[test]
+fn options_lays_the_comparison_and_its_lever_rows_side_by_side() {
+    let out = json(&run(&["options", "-"], "{}"));
+    let options = out["report"]["options"].as_array().unwrap();
+    assert_eq!(options.len(), 7, "the article's option set");
+    let levers = out["levers"].as_array().unwrap();
+    assert!(levers.len() >= 6, "{levers:?}");
+    for row in levers {
+        assert_eq!(row["outcomes"].as_array().unwrap().len(), 7, "{row}");
+    }
+    let bad = run(&["options", "-"], r#"{"options": []}"#);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("options"));
+}

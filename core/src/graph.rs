@@ -132,6 +132,26 @@ json_enum! {
     }
 }
 
+json_enum! {
+    /// The cell `Op::Rnn` repeats over the steps.
+    pub enum RnnCell {
+        /// nn.LSTM: 4 gates (input, forget, cell, output) and a cell state.
+        Lstm = "lstm",
+        /// nn.GRU: 3 gates (reset, update, new).
+        Gru = "gru",
+    }
+}
+
+impl RnnCell {
+    /// Gate blocks of the weight matrices (4 x hidden rows for an LSTM).
+    pub fn gates(self) -> u64 {
+        match self {
+            RnnCell::Lstm => 4,
+            RnnCell::Gru => 3,
+        }
+    }
+}
+
 impl UpsampleMode {
     fn is_nearest(&self) -> bool {
         *self == UpsampleMode::Nearest
@@ -294,6 +314,18 @@ json_ops! {
         /// Stochastic depth in training: each sample's branch times 0 or 1/(1-p), a
         /// per-sample random factor (torchvision's StochasticDepth, timm's DropPath).
         DropPath = "drop_path",
+        /// nn.LSTM / nn.GRU over a sequence [T, D] (T steps of D features, e.g. the bands
+        /// of a spectrum as the steps) -> [T, directions x hidden]: the output of every
+        /// step of the last layer. `batch_first` as in torch (the per-sample shape is
+        /// [T, D] either way; it decides whether the input is copied).
+        Rnn = "rnn" {
+            cell: RnnCell,
+            hidden: u64,
+            layers: u64 = 1,
+            bidirectional: bool = false,
+            bias: bool = true,
+            batch_first: bool = true,
+        },
         /// Every `step`-th element of `start..end` of per-sample dimension `axis`
         /// (x[:, a:b:step]): a strided view.
         Slice = "slice" {
@@ -338,6 +370,7 @@ impl Op {
             Op::Scale { .. } => "scale",
             Op::DropPath => "drop_path",
             Op::Slice { .. } => "slice",
+            Op::Rnn { cell, .. } => cell.id(),
         }
     }
 }

@@ -90,6 +90,9 @@ pub struct LeverPoint {
     /// fixes the patch) or when no patch fits.
     pub largest_patch: Option<u32>,
     pub limit: Limit,
+    /// Cost per experiment at the card's own price; None when it does not fit or the
+    /// card has no known price.
+    pub usd_per_experiment: Option<f64>,
 }
 
 /// One lever tried.
@@ -107,6 +110,10 @@ pub struct LeverOutcome {
     pub largest_patch: Option<u32>,
     /// What limits next.
     pub limit: Limit,
+    /// Cost per experiment with the lever at the card's own price (what the time saved is
+    /// worth; the better resource's own price is not known): None when it does not fit
+    /// or the card has no known price.
+    pub usd_per_experiment: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -232,6 +239,7 @@ pub fn outcomes(
                 largest_batch: p.largest_batch,
                 largest_patch: p.largest_patch,
                 limit: p.limit,
+                usd_per_experiment: p.usd_per_experiment,
             })
         })
         .collect()
@@ -301,6 +309,7 @@ mod tests {
             largest_batch: 64,
             largest_patch: Some(25),
             limit: Limit::Host,
+            usd_per_experiment: None,
         }
     }
 
@@ -314,6 +323,7 @@ mod tests {
             largest_batch: 64,
             largest_patch: Some(25),
             limit: Limit::Host,
+            usd_per_experiment: None,
         }
     }
 

@@ -1,9 +1,15 @@
 //! The estimate with its what-ifs: `estimate_all` adds to `estimate`'s Report what each
 //! lever would change (`levers`) and the evaluation and scene prediction after training
-//! (`inference`). It sits above `compare`, whose largest-patch search the lever table uses.
+//! (`inference`); `compare_levers` lays the levers of every option of a comparison side
+//! by side, a row per lever option. It sits above `compare`, whose largest-patch search
+//! the lever table uses.
+
+use serde::Serialize;
 
 use crate::compare::sensitivity::largest_patch;
+use crate::compare::{best_of, Better, Comparison};
 use crate::gpu::GpuSpec;
+use crate::levers::{Lever, LeverOutcome, LeverPoint};
 use crate::steptime::StepBound;
 use crate::{analysis, build_model, estimate, estimate_on, inference, levers};
 use crate::{FieldError, Report, Scenario};
@@ -15,13 +21,7 @@ pub fn estimate_all(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     let mut report = estimate(s)?;
     let gpu = &crate::market::scenario_card(s).expect("estimate checked the GPU id");
     let spec = build_model(s).map_err(|e| vec![e])?;
-    let base = lever_point(s, gpu, &report, None);
-    let outcomes = levers::outcomes(&base, &levers::trials(s, gpu), |t, g| {
-        let r = estimate_on(t, g).ok()?;
-        // Only more capacity moves the largest patch: reuse the scenario's otherwise.
-        let patch = (g.memory_bytes == gpu.memory_bytes).then_some(base.largest_patch);
-        Some(lever_point(t, g, &r, patch))
-    });
+    let (base, outcomes) = lever_outcomes(s, gpu, &report);
     report.best_lever = levers::best_lever(&base, &outcomes);
     report.levers = outcomes;
     report.lever_baseline = Some(base);
@@ -31,6 +31,85 @@ pub fn estimate_all(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     report.inference = inference::inference(&spec, &analysis, s, gpu, report.perf.epoch.total_s)
         .map_err(|e| vec![e])?;
     Ok(report)
+}
+
+/// The scenario's own lever point and every lever's outcome, from its estimate `report`.
+fn lever_outcomes(s: &Scenario, gpu: &GpuSpec, report: &Report) -> (LeverPoint, Vec<LeverOutcome>) {
+    let base = lever_point(s, gpu, report, None);
+    let outcomes = levers::outcomes(&base, &levers::trials(s, gpu), |t, g| {
+        let r = estimate_on(t, g).ok()?;
+        // Only more capacity moves the largest patch: reuse the scenario's otherwise.
+        let patch = (g.memory_bytes == gpu.memory_bytes).then_some(base.largest_patch);
+        Some(lever_point(t, g, &r, patch))
+    });
+    (base, outcomes)
+}
+
+/// One lever option across a comparison: its outcome on each option (None where the
+/// option cannot be estimated or the lever does not apply, e.g. no better link) and the
+/// options it speeds up most.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LeverRow {
+    pub lever: Lever,
+    /// The lever's factor; None for the interconnect, whose factor is each card's own
+    /// (the best link's bus bandwidth over the option's).
+    pub factor: Option<f64>,
+    pub outcomes: Vec<Option<LeverOutcome>>,
+    /// Options with the largest speed-up.
+    pub best: Vec<usize>,
+}
+
+/// Every lever option of every option of `c`, a row per lever option in `Lever::ALL`
+/// order (each factor once), as the lever table has them for one scenario.
+pub fn compare_levers(c: &Comparison) -> Vec<LeverRow> {
+    let per_option: Vec<Vec<LeverOutcome>> = c
+        .options
+        .iter()
+        .map(|o| {
+            let s = &o.scenario;
+            let Ok(report) = estimate(s) else {
+                return Vec::new();
+            };
+            let gpu = crate::market::scenario_card(s).expect("estimate checked the GPU id");
+            lever_outcomes(s, &gpu, &report).1
+        })
+        .collect();
+    let key = |o: &LeverOutcome| {
+        (
+            o.lever,
+            (o.lever != Lever::Interconnect).then_some(o.factor),
+        )
+    };
+    // Every option lists its levers in the same order: merge the lists, keeping it.
+    let mut keys: Vec<(Lever, Option<f64>)> = Vec::new();
+    for outcomes in &per_option {
+        let mut at = 0;
+        for k in outcomes.iter().map(key) {
+            match keys.iter().position(|x| *x == k) {
+                Some(p) => at = p + 1,
+                None => {
+                    keys.insert(at, k);
+                    at += 1;
+                }
+            }
+        }
+    }
+    keys.into_iter()
+        .map(|(lever, factor)| {
+            let outcomes: Vec<Option<LeverOutcome>> = per_option
+                .iter()
+                .map(|os| os.iter().find(|o| key(o) == (lever, factor)).copied())
+                .collect();
+            let speedups: Vec<Option<f64>> =
+                outcomes.iter().map(|o| o.and_then(|o| o.speedup)).collect();
+            LeverRow {
+                lever,
+                factor,
+                best: best_of(&speedups, Better::Higher),
+                outcomes,
+            }
+        })
+        .collect()
 }
 
 /// The lever table's figures for an estimate of `s` on `gpu`; the largest patch when known.
@@ -43,6 +122,7 @@ fn lever_point(
     let t = &r.perf.time;
     let fits = r.max_batch >= s.batch_per_gpu;
     let accum = f64::from(t.accum_steps);
+    let cost = &r.perf.cost;
     levers::LeverPoint {
         fits,
         time_to_result_s: fits.then_some(r.perf.epoch.total_s),
@@ -60,5 +140,6 @@ fn lever_point(
                 t.allreduce_exposed_s,
             ),
         },
+        usd_per_experiment: (fits && cost.card_price_known).then_some(cost.usd_per_experiment),
     }
 }

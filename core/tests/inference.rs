@@ -78,3 +78,72 @@ fn without_a_catalog_dataset_there_is_no_scene() {
     let gpu = gpu_by_id(&s.gpu).unwrap();
     assert_eq!(inference(&spec, &a, &s, gpu, 1.0).unwrap(), None);
 }
+
+/// The no-grad activation peak against PyTorch: `fixtures/pytorch_no_grad.json`
+/// (`tools/validate_no_grad.py`: live storages after every ATen op of an eval-mode
+/// no-grad forward on the CPU). The table the README quotes prints with --nocapture.
+#[test]
+fn the_no_grad_peak_matches_pytorchs_live_tensors() {
+    use hsi_gpu_core::inference::{live_graph, no_grad_peak_per_sample};
+    use hsi_gpu_core::scenario::{Precision, VitSize};
+    use hsi_gpu_core::zoo::{zoo_entry, ZooOptions};
+    #[derive(serde::Deserialize)]
+    struct Options {
+        bands: u32,
+        patch: u32,
+        classes: u32,
+        width: Option<u32>,
+        size: Option<VitSize>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Case {
+        model: String,
+        options: Options,
+        batch: u64,
+        peak_bytes: f64,
+    }
+    #[derive(serde::Deserialize)]
+    struct Fixture {
+        cases: Vec<Case>,
+    }
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/pytorch_no_grad.json"
+    );
+    let fixture: Fixture = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut errors = Vec::new();
+    println!("model            PyTorch peak   estimate    error");
+    for c in &fixture.cases {
+        let o = &c.options;
+        let options = ZooOptions {
+            bands: o.bands,
+            patch: o.patch,
+            classes: o.classes,
+            width: o.width,
+            size: o.size,
+        };
+        let spec = (zoo_entry(&c.model).unwrap().build)(&options).unwrap();
+        let a = analyze(&spec, c.batch, Precision::Fp32).unwrap();
+        let estimate = no_grad_peak_per_sample(&live_graph(&spec, &a)) * c.batch as f64;
+        let error = estimate / c.peak_bytes - 1.0;
+        println!(
+            "{:<15} {:>13} {:>10.0} {:>+8.1} %",
+            c.model,
+            c.peak_bytes,
+            estimate,
+            100.0 * error
+        );
+        errors.push(error.abs());
+    }
+    errors.sort_by(f64::total_cmp);
+    let (median, worst) = (errors[errors.len() / 2], errors[errors.len() - 1]);
+    println!(
+        "median |error| {:.1} %, worst {:.1} %",
+        100.0 * median,
+        100.0 * worst
+    );
+    assert!(
+        median < 0.2 && worst < 0.5,
+        "median {median}, worst {worst}"
+    );
+}

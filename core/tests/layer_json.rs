@@ -1,7 +1,7 @@
 //! The layer-list JSON: every op reads back what it writes, optional fields take their
 //! documented defaults, and bad layers are refused naming the field and what is allowed.
 
-use hsi_gpu_core::graph::{Activation, Layer, ModelSpec, Op, UpsampleMode};
+use hsi_gpu_core::graph::{Activation, Layer, ModelSpec, Op, RnnCell, UpsampleMode};
 
 fn layer(op: Op) -> Layer {
     Layer {
@@ -90,6 +90,22 @@ fn every_op() -> Vec<Op> {
             bias: true,
         },
         Op::DropPath,
+        Op::Rnn {
+            cell: RnnCell::Lstm,
+            hidden: 64,
+            layers: 1,
+            bidirectional: false,
+            bias: true,
+            batch_first: true,
+        },
+        Op::Rnn {
+            cell: RnnCell::Gru,
+            hidden: 8,
+            layers: 3,
+            bidirectional: true,
+            bias: false,
+            batch_first: false,
+        },
         Op::Slice {
             axis: 0,
             start: 2,

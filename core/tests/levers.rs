@@ -123,3 +123,72 @@ fn a_scenario_that_does_not_fit_is_helped_by_capacity_alone() {
         .fold(f64::INFINITY, f64::min);
     assert_eq!(best.factor, smallest_fitting);
 }
+
+#[test]
+fn the_comparison_has_a_row_per_lever_option_with_each_options_own_outcome() {
+    use hsi_gpu_core::compare::presets::article_comparison;
+    use hsi_gpu_core::whatifs::compare_levers;
+    let c = article_comparison(&Scenario::default());
+    let rows = compare_levers(&c);
+    // Capacity x1.5 and x2, bandwidth, compute x1.5 and x2, the link (the A5500s have a
+    // bridge), host CPU, the cube on the GPU.
+    let names: Vec<(Lever, Option<f64>)> = rows.iter().map(|r| (r.lever, r.factor)).collect();
+    assert_eq!(
+        names,
+        [
+            (Lever::MemoryCapacity, Some(1.5)),
+            (Lever::MemoryCapacity, Some(2.0)),
+            (Lever::MemoryBandwidth, Some(1.5)),
+            (Lever::Compute, Some(1.5)),
+            (Lever::Compute, Some(2.0)),
+            (Lever::Interconnect, None),
+            (Lever::HostCpu, Some(1.5)),
+            (Lever::InputPipeline, Some(1.0)),
+        ]
+    );
+    for (i, option) in c.options.iter().enumerate() {
+        let own = estimate_all(&option.scenario).unwrap().levers;
+        for row in &rows {
+            let expected = own.iter().find(|o| {
+                o.lever == row.lever && (row.factor.is_none() || row.factor == Some(o.factor))
+            });
+            assert_eq!(
+                row.outcomes[i].as_ref(),
+                expected,
+                "{} {:?}",
+                option.label,
+                row.lever
+            );
+        }
+    }
+    for row in &rows {
+        let speedups: Vec<f64> = row
+            .outcomes
+            .iter()
+            .flatten()
+            .filter_map(|o| o.speedup)
+            .collect();
+        let top = speedups.iter().copied().fold(f64::MIN, f64::max);
+        assert!(
+            !row.best.is_empty()
+                && row
+                    .best
+                    .iter()
+                    .all(|&i| row.outcomes[i].unwrap().speedup == Some(top))
+        );
+    }
+    // The NVLink-bridged option already has the best link; the PCIe one gains the bridge.
+    let link = rows
+        .iter()
+        .find(|r| r.lever == Lever::Interconnect)
+        .unwrap();
+    assert!(link.outcomes[4].is_some() && link.outcomes[5].is_none());
+    // A faster run on a priced card costs less per experiment (fewer hours of it).
+    let compute = &rows[4].outcomes[0].unwrap();
+    let base = estimate_all(&c.options[0].scenario)
+        .unwrap()
+        .lever_baseline
+        .unwrap();
+    assert!(compute.speedup.unwrap() > MIN_SPEEDUP);
+    assert!(compute.usd_per_experiment.unwrap() < base.usd_per_experiment.unwrap());
+}

@@ -74,6 +74,16 @@ async function download(testId) {
   return { name: file.suggestedFilename(), content: readFileSync(await file.path()) };
 }
 
+test("the levers of every option: a row per lever option in the comparison table, the largest speed-up marked", async () => {
+  await app.page.getByTestId("compare-levers").waitFor();
+  const text = await tableText();
+  assert.match(text, /What would help each option/);
+  for (const lever of ["Memory capacity 1.5×", "Memory bandwidth 1.5×", "Compute 2×", "Host CPU 1.5×"]) {
+    assert.ok(text.includes(lever), lever);
+  }
+  assert.match(text, /\d× · .* ★/);
+});
+
 test("the ready-made set is shown, the 48 GB card marked best for the largest batch", async () => {
   assert.equal((await labels()).length, READY_MADE_OPTIONS);
   const cell = app.page.getByTestId("cell-max_batch-3");

@@ -38,6 +38,7 @@ class Exporter:
         self.recorded = set()  # leaf modules already written as a layer
         self.warnings = []
         self.fused_attention = False  # an attention block runs F.scaled_dot_product_attention
+        self.unfollowed = []  # outputs the layer list does not follow, and why
 
     # --- bookkeeping -------------------------------------------------------------------
 
@@ -206,6 +207,13 @@ class Exporter:
         x = acts[0]
         if isinstance(output, tuple) and isinstance(module, nn.MultiheadAttention):
             output = output[0]  # (attention output, weights or None)
+        if isinstance(output, tuple) and isinstance(module, (nn.LSTM, nn.GRU)):
+            output, states = output  # (every step's output, final states h_n (and c_n))
+            self.mark(states, self.BROKEN)  # [layers x directions, N, H]: the batch is not first
+            self.unfollowed.append(
+                f"{name}: its final states (h_n, c_n) are not followed: read the output's last step "
+                "(out[:, -1]) instead"
+            )
         if module in self.recorded and params:
             self.warnings.append(f"{name} runs more than once: the layer list counts its parameters each time")
         self.recorded.add(module)
@@ -282,7 +290,8 @@ class Exporter:
             raise ExportError(f"the model returns {type(output).__name__}; the planner needs one output tensor")
         last = self.source(output)
         if last == self.BROKEN:
-            raise ExportError("the output depends on an unsupported layer with no same-shape substitute: " + self.summary())
+            reasons = self.summary() or "; ".join(self.unfollowed)
+            raise ExportError("the output depends on an unsupported layer with no same-shape substitute: " + reasons)
         if last in (None, "input"):
             raise ExportError("the output is the input: no layer was recorded")
         return self.spec(last)

@@ -31,8 +31,6 @@ NEAREST_MODULES = {
     nn.InstanceNorm1d: ("group_norm with groups = channels", "group_norm"),
     nn.InstanceNorm2d: ("group_norm with groups = channels", "group_norm"),
     nn.InstanceNorm3d: ("group_norm with groups = channels", "group_norm"),
-    nn.LSTM: ("linear layers (an LSTM step is 4 gate Linears over input and state)", None),
-    nn.GRU: ("linear layers (a GRU step is 3 gate Linears over input and state)", None),
     nn.RNN: ("linear layers (one Linear over input and state per step)", None),
     nn.Embedding: ("linear (out_features = embedding_dim)", None),
     nn.ConvTranspose1d: ("upsample + conv", None),
@@ -132,6 +130,33 @@ def flatten(ex, m, name, x, output):
     return view_op(x, output)
 
 
+def recurrent(ex, m, name, x, output):
+    """nn.LSTM / nn.GRU on a batch-first sequence [N, T, D]: the `rnn` op, whose output is
+    every step's (the exporter follows `output`, not the final states: see
+    `Exporter.record_module`)."""
+    kind = module_kind(m)
+    if not m.batch_first:
+        raise ExportError(
+            f"{name}: {kind} with batch_first=False reads [T, N, D]; the layer list keeps the batch first: "
+            "construct it with batch_first=True (the same weights) and pass [N, T, D]"
+        )
+    if x.dim() != 3:
+        raise ExportError(f"{name}: {kind} on an input of shape {tuple(x.shape)}: only a batched sequence [N, T, D]")
+    if getattr(m, "proj_size", 0):
+        raise ExportError(f"{name}: {kind} with proj_size={m.proj_size}: no op (projected LSTM)")
+    if m.dropout and m.training and m.num_layers > 1:
+        raise ExportError(f"{name}: {kind} with dropout={m.dropout} between its layers: no op; set dropout=0")
+    return {
+        "op": "rnn",
+        "cell": "lstm" if isinstance(m, nn.LSTM) else "gru",
+        "hidden": m.hidden_size,
+        "layers": m.num_layers,
+        "bidirectional": m.bidirectional,
+        "bias": m.bias,
+        "batch_first": True,
+    }
+
+
 def identity(ex, m, name, x, output):
     return None
 
@@ -152,5 +177,7 @@ MODULE_HANDLERS = {
     **{t: adaptive_avg_pool for t in (nn.AdaptiveAvgPool1d, nn.AdaptiveAvgPool2d, nn.AdaptiveAvgPool3d)},
     nn.Upsample: upsample,
     nn.Flatten: flatten,
+    nn.LSTM: recurrent,
+    nn.GRU: recurrent,
     nn.Identity: identity,
 }

@@ -38,7 +38,7 @@ pub fn op_class(op: &Op) -> OpClass {
         } if *groups > 1 && out_channels / groups <= GROUPED_CHANNELS => OpClass::Grouped,
         Op::Conv { dims: 3, .. } => OpClass::Conv3d,
         Op::Conv { .. } => OpClass::Conv,
-        Op::Linear { .. } | Op::Matmul | Op::Attention { .. } => OpClass::Gemm,
+        Op::Linear { .. } | Op::Matmul | Op::Attention { .. } | Op::Rnn { .. } => OpClass::Gemm,
         Op::BatchNorm | Op::LayerNorm | Op::GroupNorm { .. } => OpClass::Norm,
         Op::Flatten
         | Op::Reshape { .. }
@@ -75,6 +75,16 @@ pub fn param_tensors(op: &Op) -> u32 {
             ..
         } => 3 + u32::from(*qkv_bias) + u32::from(*extra_params > 0),
         Op::Scale { bias, .. } => 1 + u32::from(*bias),
+        // W_ih, W_hh (and two biases) per layer and direction.
+        Op::Rnn {
+            layers,
+            bidirectional,
+            bias,
+            ..
+        } => {
+            let tensors = layers * (1 + u64::from(*bidirectional)) * (2 + 2 * u64::from(*bias));
+            u32::try_from(tensors).unwrap_or(u32::MAX)
+        }
         Op::ClassToken | Op::PositionEmbedding => 1,
         _ => 0,
     }

@@ -14,6 +14,7 @@
 //!   reshape of a non-contiguous view makes a copy, and so do linear and matmul where
 //!   they fold leading dimensions into one (linear on [.., T, D], matmul on [.., B, M, K]);
 //!   conv, and a matmul of per-sample matrices (bmm), keep a strided view as it is;
+//! - an LSTM / GRU (`rnn`) keeps what PyTorch's native cells keep (`recurrent.rs`);
 //! - a storage kept by two ops counts once (de-duplication by tensor id);
 //! - under autocast (CUDA policy) conv/linear/matmul cast float inputs and weights to
 //!   16 bit and keep those copies; layer/group norm, softmax and the loss run in fp32;
@@ -34,6 +35,7 @@ mod class;
 mod extra;
 mod lora;
 mod ops;
+mod recurrent;
 mod tensor_ops;
 mod training;
 mod window;

@@ -2,6 +2,7 @@
 //! output and what the layer adds (parameters, FLOPs, kept bytes, kernels).
 
 use super::lora::linear_map;
+use super::recurrent::{rnn, Recurrent};
 use super::tensor_ops::{attention, broadcasts, elementwise, matmul, normalization, view};
 use super::window::{window, window_output};
 use super::*;
@@ -434,6 +435,25 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
         } => {
             expect_inputs(inputs, 1)?;
             extra::slice(&first, *axis, *start, *end, *step)
+        }
+        Op::Rnn {
+            cell,
+            hidden,
+            layers,
+            bidirectional,
+            bias,
+            batch_first,
+        } => {
+            expect_inputs(inputs, 1)?;
+            let shape = Recurrent {
+                cell: *cell,
+                hidden: *hidden,
+                layers: *layers,
+                bidirectional: *bidirectional,
+                bias: *bias,
+                batch_first: *batch_first,
+            };
+            rnn(ctx, &first, &shape)
         }
         Op::ClassToken => {
             expect_inputs(inputs, 1)?;

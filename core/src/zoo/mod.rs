@@ -9,11 +9,14 @@ pub mod hamida3d;
 pub mod hu1d;
 pub mod hybridsn;
 pub mod mae;
+pub mod recurrent;
+pub mod segformer;
 pub mod spectralformer;
 pub mod ssftt;
 pub mod ssrn;
 mod transformer;
 pub mod unet;
+pub mod unmixing;
 pub mod vit;
 
 use crate::choices::VitSize;
@@ -64,6 +67,9 @@ pub static ZOO: &[ZooEntry] = &[
     ZooEntry { id: "unet", name: "U-Net segmenter (whole scene)", source: "Our simplified U-Net (Ronneberger 2015) for whole-scene HSI, after FreeNet (Zheng 2020, github.com/Z-Zheng/FreeNet)", default_patch: unet::DEFAULT_TILE, build: unet::build },
     ZooEntry { id: "ssftt", name: "SSFTT (Sun 2022)", source: "Sun et al., IEEE TGRS 2022; github.com/zgr6010/HSI_SSFTT SSFTTnet.py", default_patch: 13, build: ssftt::build },
     ZooEntry { id: "spectralformer", name: "SpectralFormer (Hong 2021)", source: "Hong et al., IEEE TGRS 2022; github.com/danfenghong/IEEE_TGRS_SpectralFormer vit_pytorch.py", default_patch: 7, build: spectralformer::build },
+    ZooEntry { id: "mou_rnn", name: "GRU RNN (Mou 2017)", source: "Mou et al., IEEE TGRS 2017; github.com/nshaud/DeepHyperX models.py MouEtAl", default_patch: 1, build: recurrent::build },
+    ZooEntry { id: "unmixing_ae", name: "Unmixing autoencoder (Palsson 2018)", source: "Palsson et al., IEEE Access 2018 (DAEU: encoder 9R-6R-3R-R, linear decoder)", default_patch: 1, build: unmixing::build },
+    ZooEntry { id: "segformer", name: "SegFormer-B0 segmenter (Xie 2021)", source: "Xie et al., NeurIPS 2021; github.com/NVlabs/SegFormer mix_transformer.py mit_b0, segformer_head.py", default_patch: segformer::DEFAULT_TILE, build: segformer::build },
     ZooEntry { id: "vit", name: "ViT HSI foundation model", source: "ViT (Dosovitskiy 2021) as in SpectralGPT / HyperSIGMA, simplified", default_patch: vit::DEFAULT_TILE, build: vit::build },
     ZooEntry { id: mae::SPATIAL, name: "MAE pre-training, ViT (HyperSIGMA)", source: "MAE (He 2022); HyperSIGMA (Wang 2025)", default_patch: vit::DEFAULT_TILE, build: mae::build_spatial },
     ZooEntry { id: mae::SPECTRAL, name: "MAE pre-training, 3-D tokens (SpectralGPT)", source: "SpectralGPT (Hong 2024)", default_patch: 128, build: mae::build_spectral },

@@ -15,6 +15,7 @@ use std::rc::Rc;
 use hsi_gpu_core::compare::decision::{Priority, MAX_TEAM_SIZE};
 use hsi_gpu_core::compare::export::results_csv;
 use hsi_gpu_core::compare::{compare, MAX_OPTIONS};
+use hsi_gpu_core::whatifs::compare_levers;
 use hsi_gpu_core::Scenario;
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
@@ -64,6 +65,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
         use_reducer(move || CompareState::new(&scenario))
     };
     let report = use_memo(state.comparison.clone(), compare);
+    let levers = use_memo(state.comparison.clone(), compare_levers);
     // A callback that dispatches `action(value)`.
     let send = |action: fn(String) -> Option<CompareAction>| {
         let state = state.clone();
@@ -179,7 +181,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
             let d = &state.comparison.decision;
             html! {
                 <>
-                    { table(r, lang, editors) }
+                    { table(r, &levers, lang, editors) }
                     <h3>{ C::Charts.get(lang) }</h3>
                     { charts(r, lang) }
                     <h3>{ C::Decision.get(lang) }</h3>

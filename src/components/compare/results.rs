@@ -6,12 +6,13 @@ use hsi_gpu_core::compare::import::ImportError;
 use hsi_gpu_core::compare::sensitivity::{default_fit_grid, Largest};
 use hsi_gpu_core::compare::{Comparison, ComparisonReport, Metric, OptionOutcome};
 use hsi_gpu_core::scenario::FieldError;
+use hsi_gpu_core::whatifs::LeverRow;
 use hsi_gpu_core::{format, gpu};
 use yew::prelude::*;
 
 use super::chart::CompareBars;
 use super::text::{condition_phrase, flip_sentence, metric_name, C};
-use crate::components::thesis::text::chassis_text;
+use crate::components::thesis::text::{chassis_text, lever_name};
 use crate::i18n::Lang;
 
 /// A metric's figure as the table and the charts show it.
@@ -58,7 +59,12 @@ fn labels(report: &ComparisonReport) -> Vec<AttrValue> {
         .collect()
 }
 
-pub(super) fn table(report: &ComparisonReport, lang: Lang, editors: Html) -> Html {
+pub(super) fn table(
+    report: &ComparisonReport,
+    levers: &[LeverRow],
+    lang: Lang,
+    editors: Html,
+) -> Html {
     let fits_row = report.options.iter().enumerate().map(|(i, o)| match &o.result {
         Some(r) => html! {
             <td data-testid={format!("cell-fits-{i}")}>
@@ -128,12 +134,39 @@ pub(super) fn table(report: &ComparisonReport, lang: Lang, editors: Html) -> Htm
                         }
                     }) }
                     <tr><th scope="row">{ C::Complexity.get(lang) }</th>{ for complexity_row }</tr>
+                    { lever_rows(levers, lang) }
                 </tbody>
             </table>
             if price_unknown {
                 <p class="help">{ C::PriceUnknown.get(lang) }</p>
             }
         </div>
+    }
+}
+
+/// A row per lever option (the lever table of each option side by side): speed-up, time
+/// to a result and cost per experiment at the card's own price; ★ on the largest speed-up.
+fn lever_rows(rows: &[LeverRow], lang: Lang) -> Html {
+    let cell = |r: &LeverRow, i: usize| {
+        r.outcomes[i].map_or_else(String::new, |o| {
+            format!(
+                "{} · {} · {}{}",
+                o.speedup.map_or_else(String::new, format::times),
+                o.time_to_result_s
+                    .map_or_else(String::new, format::duration),
+                o.usd_per_experiment.map_or_else(String::new, format::money),
+                if r.best.contains(&i) { " ★" } else { "" }
+            )
+        })
+    };
+    html! {
+        <>
+            <tr data-testid="compare-levers"><th scope="rowgroup" colspan="9" title={C::LeverRowsHelp.get(lang)}>{ C::LeverRows.get(lang) }</th></tr>
+            { for rows.iter().map(|r| {
+                let factor = r.factor.map_or_else(String::new, format::times);
+                plain_row(&format!("{} {factor}", lever_name(r.lever, lang)), (0..r.outcomes.len()).map(|i| cell(r, i)).collect(), None)
+            }) }
+        </>
     }
 }
 

@@ -47,6 +47,9 @@ texts! {
     Psu => "PSU", "电源";
     PriceUnknown => "card price unknown: set cost.card_price_usd", "显卡价格未知：请设置 cost.card_price_usd";
     Charts => "Charts", "图表";
+    LeverRows => "What would help each option", "每个方案加强哪项资源最有用";
+    LeverRowsHelp => "One resource improved at a time, per option: speed-up · time to a result · cost per experiment at the card's own price (the better resource's price is not known). ★ the largest speed-up.",
+        "每个方案每次只加强一项资源：加速比 · 出结果时间 · 按该卡现价计的每次实验成本（更强资源的价格未知）。★ 为最大加速比。";
     ChartMemory => "Memory per GPU / budget", "每卡显存 / 预算";
     ChartTime => "Time to result", "出结果时间";
     ChartCost => "TCO", "总拥有成本";

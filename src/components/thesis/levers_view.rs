@@ -177,6 +177,7 @@ impl LeversTable {
                                     largest_batch: o.largest_batch,
                                     largest_patch: o.largest_patch,
                                     limit: o.limit,
+                                    usd_per_experiment: o.usd_per_experiment,
                                 };
                                 row(label(o, lang), &point, o.speedup, lang, is_best(o))
                             }) }

@@ -1,0 +1,124 @@
+//! nn.LSTM and nn.GRU (`Op::Rnn`): parameters, FLOPs and kept bytes as PyTorch's native
+//! implementation (aten's `_lstm_impl` / `_gru_impl` cells, what runs on the CPU with
+//! oneDNN off) computes them, checked against saved-tensor hooks by
+//! `tools/validate_zoo.py` and `tools/export_coverage.py`.
+//!
+//! - Parameters: per layer and direction W_ih [G x H, D_in], W_hh [G x H, H] and two
+//!   biases of G x H (G = 4 gates for an LSTM, 3 for a GRU), torch's count.
+//! - FLOPs: the gate matmuls (multiply-add = 2): the input projection of all T steps at
+//!   once and one hidden-state matmul per step. torch.utils.flop_counter counts exactly
+//!   these on the native path; it counts 0 for cuDNN's `_cudnn_rnn` (the GPU) and
+//!   oneDNN's `mkldnn_rnn` (the CPU's default), whose kernels do the same matmuls.
+//!   Backward: the weight gradients, the input's gradient where the input needs one,
+//!   and the hidden state's gradient at every step but the first (h0 is a constant).
+//! - Kept: the input projection's operand (the layer's input; the first layer's
+//!   batch-first input is transposed, so each direction keeps a contiguous copy), and
+//!   per step seven hidden-sized tensors: an LSTM keeps its 4 gate activations, h(t-1),
+//!   c(t-1) and tanh(c(t)); a GRU its 3 hidden-side gates, h(t-1), the new gate, its
+//!   pre-reset hidden part and h(t-1) - n(t). Under autocast (CUDA casts `_cudnn_rnn`'s
+//!   inputs and weights to 16 bit) all of it is 16-bit, plus the copies of the weights
+//!   whose operand needs a gradient (W_ih's only past the data, W_hh's from step 2).
+//!   cuDNN on the GPU keeps a reserve space of its own layout instead of the per-step
+//!   tensors; no GPU measurement of it has been made.
+
+use super::ops::{bad, OpResult};
+use super::{Ctx, LayerAccount, Value};
+use crate::graph::RnnCell;
+
+/// Hidden-sized tensors one step keeps per sample (see above).
+const KEPT_PER_STEP: u64 = 7;
+
+/// Most stacked layers one op may have (deep RNNs stop far below).
+pub const MAX_RNN_LAYERS: u64 = 100;
+
+/// The recurrent layer's shape: what `Op::Rnn` carries.
+pub(super) struct Recurrent {
+    pub cell: RnnCell,
+    pub hidden: u64,
+    pub layers: u64,
+    pub bidirectional: bool,
+    pub bias: bool,
+    pub batch_first: bool,
+}
+
+pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
+    let [steps, _] = x.shape[..] else {
+        return Err(bad(
+            format!("input shape {:?}", x.shape),
+            "a sequence [T, D] (steps, features per step)",
+        ));
+    };
+    if r.hidden == 0 || !(1..=MAX_RNN_LAYERS).contains(&r.layers) {
+        return Err(bad(
+            format!("hidden {}, layers {}", r.hidden, r.layers),
+            format!("a positive hidden size, 1 to {MAX_RNN_LAYERS} layers"),
+        ));
+    }
+    let directions = 1 + u64::from(r.bidirectional);
+    let rows = r.cell.gates().saturating_mul(r.hidden);
+    let dtype = ctx.compute_dtype(x.dtype);
+    let t = steps as f64;
+    let mut account = LayerAccount {
+        tensor_core: true,
+        ..LayerAccount::default()
+    };
+    let mut input = x.clone();
+    for layer in 0..r.layers {
+        let features = input.shape[1];
+        let weights = rows.saturating_mul(features.saturating_add(r.hidden));
+        let biases = if r.bias { 2 * rows } else { 0 };
+        account.params = account
+            .params
+            .saturating_add(directions.saturating_mul(weights.saturating_add(biases)));
+        let projection = 2.0 * t * (rows as f64) * features as f64;
+        let recurrent = 2.0 * t * (rows as f64) * r.hidden as f64;
+        let per_direction_bwd = projection
+            + if input.requires_grad { projection } else { 0.0 }
+            + recurrent * (2.0 - 1.0 / t);
+        account.fwd_flops += directions as f64 * (projection + recurrent);
+        account.bwd_flops += directions as f64 * per_direction_bwd;
+        account.other_flops += directions as f64 * t * (4.0 * rows as f64 + 6.0 * r.hidden as f64);
+
+        if layer == 0 && r.batch_first {
+            let operand = ctx.matmul_operand(&input, false);
+            let copy = saturating_copy(steps, features, operand.dtype);
+            for _ in 0..directions {
+                account.saved += ctx.keep_new(copy, 0);
+            }
+        } else {
+            let operand = ctx.matmul_operand(&input, false);
+            account.saved += ctx.keep(operand.storage);
+        }
+        let per_step = KEPT_PER_STEP.saturating_mul(r.hidden);
+        account.saved += ctx.keep_new(
+            saturating_copy(steps, per_step, dtype).saturating_mul(directions),
+            0,
+        );
+        // A weight's 16-bit copy is kept where its operand needs a gradient: W_ih's when
+        // the input does, W_hh's from the second step on (h0 is a constant).
+        let copied = u64::from(input.requires_grad) * features + u64::from(steps > 1) * r.hidden;
+        account.saved +=
+            ctx.keep_weight_copy(rows.saturating_mul(copied).saturating_mul(directions));
+        // The input projection of every step, a layer at a time (cuDNN's workspace, the
+        // native cells' precomputed gates).
+        let workspace = saturating_copy(steps, rows, dtype).saturating_mul(directions) as f64;
+        account.scratch_per_sample = account.scratch_per_sample.max(workspace);
+        input = ctx.fresh(
+            vec![steps, directions.saturating_mul(r.hidden)],
+            dtype,
+            true,
+        );
+    }
+    // cuDNN: one input-projection GEMM per layer and direction, then a GEMM and a fused
+    // gate kernel per step; backward about twice that.
+    let kernels = (r.layers * directions).saturating_mul(1 + 2 * steps);
+    account.kernels_fwd = u32::try_from(kernels).unwrap_or(u32::MAX);
+    account.kernels_bwd = account.kernels_fwd.saturating_mul(2);
+    // Batch first: the output is the time-major result transposed (a strided view).
+    input.contiguous = !r.batch_first;
+    Ok((input, account))
+}
+
+fn saturating_copy(steps: u64, features: u64, dtype: u64) -> u64 {
+    steps.saturating_mul(features).saturating_mul(dtype)
+}

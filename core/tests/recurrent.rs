@@ -1,0 +1,102 @@
+//! The `rnn` op (nn.LSTM / nn.GRU) against PyTorch: every case of
+//! `fixtures/pytorch_rnn.json` (written by `tools/validate_rnn.py`: cell, layers,
+//! bidirectional, bias, batch_first, input with and without a gradient, fp32 and bf16
+//! autocast) must match torch's parameter count, flop_counter's FLOPs and the
+//! saved-tensor hooks' bytes exactly. Bad shapes and options are field errors.
+
+use hsi_gpu_core::analysis::analyze;
+use hsi_gpu_core::graph::{ModelSpec, Op, RnnCell};
+use hsi_gpu_core::scenario::Precision;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Fixture {
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    spec: ModelSpec,
+    batch: u64,
+    precision: Precision,
+    params: u64,
+    fwd_flops: f64,
+    bwd_flops: f64,
+    saved_bytes: f64,
+}
+
+fn fixture() -> Fixture {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/pytorch_rnn.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn lstm_and_gru_match_pytorch_exactly_in_every_option() {
+    let cases = fixture().cases;
+    assert_eq!(cases.len(), 96, "the fixture covers the option grid");
+    let mut wrong = Vec::new();
+    for case in &cases {
+        let a = analyze(&case.spec, case.batch, case.precision).unwrap();
+        let got = [a.params as f64, a.fwd_flops, a.bwd_flops, a.saved_bytes];
+        let want = [
+            case.params as f64,
+            case.fwd_flops,
+            case.bwd_flops,
+            case.saved_bytes,
+        ];
+        if got != want {
+            wrong.push(format!(
+                "{:?} {:?}: got {got:?}, PyTorch {want:?}",
+                case.spec.layers, case.precision
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+fn rnn(hidden: u64, layers: u64) -> Op {
+    Op::Rnn {
+        cell: RnnCell::Lstm,
+        hidden,
+        layers,
+        bidirectional: false,
+        bias: true,
+        batch_first: true,
+    }
+}
+
+fn spec(input: Vec<u64>, op: Op) -> ModelSpec {
+    serde_json::from_value(serde_json::json!({
+        "name": "r", "input": input, "layers": [op]
+    }))
+    .unwrap()
+}
+
+#[test]
+fn an_rnn_needs_a_sequence_and_a_sane_size() {
+    for (input, op, allowed) in [
+        (vec![3, 4, 5], rnn(8, 1), "a sequence [T, D]"),
+        (vec![10, 4], rnn(0, 1), "a positive hidden size"),
+        (vec![10, 4], rnn(8, 0), "1 to 100 layers"),
+        (vec![10, 4], rnn(8, 1_000_000_000), "1 to 100 layers"),
+    ] {
+        let e = analyze(&spec(input, op), 2, Precision::Fp32).unwrap_err();
+        assert!(e.field.starts_with("model.layers[0] (lstm"), "{e}");
+        assert!(e.allowed.contains(allowed), "{e}");
+    }
+}
+
+#[test]
+fn kept_bytes_grow_with_the_steps_and_the_hidden_size() {
+    let saved = |steps: u64, hidden: u64| {
+        let s = spec(vec![steps, 4], rnn(hidden, 1));
+        analyze(&s, 8, Precision::Fp32).unwrap().layers[0].saved_bytes
+    };
+    // Seven hidden-sized fp32 tensors per step and sample, plus the input copy.
+    let per_step = |hidden: f64| 8.0 * 7.0 * hidden * 4.0 + 8.0 * 4.0 * 4.0;
+    assert_eq!(saved(20, 32) - saved(10, 32), 10.0 * per_step(32.0));
+    assert!(saved(10, 64) > saved(10, 32));
+}
