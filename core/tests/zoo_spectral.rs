@@ -87,3 +87,26 @@ fn segformer_b0_has_the_reference_size_and_segments_the_tile() {
         assert!(e.allowed.contains("multiple of 32"), "{e}");
     }
 }
+
+#[test]
+fn a_frozen_recurrent_layer_that_no_gradient_reaches_keeps_nothing() {
+    use hsi_gpu_core::analysis::{analyze_with, Training};
+    use hsi_gpu_core::scenario::FineTune;
+    let spec = (zoo_entry("mou_rnn").unwrap().build)(&ZooOptions::new(200, 1, 16)).unwrap();
+    let full = analyze_with(&spec, 4, &Training::plain(Precision::Fp32)).unwrap();
+    let rnn = |a: &hsi_gpu_core::analysis::Analysis| {
+        a.layers.iter().find(|l| l.kind == "gru").unwrap().clone()
+    };
+    assert!(rnn(&full).saved_bytes > 0.0 && rnn(&full).bwd_flops > 0.0);
+    let head_only = Training {
+        finetune: FineTune::Frozen {
+            trainable: vec!["head".into()],
+        },
+        ..Training::plain(Precision::Fp32)
+    };
+    let frozen = analyze_with(&spec, 4, &head_only).unwrap();
+    assert_eq!(rnn(&frozen).saved_bytes, 0.0);
+    assert_eq!(rnn(&frozen).bwd_flops, 0.0);
+    assert_eq!(rnn(&frozen).fwd_flops, rnn(&full).fwd_flops);
+    assert!(frozen.trainable_params < full.trainable_params);
+}

@@ -62,6 +62,9 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
         tensor_core: true,
         ..LayerAccount::default()
     };
+    // A frozen recurrent layer that no gradient reaches (a frozen prefix) runs forward
+    // only: autograd keeps nothing and backward skips it.
+    let needs_grad = ctx.train.params || x.requires_grad;
     let mut input = x.clone();
     for layer in 0..r.layers {
         let features = input.shape[1];
@@ -76,29 +79,34 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
             + if input.requires_grad { projection } else { 0.0 }
             + recurrent * (2.0 - 1.0 / t);
         account.fwd_flops += directions as f64 * (projection + recurrent);
-        account.bwd_flops += directions as f64 * per_direction_bwd;
+        if needs_grad {
+            account.bwd_flops += directions as f64 * per_direction_bwd;
+        }
         account.other_flops += directions as f64 * t * (4.0 * rows as f64 + 6.0 * r.hidden as f64);
 
-        if layer == 0 && r.batch_first {
-            let operand = ctx.matmul_operand(&input, false);
-            let copy = saturating_copy(steps, features, operand.dtype);
-            for _ in 0..directions {
-                account.saved += ctx.keep_new(copy, 0);
+        if needs_grad {
+            if layer == 0 && r.batch_first {
+                let operand = ctx.matmul_operand(&input, false);
+                let copy = saturating_copy(steps, features, operand.dtype);
+                for _ in 0..directions {
+                    account.saved += ctx.keep_new(copy, 0);
+                }
+            } else {
+                let operand = ctx.matmul_operand(&input, false);
+                account.saved += ctx.keep(operand.storage);
             }
-        } else {
-            let operand = ctx.matmul_operand(&input, false);
-            account.saved += ctx.keep(operand.storage);
+            let per_step = KEPT_PER_STEP.saturating_mul(r.hidden);
+            account.saved += ctx.keep_new(
+                saturating_copy(steps, per_step, dtype).saturating_mul(directions),
+                0,
+            );
+            // A weight's 16-bit copy is kept where its operand needs a gradient: W_ih's
+            // when the input does, W_hh's from the second step on (h0 is a constant).
+            let copied =
+                u64::from(input.requires_grad) * features + u64::from(steps > 1) * r.hidden;
+            account.saved +=
+                ctx.keep_weight_copy(rows.saturating_mul(copied).saturating_mul(directions));
         }
-        let per_step = KEPT_PER_STEP.saturating_mul(r.hidden);
-        account.saved += ctx.keep_new(
-            saturating_copy(steps, per_step, dtype).saturating_mul(directions),
-            0,
-        );
-        // A weight's 16-bit copy is kept where its operand needs a gradient: W_ih's when
-        // the input does, W_hh's from the second step on (h0 is a constant).
-        let copied = u64::from(input.requires_grad) * features + u64::from(steps > 1) * r.hidden;
-        account.saved +=
-            ctx.keep_weight_copy(rows.saturating_mul(copied).saturating_mul(directions));
         // The input projection of every step, a layer at a time (cuDNN's workspace, the
         // native cells' precomputed gates).
         let workspace = saturating_copy(steps, rows, dtype).saturating_mul(directions) as f64;
@@ -106,7 +114,7 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
         input = ctx.fresh(
             vec![steps, directions.saturating_mul(r.hidden)],
             dtype,
-            true,
+            needs_grad,
         );
     }
     // cuDNN: one input-projection GEMM per layer and direction, then a GEMM and a fused
