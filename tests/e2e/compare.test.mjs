@@ -31,6 +31,11 @@ before(async () => {
   started = await startApp("/");
   app = started.app;
   await app.page.getByTestId("compare-table").waitFor();
+  // Read as a reader sees it: the comparison is laid out only while on screen.
+  await app.page.getByTestId("compare").scrollIntoViewIfNeeded();
+  await app.page.waitForFunction(
+    () => document.querySelector('[data-testid="compare-table"]').innerText.length > 0,
+  );
 });
 
 after(() => started?.close());
