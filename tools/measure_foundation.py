@@ -147,11 +147,8 @@ def main():
         out["saved_bytes_at_64"] = m1["saved_bytes"] + per_sample * (64 - b1)
         print(json.dumps(out), flush=True)
         cases.append(out)
-    header = {"generated_by": "tools/measure_foundation.py", "torch": torch.__version__,
-              "notes": "saved_bytes_at_64: the two measured batches extrapolated linearly to batch 64"}
-    with open(FIXTURE, "w") as f:
-        f.write("{\n" + "".join(f"  {json.dumps(k)}: {json.dumps(v)},\n" for k, v in header.items()))
-        f.write('  "cases": [\n' + ",\n".join("    " + json.dumps(c) for c in cases) + "\n  ]\n}\n")
+    validate_zoo.write_fixture(FIXTURE, cases, "tools/measure_foundation.py",
+                               "saved_bytes_at_64: the two measured batches extrapolated linearly to batch 64")
     print(f"wrote {len(cases)} cases to {FIXTURE}")
 
 

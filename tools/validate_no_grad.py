@@ -29,6 +29,7 @@ TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, TOOLS)
 from torch_zoo import all_models  # noqa: E402
 from hsi_export.common import tensors_in  # noqa: E402
+from validate_zoo import write_fixture  # noqa: E402
 
 FIXTURE = os.path.join(os.path.dirname(TOOLS), "core", "tests", "fixtures", "pytorch_no_grad.json")
 BATCH = 8
@@ -83,11 +84,7 @@ def main():
                 "batch": BATCH, "precision": "fp32", "peak_bytes": peak}
         print(json.dumps(case), flush=True)
         cases.append(case)
-    header = {"generated_by": "tools/validate_no_grad.py", "torch": torch.__version__,
-              "notes": __doc__.split("\n\n")[2].replace("\n", " ")}
-    with open(FIXTURE, "w") as f:
-        f.write("{\n" + "".join(f"  {json.dumps(k)}: {json.dumps(v)},\n" for k, v in header.items()))
-        f.write('  "cases": [\n' + ",\n".join("    " + json.dumps(c) for c in cases) + "\n  ]\n}\n")
+    write_fixture(FIXTURE, cases, "tools/validate_no_grad.py", __doc__.split("\n\n")[2].replace("\n", " "))
     print(f"wrote {len(cases)} cases to {FIXTURE}")
 
 

@@ -271,8 +271,9 @@ def load_cases(path):
         return json.load(f)["cases"]
 
 
-def write_fixture(path, cases, generated_by="tools/validate_zoo.py"):
-    header = {"generated_by": generated_by, "torch": torch.__version__, "notes": NOTES}
+def write_fixture(path, cases, generated_by="tools/validate_zoo.py", notes=NOTES):
+    """Writes a fixture one case per line, so that a change shows as a diff of its cases."""
+    header = {"generated_by": generated_by, "torch": torch.__version__, "notes": notes}
     lines = ["{"]
     lines += [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in header.items()]
     lines.append('  "cases": [')
