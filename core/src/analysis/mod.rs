@@ -32,6 +32,7 @@ use std::collections::{BTreeSet, HashMap};
 use crate::choices::Precision;
 use crate::foundation::LayerTraining;
 mod class;
+mod ctx;
 mod extra;
 mod lora;
 mod ops;
@@ -41,6 +42,7 @@ mod training;
 mod window;
 
 pub use class::{op_class, param_tensors, OpClass, GROUPED_CHANNELS};
+use ctx::{Ctx, LayerAccount, Value};
 use ops::apply;
 use training::layer_training;
 pub use training::{attention_kernel, AttentionKernel, Training};
@@ -181,142 +183,6 @@ impl MemoryLines {
             .map(|t| t.at(batch))
             .fold(0.0, f64::max)
     }
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Storage {
-    per_sample: u64,
-    fixed: u64,
-}
-
-/// A tensor flowing between layers (per sample).
-#[derive(Clone, Debug)]
-struct Value {
-    shape: Vec<u64>,
-    dtype: u64,
-    storage: usize,
-    requires_grad: bool,
-    contiguous: bool,
-}
-
-impl Value {
-    fn elements(&self) -> u64 {
-        saturating_product(&self.shape)
-    }
-    fn bytes(&self) -> u64 {
-        self.elements().saturating_mul(self.dtype)
-    }
-}
-
-struct Ctx {
-    precision: Precision,
-    attention: AttentionKernel,
-    /// What the layer being applied trains.
-    train: LayerTraining,
-    storages: Vec<Storage>,
-    saved: BTreeSet<usize>,
-}
-
-impl Ctx {
-    fn new_storage(&mut self, per_sample: u64, fixed: u64) -> usize {
-        self.storages.push(Storage { per_sample, fixed });
-        self.storages.len() - 1
-    }
-
-    fn storage_bytes(&self, id: usize) -> Bytes {
-        let s = self.storages[id];
-        Bytes {
-            per_sample: s.per_sample as f64,
-            fixed: s.fixed as f64,
-        }
-    }
-
-    /// A fresh activation tensor of `shape` and `dtype`.
-    fn fresh(&mut self, shape: Vec<u64>, dtype: u64, requires_grad: bool) -> Value {
-        let storage = self.new_storage(saturating_product(&shape).saturating_mul(dtype), 0);
-        Value {
-            shape,
-            dtype,
-            storage,
-            requires_grad,
-            contiguous: true,
-        }
-    }
-
-    /// Keeps a storage for backward; returns the bytes newly kept.
-    fn keep(&mut self, id: usize) -> Bytes {
-        if self.saved.insert(id) {
-            self.storage_bytes(id)
-        } else {
-            Bytes::ZERO
-        }
-    }
-
-    /// Keeps a per-sample or fixed-size side tensor (mask, indices, statistics).
-    fn keep_new(&mut self, per_sample: u64, fixed: u64) -> Bytes {
-        let id = self.new_storage(per_sample, fixed);
-        self.keep(id)
-    }
-
-    /// The operand a conv/linear/matmul op actually uses and keeps: cast to 16 bit under
-    /// autocast; a contiguous copy of a strided view only when the op folds the leading
-    /// dimensions with `reshape` (`folds_leading`), as torch.matmul and F.linear do for
-    /// inputs above 2-D; conv and bmm take strided operands as they are.
-    fn matmul_operand(&mut self, v: &Value, folds_leading: bool) -> Value {
-        let dtype = self.compute_dtype(v.dtype);
-        if (v.contiguous || !folds_leading) && dtype == v.dtype {
-            return v.clone();
-        }
-        self.fresh(v.shape.clone(), dtype, v.requires_grad)
-    }
-
-    /// Dtype conv/linear/matmul compute in.
-    fn compute_dtype(&self, dtype: u64) -> u64 {
-        if self.precision.is_autocast() {
-            2
-        } else {
-            dtype
-        }
-    }
-
-    /// The input as an op in autocast's fp32 list (norms, softmax, loss) sees it.
-    fn fp32_operand(&mut self, v: &Value) -> Value {
-        if self.precision.is_autocast() && v.dtype != FP32 {
-            self.fresh(v.shape.clone(), FP32, v.requires_grad)
-        } else {
-            v.clone()
-        }
-    }
-
-    /// A half-precision weight copy autocast keeps (`params` elements, batch-independent).
-    fn keep_weight_copy(&mut self, params: u64) -> Bytes {
-        if self.precision.is_autocast() {
-            self.keep_new(0, params.saturating_mul(2))
-        } else {
-            Bytes::ZERO
-        }
-    }
-
-    fn param_dtype(&self) -> u64 {
-        self.precision.param_bytes()
-    }
-}
-
-/// What one layer contributes, per sample unless noted.
-#[derive(Default)]
-struct LayerAccount {
-    params: u64,
-    fwd_flops: f64,
-    bwd_flops: f64,
-    other_flops: f64,
-    saved: Bytes,
-    tensor_core: bool,
-    kernels_fwd: u32,
-    kernels_bwd: u32,
-    /// Temporaries beyond gradients (bytes per sample), e.g. attention scores.
-    scratch_per_sample: f64,
-    /// LoRA adapter parameters (included in `params`; they train).
-    adapter_params: u64,
 }
 
 fn err(

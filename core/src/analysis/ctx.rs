@@ -1,0 +1,144 @@
+//! The walk's working state: each tensor's storage, what autograd keeps, and one
+//! layer's account of parameters, FLOPs and saved bytes.
+
+use std::collections::BTreeSet;
+
+use super::{saturating_product, AttentionKernel, Bytes, FP32};
+use crate::choices::Precision;
+use crate::foundation::LayerTraining;
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Storage {
+    pub(super) per_sample: u64,
+    pub(super) fixed: u64,
+}
+
+/// A tensor flowing between layers (per sample).
+#[derive(Clone, Debug)]
+pub(super) struct Value {
+    pub(super) shape: Vec<u64>,
+    pub(super) dtype: u64,
+    pub(super) storage: usize,
+    pub(super) requires_grad: bool,
+    pub(super) contiguous: bool,
+}
+
+impl Value {
+    pub(super) fn elements(&self) -> u64 {
+        saturating_product(&self.shape)
+    }
+    pub(super) fn bytes(&self) -> u64 {
+        self.elements().saturating_mul(self.dtype)
+    }
+}
+
+pub(super) struct Ctx {
+    pub(super) precision: Precision,
+    pub(super) attention: AttentionKernel,
+    /// What the layer being applied trains.
+    pub(super) train: LayerTraining,
+    pub(super) storages: Vec<Storage>,
+    pub(super) saved: BTreeSet<usize>,
+}
+
+impl Ctx {
+    pub(super) fn new_storage(&mut self, per_sample: u64, fixed: u64) -> usize {
+        self.storages.push(Storage { per_sample, fixed });
+        self.storages.len() - 1
+    }
+
+    pub(super) fn storage_bytes(&self, id: usize) -> Bytes {
+        let s = self.storages[id];
+        Bytes {
+            per_sample: s.per_sample as f64,
+            fixed: s.fixed as f64,
+        }
+    }
+
+    /// A fresh activation tensor of `shape` and `dtype`.
+    pub(super) fn fresh(&mut self, shape: Vec<u64>, dtype: u64, requires_grad: bool) -> Value {
+        let storage = self.new_storage(saturating_product(&shape).saturating_mul(dtype), 0);
+        Value {
+            shape,
+            dtype,
+            storage,
+            requires_grad,
+            contiguous: true,
+        }
+    }
+
+    /// Keeps a storage for backward; returns the bytes newly kept.
+    pub(super) fn keep(&mut self, id: usize) -> Bytes {
+        if self.saved.insert(id) {
+            self.storage_bytes(id)
+        } else {
+            Bytes::ZERO
+        }
+    }
+
+    /// Keeps a per-sample or fixed-size side tensor (mask, indices, statistics).
+    pub(super) fn keep_new(&mut self, per_sample: u64, fixed: u64) -> Bytes {
+        let id = self.new_storage(per_sample, fixed);
+        self.keep(id)
+    }
+
+    /// The operand a conv/linear/matmul op actually uses and keeps: cast to 16 bit under
+    /// autocast; a contiguous copy of a strided view only when the op folds the leading
+    /// dimensions with `reshape` (`folds_leading`), as torch.matmul and F.linear do for
+    /// inputs above 2-D; conv and bmm take strided operands as they are.
+    pub(super) fn matmul_operand(&mut self, v: &Value, folds_leading: bool) -> Value {
+        let dtype = self.compute_dtype(v.dtype);
+        if (v.contiguous || !folds_leading) && dtype == v.dtype {
+            return v.clone();
+        }
+        self.fresh(v.shape.clone(), dtype, v.requires_grad)
+    }
+
+    /// Dtype conv/linear/matmul compute in.
+    pub(super) fn compute_dtype(&self, dtype: u64) -> u64 {
+        if self.precision.is_autocast() {
+            2
+        } else {
+            dtype
+        }
+    }
+
+    /// The input as an op in autocast's fp32 list (norms, softmax, loss) sees it.
+    pub(super) fn fp32_operand(&mut self, v: &Value) -> Value {
+        if self.precision.is_autocast() && v.dtype != FP32 {
+            self.fresh(v.shape.clone(), FP32, v.requires_grad)
+        } else {
+            v.clone()
+        }
+    }
+
+    /// A half-precision weight copy autocast keeps (`params` elements, batch-independent).
+    pub(super) fn keep_weight_copy(&mut self, params: u64) -> Bytes {
+        if self.precision.is_autocast() {
+            self.keep_new(0, params.saturating_mul(2))
+        } else {
+            Bytes::ZERO
+        }
+    }
+
+    pub(super) fn param_dtype(&self) -> u64 {
+        self.precision.param_bytes()
+    }
+}
+
+/// What one layer contributes, per sample unless noted.
+#[derive(Default)]
+pub(super) struct LayerAccount {
+    pub(super) params: u64,
+    pub(super) fwd_flops: f64,
+    pub(super) bwd_flops: f64,
+    pub(super) other_flops: f64,
+    pub(super) saved: Bytes,
+    pub(super) tensor_core: bool,
+    pub(super) kernels_fwd: u32,
+    pub(super) kernels_bwd: u32,
+    /// Temporaries beyond gradients (bytes per sample), e.g. attention scores.
+    pub(super) scratch_per_sample: f64,
+    /// LoRA adapter parameters (included in `params`; they train).
+    pub(super) adapter_params: u64,
+}
