@@ -1,6 +1,8 @@
 //! Evaluation and whole-scene prediction: no-grad memory below training memory, scene
 //! and test sizes from the dataset catalog, smaller cards slower.
 
+mod common;
+
 use hsi_gpu_core::analysis::analyze;
 use hsi_gpu_core::dataset::dataset_by_id;
 use hsi_gpu_core::gpu::gpu_by_id;
@@ -85,20 +87,12 @@ fn without_a_catalog_dataset_there_is_no_scene() {
 #[test]
 fn the_no_grad_peak_matches_pytorchs_live_tensors() {
     use hsi_gpu_core::inference::{live_graph, no_grad_peak_per_sample};
-    use hsi_gpu_core::scenario::{Precision, VitSize};
-    use hsi_gpu_core::zoo::{zoo_entry, ZooOptions};
-    #[derive(serde::Deserialize)]
-    struct Options {
-        bands: u32,
-        patch: u32,
-        classes: u32,
-        width: Option<u32>,
-        size: Option<VitSize>,
-    }
+    use hsi_gpu_core::scenario::Precision;
+    use hsi_gpu_core::zoo::zoo_entry;
     #[derive(serde::Deserialize)]
     struct Case {
         model: String,
-        options: Options,
+        options: common::CaseOptions,
         batch: u64,
         peak_bytes: f64,
     }
@@ -106,23 +100,11 @@ fn the_no_grad_peak_matches_pytorchs_live_tensors() {
     struct Fixture {
         cases: Vec<Case>,
     }
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/pytorch_no_grad.json"
-    );
-    let fixture: Fixture = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let fixture: Fixture = common::read_fixture("pytorch_no_grad.json");
     let mut errors = Vec::new();
     println!("model            PyTorch peak   estimate    error");
     for c in &fixture.cases {
-        let o = &c.options;
-        let options = ZooOptions {
-            bands: o.bands,
-            patch: o.patch,
-            classes: o.classes,
-            width: o.width,
-            size: o.size,
-        };
-        let spec = (zoo_entry(&c.model).unwrap().build)(&options).unwrap();
+        let spec = (zoo_entry(&c.model).unwrap().build)(&c.options.zoo()).unwrap();
         let a = analyze(&spec, c.batch, Precision::Fp32).unwrap();
         let estimate = no_grad_peak_per_sample(&live_graph(&spec, &a)) * c.batch as f64;
         let error = estimate / c.peak_bytes - 1.0;

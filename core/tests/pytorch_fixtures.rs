@@ -5,8 +5,11 @@
 //! case, not just the first.
 
 use hsi_gpu_core::analysis::analyze;
-use hsi_gpu_core::scenario::{Precision, VitSize};
-use hsi_gpu_core::zoo::{zoo_entry, ZooOptions};
+mod common;
+
+use common::{read_fixture, CaseOptions};
+use hsi_gpu_core::scenario::Precision;
+use hsi_gpu_core::zoo::zoo_entry;
 use serde::Deserialize;
 
 const FLOPS_TOLERANCE: f64 = 0.02;
@@ -19,18 +22,9 @@ struct Fixture {
 }
 
 #[derive(Deserialize)]
-struct Options {
-    bands: u32,
-    patch: u32,
-    classes: u32,
-    width: Option<u32>,
-    size: Option<VitSize>,
-}
-
-#[derive(Deserialize)]
 struct Case {
     model: String,
-    options: Options,
+    options: CaseOptions,
     batch: u64,
     precision: Precision,
     params: u64,
@@ -57,12 +51,7 @@ impl Case {
 }
 
 fn load() -> Fixture {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/pytorch_zoo.json"
-    );
-    let text = std::fs::read_to_string(path).expect("fixture readable");
-    serde_json::from_str(&text).expect("fixture is valid JSON of the expected shape")
+    read_fixture("pytorch_zoo.json")
 }
 
 /// Relative error of `got` against `expected` (0 when both are 0).
@@ -82,15 +71,7 @@ fn zoo_estimates_match_pytorch() {
     for case in &fixture.cases {
         let entry = zoo_entry(&case.model)
             .unwrap_or_else(|| panic!("fixture model '{}' is not in the zoo", case.model));
-        let o = &case.options;
-        let options = ZooOptions {
-            bands: o.bands,
-            patch: o.patch,
-            classes: o.classes,
-            width: o.width,
-            size: o.size,
-        };
-        let spec = (entry.build)(&options)
+        let spec = (entry.build)(&case.options.zoo())
             .unwrap_or_else(|e| panic!("{} {}: build failed: {e}", case.model, case.point()));
         let a = analyze(&spec, case.batch, case.precision)
             .unwrap_or_else(|e| panic!("{} {}: analysis failed: {e}", case.model, case.point()));

@@ -1,0 +1,36 @@
+//! What the tests against PyTorch's zoo fixtures share: reading a fixture and the zoo
+//! options each case was measured at.
+
+use hsi_gpu_core::scenario::VitSize;
+use hsi_gpu_core::zoo::ZooOptions;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+/// `core/tests/fixtures/<name>`, read into `T`.
+pub fn read_fixture<T: DeserializeOwned>(name: &str) -> T {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A case's zoo options as the tools write them (`tools/validate_zoo.py`).
+#[derive(Deserialize)]
+pub struct CaseOptions {
+    pub bands: u32,
+    pub patch: u32,
+    pub classes: u32,
+    pub width: Option<u32>,
+    pub size: Option<VitSize>,
+}
+
+impl CaseOptions {
+    pub fn zoo(&self) -> ZooOptions {
+        ZooOptions {
+            bands: self.bands,
+            patch: self.patch,
+            classes: self.classes,
+            width: self.width,
+            size: self.size,
+        }
+    }
+}
