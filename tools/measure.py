@@ -14,12 +14,14 @@ The model is the scenario's: a zoo preset is built from its PyTorch version in
 tools/torch_zoo/ (bands, patch, classes, model.width, model.size as in the scenario); a
 custom layer list (`{"kind": "custom", "spec": ...}`, e.g. from tools/export_model.py)
 is built into a generic nn.Module layer by layer (attention as tools/torch_zoo writes
-it). Data are synthetic: a random float32 batch and random integer labels (one per
+it), with the scenario's `attention` and `finetune` (tools/torch_zoo/options.py; the ViT
+presets for frozen and LoRA). Data are synthetic: a random float32 batch and random integer labels (one per
 sample, or one per pixel for whole-scene models), already on the card.
 
 One step = `grad_accum_steps` x (forward, cross-entropy, backward) + optimizer step
 (SGD lr 0.01, SGD momentum 0.9, Adam, AdamW; PyTorch defaults otherwise) +
-zero_grad(set_to_none=True). Precision: fp32 with TF32 off, tf32 with TF32 on, amp_fp16
+zero_grad(set_to_none=True). Precision: torch_default as PyTorch leaves it (TF32 for cuDNN
+convolutions only), fp32 with TF32 off, tf32 with TF32 on, amp_fp16
 (autocast float16 + GradScaler), amp_bf16 (autocast bfloat16), bf16 (model and data cast
 to bfloat16). Gradient checkpointing is not run (the estimate's sqrt(L) segments need a
 sequential model): such a scenario is refused.
@@ -59,7 +61,7 @@ TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, TOOLS)
 
 REQUIRED = ("model", "bands", "patch", "classes", "batch_per_gpu", "precision", "optimizer")
-PRECISIONS = ("fp32", "tf32", "amp_fp16", "amp_bf16", "bf16")
+PRECISIONS = ("torch_default", "fp32", "tf32", "amp_fp16", "amp_bf16", "bf16")
 OPTIMIZERS = {
     "sgd": lambda params: torch.optim.SGD(params, lr=0.01),
     "sgd_momentum": lambda params: torch.optim.SGD(params, lr=0.01, momentum=0.9),
@@ -103,7 +105,8 @@ class Trainer:
         self.scaler = torch.amp.GradScaler(device.type) if self.precision == "amp_fp16" else None
         tf32 = self.precision == "tf32"
         torch.backends.cuda.matmul.allow_tf32 = tf32
-        torch.backends.cudnn.allow_tf32 = tf32
+        # PyTorch's default lets cuDNN convolutions (only) use TF32.
+        torch.backends.cudnn.allow_tf32 = tf32 or self.precision == "torch_default"
         self.batch = None
 
     def set_batch(self, batch):

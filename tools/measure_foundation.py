@@ -29,13 +29,12 @@ import os
 import sys
 
 import torch
-import torch.nn.functional as F
-from torch import nn
 from torch.utils import flop_counter
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, TOOLS)
 import validate_zoo  # noqa: E402
+from torch_zoo import options  # noqa: E402
 from torch_zoo.transformers import Vit  # noqa: E402
 
 FIXTURE = os.path.join(os.path.dirname(TOOLS), "core", "tests", "fixtures", "pytorch_foundation.json")
@@ -56,51 +55,11 @@ validate_zoo.FLOP_FIXES.update({
 })
 
 
-def sdpa_forward(self, x):
-    """The zoo attention's forward through F.scaled_dot_product_attention (timm 1.x)."""
-    n, t, _ = x.shape
-    qkv = self.to_qkv(x).reshape(n, t, 3, self.heads, -1).permute(2, 0, 3, 1, 4)
-    q, k, v = qkv.unbind(0)
-    out = F.scaled_dot_product_attention(q, k, v)
-    return self.dropout(self.to_out(out.transpose(1, 2).reshape(n, t, -1)))
-
-
-class Lora(nn.Module):
-    """A frozen nn.Linear plus a trainable rank-r update (peft's LoraLayer, dropout 0)."""
-
-    def __init__(self, base, rank, alpha=16):
-        super().__init__()
-        self.base = base
-        self.lora_A = nn.Linear(base.in_features, rank, bias=False)
-        self.lora_B = nn.Linear(rank, base.out_features, bias=False)
-        nn.init.zeros_(self.lora_B.weight)
-        self.scaling = alpha / rank
-
-    def forward(self, x):
-        return self.base(x) + self.lora_B(self.lora_A(x)) * self.scaling
-
-
 def build(case):
     o = case["options"]
     torch.manual_seed(0)
     model = Vit(o["bands"], o["patch"], o["classes"], o["size"])
-    if case["attention"] == "sdpa":
-        for block in model.blocks:
-            block.attn.forward = sdpa_forward.__get__(block.attn)
-    ft = case["finetune"]
-    if ft["mode"] == "frozen":
-        trainable = [getattr(model, "head")] + [model.blocks[int(n[len("block"):])] for n in ft["trainable"] if n != "head"]
-        model.requires_grad_(False)
-        for m in trainable:
-            m.requires_grad_(True)
-    elif ft["mode"] == "lora":
-        model.requires_grad_(False)
-        for block in model.blocks:
-            if "qkv" in ft["targets"]:
-                block.attn.to_qkv = Lora(block.attn.to_qkv, ft["rank"])
-            if "proj" in ft["targets"]:
-                block.attn.to_out = Lora(block.attn.to_out, ft["rank"])
-    return model.train()
+    return options.apply(model, case["attention"], case["finetune"]).train()
 
 
 def measure(case, batch):

@@ -211,7 +211,7 @@ def build_model(scenario):
             output = model.eval()(torch.zeros(1, *spec["input"]))
         return model.train(), list(spec["input"]), list(output.shape[2:]), output.shape[1], spec["name"]
     if choice.get("kind") == "preset":
-        from torch_zoo import all_models
+        from torch_zoo import all_models, options
 
         models = all_models()
         model_id = choice["id"]
@@ -219,6 +219,15 @@ def build_model(scenario):
             raise ScenarioError(f"model.id: {model_id!r} has no PyTorch version in tools/torch_zoo ({', '.join(sorted(models))})")
         entry = models[model_id]
         model = entry["build"](bands, patch, classes, width=choice.get("width"), size=choice.get("size"))
-        labels = [patch, patch] if entry["target"] == "pixel" else []
+        try:
+            model = options.apply(model, scenario.get("attention", "sdpa"), scenario.get("finetune"))
+        except options.OptionError as e:
+            raise ScenarioError(str(e)) from e
+        target = entry["target"]
+        if callable(target):  # a class per token out of the decoder's (the MAE presets)
+            labels = list(target(bands, patch))
+            classes = model.decoder_pred.out_features
+        else:
+            labels = [patch, patch] if target == "pixel" else []
         return model, list(entry["input"](bands, patch)), labels, classes, model_id
     raise ScenarioError(f"model.kind: {choice.get('kind')!r}; allowed: preset, custom")
