@@ -14,8 +14,8 @@ The model is the scenario's: a zoo preset is built from its PyTorch version in
 tools/torch_zoo/ (bands, patch, classes, model.width, model.size as in the scenario); a
 custom layer list (`{"kind": "custom", "spec": ...}`, e.g. from tools/export_model.py)
 is built into a generic nn.Module layer by layer (attention as tools/torch_zoo writes
-it), with the scenario's `attention` and `finetune` (tools/torch_zoo/options.py; the ViT
-presets for frozen and LoRA). Data are synthetic: a random float32 batch and random integer labels (one per
+it). A preset runs the scenario's `attention` and `finetune` (tools/torch_zoo/options.py;
+frozen and LoRA on the ViT presets). Data are synthetic: a random float32 batch and random integer labels (one per
 sample, or one per pixel for whole-scene models), already on the card.
 
 One step = `grad_accum_steps` x (forward, cross-entropy, backward) + optimizer step
@@ -230,9 +230,11 @@ def measure_host(m, trainer, scenario, steps, num_workers):
         trainer.set_batch(scenario["batch_per_gpu"])
 
 
-def measure(scenario, dry_run, warmup, steps, do_sweep, sweep_limit, note, host=False, num_workers=None):
+def measure(scenario, dry_run, warmup, steps, do_sweep, sweep_limit, note, host=False, num_workers=None,
+            cudnn_benchmark=False):
     check_scenario(scenario)
     torch.manual_seed(0)
+    torch.backends.cudnn.benchmark = cudnn_benchmark
     device = torch.device("cpu" if dry_run else "cuda")
     if not dry_run and not torch.cuda.is_available():
         raise ScenarioError("no CUDA device: run on a CUDA machine, or use --dry-run on a CPU")
@@ -392,6 +394,8 @@ def main():
     parser.add_argument("--no-host", action="store_true", help="skip the host time per step (host_step_s)")
     parser.add_argument("--num-workers", type=int,
                         help="also time a DataLoader loop over a synthetic cube with this many workers (loader_wait_s, loader_step_s)")
+    parser.add_argument("--cudnn-benchmark", action="store_true",
+                        help="torch.backends.cudnn.benchmark = True (cuDNN times its algorithms on the warm-up steps; noted in `note`)")
     parser.add_argument("--self-test", action="store_true", help="check this script on the CPU and exit")
     args = parser.parse_args()
     torch.set_num_threads(min(2, os.cpu_count() or 1))
@@ -409,8 +413,9 @@ def main():
     try:
         with open(args.scenario) as f:
             scenario = json.load(f)
-        m = measure(scenario, args.dry_run, warmup, steps, args.sweep, args.sweep_limit, args.note,
-                    host=not args.no_host, num_workers=args.num_workers)
+        note = args.note + (" [cudnn.benchmark = True]" if args.cudnn_benchmark else "")
+        m = measure(scenario, args.dry_run, warmup, steps, args.sweep, args.sweep_limit, note.strip(),
+                    host=not args.no_host, num_workers=args.num_workers, cudnn_benchmark=args.cudnn_benchmark)
     except (OSError, json.JSONDecodeError, ScenarioError) as e:
         print(f"measure: {args.scenario}: {e}", file=sys.stderr)
         return 2

@@ -6,6 +6,7 @@ or {"scenario": ..., "error": ...}, written as each case finishes, so a run cut 
 keeps what it measured. The first line describes the machine.
 
     python3 tools/measure_suite.py --gpu h200_sxm --output measured.jsonl
+    python3 tools/measure_suite.py --set followup --gpu h200_sxm --output followup.jsonl
     python3 tools/measure_suite.py --dry-run --output dry.jsonl    # CPU, batch 2, 1 step, small
     python3 tools/measure_fixture.py measured.jsonl > core/tests/fixtures/measured_h200.json
 
@@ -61,6 +62,32 @@ def cases():
     out += [case("mae_vit", 32, 64, 1, 64, "amp_bf16", attention="sdpa", size="base")]
     out += [case("hybridsn", 30, 25, 16, 64, "torch_default", sweep=True),
             case("vit", 3, 224, 1000, 64, "amp_bf16", sweep=True, attention="sdpa", **vit)]
+    return out
+
+
+def published(name, batch, precision, optimizer="sgd_momentum", cudnn_benchmark=True):
+    """A model of core/tests/fixtures/published_models (a layer list) as the published
+    benchmarks ran it: timm's and Lambda's scripts set cudnn.benchmark."""
+    with open(os.path.join(os.path.dirname(TOOLS), "core", "tests", "fixtures", "published_models", f"{name}.json")) as f:
+        spec = json.load(f)
+    scenario = {"model": {"kind": "custom", "spec": spec}, "bands": spec["input"][0], "patch": spec["input"][-1],
+                "classes": 1000, "batch_per_gpu": batch, "precision": precision, "optimizer": optimizer,
+                "checkpointing": False, "attention": "math"}
+    return {"scenario": scenario, "sweep": False, "cudnn_benchmark": cudnn_benchmark}
+
+
+def followup_cases():
+    """The second session: SegFormer and the MAE (device fixes), the 3-D CNNs again with
+    cudnn.benchmark on, and published benchmark models at their published settings."""
+    out = [c for c in cases() if c["scenario"]["model"]["id"] in ("segformer", "mae_vit")]
+    bench = [case("hybridsn", 30, 25, 16, 256, p) for p in ("fp32", "torch_default", "amp_bf16")]
+    bench += [case("ssrn", 200, 7, 16, 256, "torch_default"), case("hamida3d", 200, 5, 16, 512, "torch_default"),
+              case("dbda", 200, 9, 16, 256, "torch_default"), case("hybridsn", 30, 25, 16, 64, "torch_default")]
+    out += [{**c, "cudnn_benchmark": True} for c in bench]
+    out += [published("resnet50", 640, "torch_default"), published("resnet50", 1280, "amp_fp16"),
+            published("convnext_tiny", 256, "amp_fp16"), published("vit_base_patch16_224", 192, "amp_fp16"),
+            published("nnunet_3d_brats", 2, "amp_fp16", "adam"), published("nnunet_3d_brats", 2, "tf32", "adam"),
+            published("resnet50", 256, "torch_default", cudnn_benchmark=False)]
     return out
 
 
@@ -122,7 +149,7 @@ def main():
     parser.add_argument("--output", required=True, help="JSON lines file")
     parser.add_argument("--dry-run", action="store_true", help="CPU, batch at most 2, patch at most 32, one step: checks the cases build and run")
     parser.add_argument("--budget-s", type=float, default=240.0, help="start no case after this many seconds")
-    parser.add_argument("--only", help="run only cases whose model id is this")
+    parser.add_argument("--set", choices=("zoo", "followup"), default="zoo", help="which cases: cases() or followup_cases()")
     args = parser.parse_args()
     start = time.perf_counter()
     with open(args.output, "w") as out:
@@ -136,10 +163,9 @@ def main():
                 write(microbench())
             except Exception as e:  # noqa: BLE001 - the cases still run
                 write({"microbench_error": f"{type(e).__name__}: {e}"})
-        for item in cases():
+        for item in cases() if args.set == "zoo" else followup_cases():
             scenario = {**item["scenario"], "gpu": args.gpu}
-            if args.only and scenario["model"]["id"] != args.only:
-                continue
+            benchmark = item.get("cudnn_benchmark", False)
             if args.dry_run:
                 scenario["batch_per_gpu"] = min(scenario["batch_per_gpu"], 2)
                 scenario["patch"] = min(scenario["patch"], 32)
@@ -149,15 +175,18 @@ def main():
                 continue
             sweep = item["sweep"] and not args.dry_run
             try:
+                note = "tools/measure_suite.py" + (" [cudnn.benchmark = True]" if benchmark else "")
                 m = measure.measure(scenario, args.dry_run, 1 if args.dry_run else 5, 1 if args.dry_run else 20,
-                                    sweep, 1 << 16, "tools/measure_suite.py", host=True)
-                write({"scenario": scenario, "measurement": m, "wall_s": round(time.perf_counter() - start - elapsed, 2)})
+                                    sweep, 1 << 16, note, host=True, cudnn_benchmark=benchmark)
+                write({"scenario": scenario, "measurement": m, "cudnn_benchmark": benchmark,
+                       "wall_s": round(time.perf_counter() - start - elapsed, 2)})
             except Exception as e:  # noqa: BLE001 - one case's failure must not end the session's run
                 write({"scenario": scenario, "error": f"{type(e).__name__}: {e}"})
             finally:
                 if torch.cuda.is_available():
                     torch.cuda.empty_cache()
-            print(f"{time.perf_counter() - start:6.1f} s  {scenario['model']['id']} b{scenario['batch_per_gpu']} "
+            name = scenario["model"].get("id") or scenario["model"]["spec"]["name"]
+            print(f"{time.perf_counter() - start:6.1f} s  {name} b{scenario['batch_per_gpu']} "
                   f"{scenario['precision']}", flush=True)
     return 0
 

@@ -41,7 +41,7 @@ class Mae(nn.Module):
     def forward(self, x):
         x = self.patch_embed(x).flatten(2).transpose(1, 2)
         n, t, d = x.shape
-        ids_shuffle = torch.argsort(torch.rand(n, t), dim=1)
+        ids_shuffle = torch.argsort(torch.rand(n, t, device=x.device), dim=1)
         ids_restore = torch.argsort(ids_shuffle, dim=1)
         ids_keep = ids_shuffle[:, : self.kept]
         x = torch.gather(x, 1, ids_keep.unsqueeze(-1).repeat(1, 1, d))

@@ -50,7 +50,7 @@ class StochasticDepth(nn.Module):
     def forward(self, x):
         if not self.training or self.p == 0:
             return x
-        keep = torch.empty(x.shape[0], 1, 1, dtype=x.dtype).bernoulli_(1 - self.p).div_(1 - self.p)
+        keep = torch.empty(x.shape[0], 1, 1, dtype=x.dtype, device=x.device).bernoulli_(1 - self.p).div_(1 - self.p)
         return x * keep
 
 
