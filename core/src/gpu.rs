@@ -129,6 +129,27 @@ impl GpuSpec {
         }
     }
 
+    /// A Hopper part (GH100: H100, H200, H800, H20).
+    pub fn is_hopper(&self) -> bool {
+        self.id == "h20"
+            || ["h100", "h200", "h800"]
+                .iter()
+                .any(|p| self.id.starts_with(p))
+    }
+
+    /// What PyTorch's caching allocator holds for cuBLAS and cuBLASLt workspaces once
+    /// the first matmul ran: on Hopper `CUBLAS_WORKSPACE_CONFIG`'s default `:4096:8`
+    /// (32 MiB) for each, 64 MiB, as measured on an H200 with PyTorch 2.11 (models of a
+    /// few MB peaked 62-67 MiB above the estimate; core/tests/measured_h200.rs). Other
+    /// cards' default, `:4096:2:16:8` (about 8 MiB each), is left to the allocator term.
+    pub fn blas_workspace_bytes(&self) -> f64 {
+        if self.is_hopper() {
+            (64u64 << 20) as f64
+        } else {
+            0.0
+        }
+    }
+
     /// Last-level (L2) cache, bytes, from the architecture whitepapers (GA102: 6 MB;
     /// GA104 and TU104: 4 MB; GV100: 6 MB; GA100: 40 MB; GH100: 50 MB; AD102 as cut for the
     /// 4090: 72 MB, for the RTX 6000 Ada / L40S: 96 MB; AD103: 64 MB; AD104: 48 MB;
@@ -148,9 +169,7 @@ impl GpuSpec {
             "rtx_a4000" | "t4" => 4.0,
             id if id.starts_with("jetson") => 4.0,
             id if id.starts_with("a100") || id.starts_with("a800") => 40.0,
-            id if id.starts_with("h100") || id.starts_with("h200") || id.starts_with("h800") => {
-                50.0
-            }
+            _ if self.is_hopper() => 50.0,
             _ => 6.0,
         };
         mb * (1u64 << 20) as f64

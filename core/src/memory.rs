@@ -13,7 +13,8 @@
 //!   when no layer keeps it; with gradient checkpointing, see `checkpointed_activations`;
 //! - transient: the largest temporary on top of the kept activations: a layer's output
 //!   and input gradients during backward plus op scratch (attention scores), or the
-//!   optimizer's parameter-sized temporaries (Adam's foreach sqrt), whichever is larger;
+//!   optimizer's parameter-sized temporaries (Adam's foreach sqrt), whichever is larger,
+//!   plus the cuBLAS workspaces PyTorch keeps (`GpuSpec::blas_workspace_bytes`);
 //! - allocator: PyTorch's caching allocator rounds blocks (512 B, 2 MiB and 20 MiB
 //!   segments) and fragments; modelled as a fraction of activations + transient.
 //!
@@ -127,8 +128,10 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
     } else {
         kept
     };
-    // Adam's foreach implementation builds one temporary list the size of a state.
-    let transient = a.lines.transient_at(batch).max(states.step_temporary);
+    // Adam's foreach implementation builds one temporary list the size of a state; the
+    // BLAS workspaces stay allocated beside whichever is larger.
+    let transient =
+        a.lines.transient_at(batch).max(states.step_temporary) + gpu.blas_workspace_bytes();
     let allocator = s.memory.fragmentation * (activations + transient);
     let cuda_context = s.memory.cuda_context_bytes as f64;
     let input_cube = input_cube_bytes(s);

@@ -149,14 +149,14 @@ pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &PerfAssumptions) -> StepBreak
         forward_ops: forwards
             * (s.layers
                 .iter()
-                .map(|l| f64::from(l.kernels_fwd.max(1)))
+                .map(|l| f64::from(l.host_ops_fwd()))
                 .sum::<f64>()
                 + LOSS_OPS),
         // Autograd's AccumulateGrad node per parameter tensor adds to the backward.
         backward_ops: s
             .layers
             .iter()
-            .map(|l| f64::from(l.kernels_bwd))
+            .map(|l| f64::from(l.host_ops_bwd()))
             .sum::<f64>()
             + LOSS_OPS
             + cast_layers

@@ -31,6 +31,7 @@ fn layer(i: usize, flops: f64, act_bytes: f64, params: u64, tensor_core: bool) -
         tensor_core,
         kernels_fwd: 1,
         kernels_bwd: if tensor_core { 2 } else { 1 },
+        host_ops: None,
         class: if tensor_core {
             OpClass::Conv
         } else {

@@ -137,6 +137,7 @@ pub(super) struct LayerAccount {
     pub(super) tensor_core: bool,
     pub(super) kernels_fwd: u32,
     pub(super) kernels_bwd: u32,
+    pub(super) host_ops: Option<[u32; 2]>,
     /// Temporaries beyond gradients (bytes per sample), e.g. attention scores.
     pub(super) scratch_per_sample: f64,
     /// LoRA adapter parameters (included in `params`; they train).

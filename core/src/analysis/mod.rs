@@ -88,6 +88,10 @@ pub struct LayerReport {
     /// CUDA kernels launched, forward and backward.
     pub kernels_fwd: u32,
     pub kernels_bwd: u32,
+    /// PyTorch ops the host dispatches forward and backward where a library launches the
+    /// kernels itself (cuDNN's RNN); `None`: one per kernel.
+    #[serde(skip)]
+    pub host_ops: Option<[u32; 2]>,
     /// The op class the device model times it by.
     pub class: OpClass,
     /// Parameter tensors (what the optimizer loops over).
@@ -98,6 +102,20 @@ pub struct LayerReport {
     /// Parameters that train (all of them unless `finetune` freezes some; LoRA's
     /// adapters, which `params` includes).
     pub trainable_params: u64,
+}
+
+impl LayerReport {
+    /// Ops the host dispatches in the forward (a layer that launches nothing still costs
+    /// its module call).
+    pub fn host_ops_fwd(&self) -> u32 {
+        self.host_ops
+            .map_or(self.kernels_fwd.max(1), |[forward, _]| forward)
+    }
+
+    pub fn host_ops_bwd(&self) -> u32 {
+        self.host_ops
+            .map_or(self.kernels_bwd, |[_, backward]| backward)
+    }
 }
 
 /// Everything `analyze` finds for one batch size.
@@ -359,6 +377,7 @@ pub fn analyze_with(
             tensor_core: account.tensor_core,
             kernels_fwd: account.kernels_fwd,
             kernels_bwd: account.kernels_bwd,
+            host_ops: account.host_ops,
             class: op_class(&layer.op),
             // The optimizer loops over what trains: the layer's tensors, or two per adapter.
             param_tensors: if ctx.train.params {

@@ -265,6 +265,7 @@ pub(super) fn attention(
             } else {
                 scores as f64 * (act + softmax_dtype) as f64
             },
+            host_ops: None,
         },
     ))
 }

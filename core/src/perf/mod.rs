@@ -464,7 +464,7 @@ pub fn forward_s(layers: &[LayerReport], scenario: &Scenario, gpu: &GpuSpec) -> 
                 .time_s
         })
         .sum();
-    let ops: f64 = layers.iter().map(|l| f64::from(l.kernels_fwd.max(1))).sum();
+    let ops: f64 = layers.iter().map(|l| f64::from(l.host_ops_fwd())).sum();
     let host_s = cpu_profile(scenario.cpu).single_thread * ops * scenario.perf.host.op_forward_s;
     device_s.max(host_s)
 }
