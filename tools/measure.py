@@ -354,11 +354,18 @@ def self_test():
         assert m["dry_run"] and len(m["step_times_s"]) == 2 and m["step_time_s"] > 0, m
         assert 0 < m["host_step_s"] and 0 <= m["loader_wait_s"] < m["loader_step_s"], m
         assert m.get("peak_allocated_bytes") is None and m.get("context_bytes") is None, m
-    try:
-        measure({**base, "model": {"kind": "preset", "id": "ssftt"}, "checkpointing": True}, True, 0, 1, False, 0, "")
-        raise AssertionError("checkpointing must be refused")
-    except ScenarioError:
-        pass
+    # A preset with the foundation-model options builds them (a ViT-S: sdpa and LoRA)...
+    vit = {**base, "model": {"kind": "preset", "id": "vit", "size": "small"}, "bands": 4, "patch": 16,
+           "attention": "sdpa", "finetune": {"mode": "lora", "rank": 4, "targets": ["qkv"]}}
+    assert measure(vit, True, 0, 1, False, 0, "")["step_time_s"] > 0
+    # ... and refuses what it cannot build, as with checkpointing.
+    for refused in ({**vit, "attention": "flash"}, {**vit, "finetune": {"mode": "lora", "rank": 4, "targets": ["fc1"]}},
+                    {**base, "model": {"kind": "preset", "id": "ssftt"}, "checkpointing": True}):
+        try:
+            measure(refused, True, 0, 1, False, 0, "")
+            raise AssertionError(f"must be refused: {refused}")
+        except ScenarioError:
+            pass
     # The out-of-memory path: a step that fails leaves the trainer usable.
     trainer = Trainer({**base, "model": {"kind": "custom", "spec": hu1d_spec}, "precision": "amp_fp16"}, torch.device("cpu"))
     real_step = trainer.step
