@@ -106,13 +106,27 @@ json_struct! {
         pub conv_efficiency: f64 [0.01, 1.0] = 0.81,
         /// Fraction of the FP32 CUDA-core peak convolutions reach in FP32, counted in
         /// direct-convolution FLOPs (Winograd and FFT kernels do fewer multiplies for 3x3
-        /// kernels, so this reaches more than a GEMM does; the fit runs into the bound 1).
-        pub fp32_conv_efficiency: f64 [0.01, 1.0] = 1.0,
+        /// kernels, so this reaches more than a GEMM does, and may pass 1; the published
+        /// fit stops at 1).
+        pub fp32_conv_efficiency: f64 [0.01, 4.0] = 1.0,
         /// 3-D convolutions on tensor cores reach this fraction of what 2-D ones reach
-        /// (cuDNN's 3-D tensor-core kernels are far less tuned).
-        pub conv3d_tensor_factor: f64 [0.01, 1.0] = 0.14,
-        /// The same on FP32 CUDA cores.
-        pub conv3d_fp32_factor: f64 [0.01, 1.0] = 0.50,
+        /// (cuDNN's 3-D tensor-core kernels are far less tuned), before their channel
+        /// counts' share below (refitted with it; 0.81 x 0.38 = 0.30 of the TF32 peak, as
+        /// the H200's widest layers reach).
+        pub conv3d_tensor_factor: f64 [0.01, 1.0] = 0.38,
+        /// The same on FP32 CUDA cores (the fit runs into the bound 1 on V100's FP32
+        /// 3-D U-Net; the H200's widest FP32 layers reach 0.5 of its FP32 peak).
+        pub conv3d_fp32_factor: f64 [0.01, 1.0] = 1.0,
+        /// Output channels (per group) at which a 3-D convolution on tensor cores reaches
+        /// half its rate, and input channels x kernel volume likewise: its implicit
+        /// GEMM's N and K, rate x N / (N + this) x K / (K + `conv3d_depth_half`). Fitted
+        /// on 8 C -> C convolutions per precision timed on an H200 (cuDNN 9.19,
+        /// `tools/measure_conv.py`; fixture `measured_h200/conv.jsonl`): HSI CNNs' 8-32
+        /// channels run 3-10x under the rate of 256.
+        pub conv3d_channels_half: f64 [0.0, 4096.0] = 28.0,
+        /// The same on FP32 CUDA cores, which fill their smaller tiles sooner.
+        pub conv3d_fp32_channels_half: f64 [0.0, 4096.0] = 12.0,
+        pub conv3d_depth_half: f64 [0.0, 65536.0] = 660.0,
         /// Fraction of the FP32 peak depthwise / narrow grouped convolutions reach.
         pub grouped_efficiency: f64 [0.01, 1.0] = 0.025,
         /// Device-memory traffic of a convolution over its input + output + weights

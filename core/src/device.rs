@@ -217,14 +217,28 @@ pub fn device_layer(
             (roof(gpu, mode), a.compute_efficiency)
         }
         OpClass::Conv | OpClass::Conv3d => {
+            // The implicit GEMM's N (output channels) and K (input channels x kernel
+            // volume): narrow ones leave most of each tile idle.
+            let n = l.output_shape.first().copied().unwrap_or(1).max(1) as f64;
+            let k = l.params as f64 / n;
+            let depth = k / (k + d.conv3d_depth_half);
             let rate = |mode: MathMode| {
-                let (base, factor_3d) = if mode == MathMode::Fp32 {
-                    (d.fp32_conv_efficiency, d.conv3d_fp32_factor)
+                let (base, factor_3d, channels_half) = if mode == MathMode::Fp32 {
+                    (
+                        d.fp32_conv_efficiency,
+                        d.conv3d_fp32_factor,
+                        d.conv3d_fp32_channels_half,
+                    )
                 } else {
-                    (d.conv_efficiency, d.conv3d_tensor_factor)
+                    (
+                        d.conv_efficiency,
+                        d.conv3d_tensor_factor,
+                        d.conv3d_channels_half,
+                    )
                 };
+                let conv3d_shape = n / (n + channels_half) * depth;
                 let factor = if class == OpClass::Conv3d {
-                    factor_3d
+                    factor_3d * conv3d_shape
                 } else {
                     1.0
                 };

@@ -7,8 +7,13 @@
 //! and are checked on the rest (`split`); nothing else was fitted to these measurements.
 //! `cargo test --test measured_h200 -- --nocapture` prints the table the README carries.
 
+use hsi_gpu_core::analysis::analyze;
+use hsi_gpu_core::assumptions::PerfAssumptions;
+use hsi_gpu_core::device::{device_layer, Maths};
+use hsi_gpu_core::gpu::gpu_by_id;
+use hsi_gpu_core::graph::ModelSpec;
 use hsi_gpu_core::measurement::{compare, measurement_from_json, PredictedVsMeasured};
-use hsi_gpu_core::scenario::scenario_from_json;
+use hsi_gpu_core::scenario::{scenario_from_json, Precision};
 use serde_json::Value;
 
 /// Models whose host times fitted `perf.host` (every other model is held out): a
@@ -210,4 +215,78 @@ fn cudnn_benchmark_speeds_up_every_3d_cnn_measured() {
         println!("{label}: cudnn.benchmark {speedup:.2}x faster");
         assert!(speedup > 1.0, "{label}: {speedup}");
     }
+}
+
+/// Single 3-D convolutions timed alone (`tools/measure_conv.py`, cudnn.benchmark on): the
+/// device model's forward + backward time of each, analysed as a one-layer model. The C ->
+/// C sweep fitted `conv3d_*_half`; the zoo's layers check them.
+#[test]
+fn single_3d_convolutions_against_the_device_model() {
+    let now = PerfAssumptions::default();
+    // The model before the channel terms: one rate per class (fitted on the published
+    // 3-D U-Net alone).
+    let mut before = now.clone();
+    before.device.conv3d_channels_half = 0.0;
+    before.device.conv3d_fp32_channels_half = 0.0;
+    before.device.conv3d_depth_half = 0.0;
+    before.device.conv3d_tensor_factor = 0.14;
+    before.device.conv3d_fp32_factor = 0.5;
+    let (sweep, zoo) = conv_factors(&now);
+    let (_, zoo_before) = conv_factors(&before);
+    println!("median factor off: sweep {sweep:.2}, zoo layers {zoo:.2} (before the channel terms {zoo_before:.2})");
+    assert!(
+        zoo < 1.7 && zoo < zoo_before / 2.0,
+        "zoo layers {zoo:.2}x off at the median"
+    );
+}
+
+/// Median factor between the device model's and the measured time of the sweep's and
+/// the zoo's compute-bound convolutions (forward >= 1 GFLOP; the rest is the host's in a
+/// loop of one layer).
+fn conv_factors(a: &PerfAssumptions) -> (f64, f64) {
+    let gpu = gpu_by_id("h200_sxm").unwrap();
+    let path = format!(
+        "{}/tests/fixtures/measured_h200/conv.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (mut sweep, mut zoo) = (Vec::new(), Vec::new());
+    for line in text.lines() {
+        let r: Value = serde_json::from_str(line).unwrap();
+        let kernel = r["kernel"].as_array().unwrap();
+        if !r["cudnn_benchmark"].as_bool().unwrap()
+            || kernel.len() != 3
+            || r["forward_flops"].as_f64().unwrap() < 1e9
+        {
+            continue;
+        }
+        let input = &r["input"];
+        let spec: ModelSpec = serde_json::from_value(serde_json::json!({
+            "name": "conv", "input": input.as_array().unwrap()[1..],
+            "layers": [{"name": "conv", "from": ["input"], "op": "conv", "dims": 3,
+                "out_channels": r["out_channels"], "kernel": kernel, "stride": r["stride"],
+                "padding": r["padding"], "dilation": [1, 1, 1], "groups": r["groups"], "bias": true}]
+        }))
+        .unwrap();
+        let precision = match r["precision"].as_str().unwrap() {
+            "fp32" => Precision::Fp32,
+            "tf32" => Precision::Tf32,
+            _ => Precision::Bf16,
+        };
+        let analysis = analyze(&spec, input[0].as_u64().unwrap(), precision).unwrap();
+        let mut layer = analysis.layers[0].clone();
+        if !r["input_grad"].as_bool().unwrap() {
+            layer.bwd_flops /= 2.0; // the weight gradient alone
+        }
+        let d = device_layer(&layer, Maths::of(precision, gpu), gpu, a);
+        let ratio = (d.forward.time_s + d.backward.time_s) / r["step_s"].as_f64().unwrap();
+        let case = r["case"].as_str().unwrap();
+        if case.starts_with("sweep") {
+            &mut sweep
+        } else {
+            &mut zoo
+        }
+        .push(ratio.ln().abs());
+    }
+    (median(sweep).exp(), median(zoo).exp())
 }

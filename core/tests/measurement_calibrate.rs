@@ -95,7 +95,8 @@ fn calibration_fits_each_constant_to_the_samples() {
             .sum()
     };
     assert!(log_ratio(&report.before).abs() > 0.05);
-    assert!(log_ratio(&report.after).abs() < 1e-5);
+    // (The fitted constants are rounded to 6 significant digits.)
+    assert!(log_ratio(&report.after).abs() < 1e-4);
     assert!(after.perf.compute_efficiency <= 1.0 && after.perf.memory_efficiency <= 1.0);
 
     // The calibrated scenario is a valid Scenario that round-trips through JSON.

@@ -23,7 +23,7 @@ use serde::Deserialize;
 /// step time, worst factor, and the Spearman rank correlation of the GPUs on the
 /// single-card ResNet-50 points (issue 12's targets: 20 %, 1.5x, 0.95).
 const HELDOUT_MEDIAN: f64 = 0.12;
-const HELDOUT_WORST: f64 = 1.45;
+const HELDOUT_WORST: f64 = 1.5;
 const GPU_SPEARMAN: f64 = 0.95;
 /// The SSFTT run on Indian Pines within this factor of its 15.5 s (issue 12: 2x).
 const SSFTT_FACTOR: f64 = 2.0;
@@ -482,15 +482,22 @@ fn fit_loss(cases: &[Case], a: &PerfAssumptions) -> f64 {
 
 /// Deterministic coordinate descent over `FITTED` on the fit points only. Run with
 /// `cargo test -p hsi-gpu-core --test published_steps -- --ignored --nocapture`; copy
-/// the printed constants into `DeviceAssumptions::default` (core/src/device.rs).
+/// the printed constants into `DeviceAssumptions::default` (core/src/assumptions.rs).
+/// `FIT_ONLY=name,name` refits those constants alone, the others as they are.
 #[test]
 #[ignore]
 fn fit_device_constants() {
     let cases = cases();
+    let only = std::env::var("FIT_ONLY").ok();
+    let fitted = |name: &str| {
+        only.as_ref()
+            .is_none_or(|o| o.split(',').any(|n| n == name))
+    };
     let mut a = PerfAssumptions::default();
     let mut best = fit_loss(&cases, &a);
+    println!("loss at the defaults {best:.4}");
     for round in 0..5 {
-        for (name, field, lo, hi) in FITTED {
+        for (name, field, lo, hi) in FITTED.into_iter().filter(|f| fitted(f.0)) {
             let start = *field(&mut a);
             for factor in [0.6, 0.75, 0.9, 0.95, 1.05, 1.1, 1.3, 1.6] {
                 let mut trial = a.clone();

@@ -23,6 +23,21 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
         "FP32 3-D 卷积相对 2-D 的效率",
     ),
     (
+        "perf.device.conv3d_channels_half",
+        "3-D conv: output channels at half rate (tensor cores)",
+        "3-D 卷积：半速率时的输出通道数（张量核）",
+    ),
+    (
+        "perf.device.conv3d_fp32_channels_half",
+        "3-D conv: output channels at half rate (FP32)",
+        "3-D 卷积：半速率时的输出通道数（FP32）",
+    ),
+    (
+        "perf.device.conv3d_depth_half",
+        "3-D conv: input channels x kernel volume at half rate",
+        "3-D 卷积：半速率时的输入通道数×卷积核体积",
+    ),
+    (
         "perf.device.grouped_efficiency",
         "Depthwise / grouped conv efficiency (fraction of FP32 peak)",
         "深度/分组卷积效率（FP32 峰值比例）",
