@@ -151,8 +151,13 @@ pub fn browser_language() -> String {
     window().navigator().language().unwrap_or_default()
 }
 
+/// Sets `<html lang>` only when it changes: setting it, even to the same value, restyles
+/// the whole page (3.8 ms of every slider move at 1366 x 768).
 pub fn set_html_lang(lang: &str) {
-    let _ = document_element().set_attribute("lang", lang);
+    let root = document_element();
+    if root.get_attribute("lang").as_deref() != Some(lang) {
+        let _ = root.set_attribute("lang", lang);
+    }
 }
 
 /// The browser tests wait for `<body data-ready="1">`.
