@@ -19,16 +19,17 @@ use wasm_bindgen::JsValue;
 /// stale or edited value falls back field by field).
 const STORAGE_KEY: &str = "hsi-gpu-planner.query";
 
-/// Address-bar and storage writes trail the last input by this long. A dragged slider
-/// fires ~60 inputs a second; Chrome throttles (and warns about) more than ~100
-/// history.replaceState calls in 10 s, and each storage write is synchronous.
+/// Address-bar and storage writes wait until the inputs have rested this long. A dragged
+/// slider fires ~60 inputs a second; Chrome throttles (and warns about) more than ~100
+/// history.replaceState calls in 10 s, each storage write is synchronous, and each address
+/// change makes Chromium fetch the favicon again: none of that belongs inside a drag.
 const PERSIST_DELAY_MS: u32 = 200;
 
 /// The latest address and storage values not yet written, and the timer that writes them.
 struct Pending {
     location_query: String,
     saved_query: Option<String>,
-    /// Dropped once the values are written, which cancels it if it has not fired.
+    /// Dropped once the values are written or replaced, which cancels it if it has not fired.
     _timer: Timeout,
 }
 
@@ -38,24 +39,17 @@ thread_local! {
     static PENDING: RefCell<Option<Pending>> = const { RefCell::new(None) };
 }
 
-/// Puts `location_query` in the address bar and `saved_query` (if any) in storage, at most
-/// once per PERSIST_DELAY_MS, always ending with the latest values.
+/// Puts `location_query` in the address bar and `saved_query` (if any) in storage once no
+/// newer values have come for PERSIST_DELAY_MS.
 pub fn persist_soon(location_query: String, saved_query: Option<String>) {
+    let timer = Timeout::new(PERSIST_DELAY_MS, flush_pending);
+    // Replacing the pending values drops their timer, which cancels it.
     PENDING.with(|pending| {
-        let mut pending = pending.borrow_mut();
-        match pending.as_mut() {
-            Some(p) => {
-                p.location_query = location_query;
-                p.saved_query = saved_query;
-            }
-            None => {
-                *pending = Some(Pending {
-                    location_query,
-                    saved_query,
-                    _timer: Timeout::new(PERSIST_DELAY_MS, flush_pending),
-                })
-            }
-        }
+        *pending.borrow_mut() = Some(Pending {
+            location_query,
+            saved_query,
+            _timer: timer,
+        })
     });
 }
 

@@ -33,7 +33,7 @@ function slide(page, testId, value) {
   }, value);
 }
 
-/** Address-bar writes trail the last input (src/platform.rs PERSIST_DELAY_MS). */
+/** Address-bar writes wait until the inputs rest (src/platform.rs PERSIST_DELAY_MS). */
 function addressIncludes(page, text) {
   return page.waitForFunction((t) => location.search.includes(t), text, { timeout: 5_000 });
 }
