@@ -67,10 +67,13 @@ pub fn App(props: &AppProps) -> Html {
         CurrentScenario(cell)
     };
 
-    use_effect_with((*store).clone(), |state| {
+    let written = store.clone();
+    use_effect_with((*store).clone(), move |state| {
         // An embedded view only reads: it must not overwrite the full page's saved scenario.
-        let saved = (!state.embed).then(|| state.share_query());
-        platform::persist_soon(state.location_query(), saved);
+        platform::persist_soon(move || {
+            let saved = (!written.embed).then(|| written.share_query());
+            (written.location_query(), saved)
+        });
         platform::set_html_lang(state.lang.html_lang());
     });
     let embed = store.embed;
