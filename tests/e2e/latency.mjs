@@ -74,10 +74,12 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const WARM_UP_MOVES = 20;
 
 /**
- * After WARM_UP_MOVES unmeasured ones, `moves` key presses on the focused patch slider, ArrowRight then ArrowLeft in runs of 25
- * (every press changes the patch size), each after a random 20-100 ms pause: under the
- * 150 ms rest after which the what-ifs are recomputed, as while a slider is held.
- * Returns { dom, frame, paint } in ms per move; paint is null below 16 ms (not reported).
+ * After WARM_UP_MOVES unmeasured ones, `moves` key presses on the focused patch slider:
+ * ArrowRight then ArrowLeft in runs of 25 (from the default 25 px up to 50 and back, so
+ * every press changes the patch size), each after a random 20-100 ms pause: under the
+ * 150 ms rest after which the what-ifs and the details are redrawn, as while a slider is
+ * held. Returns per move { dom, raf, frame, paint } in ms; paint is null below 16 ms
+ * (Event Timing does not report it).
  */
 export async function measureKeys(page, { moves = 100, key = null, warmUp = WARM_UP_MOVES } = {}) {
   await page.getByTestId("patch-slider").focus();
