@@ -67,10 +67,13 @@ pub fn App(props: &AppProps) -> Html {
         CurrentScenario(cell)
     };
 
-    use_effect_with((*store).clone(), |state| {
+    let written = store.clone();
+    use_effect_with((*store).clone(), move |state| {
         // An embedded view only reads: it must not overwrite the full page's saved scenario.
-        let saved = (!state.embed).then(|| state.share_query());
-        platform::persist_soon(state.location_query(), saved);
+        platform::persist_soon(move || {
+            let saved = (!written.embed).then(|| written.share_query());
+            (written.location_query(), saved)
+        });
         platform::set_html_lang(state.lang.html_lang());
     });
     let embed = store.embed;
@@ -140,19 +143,25 @@ pub fn App(props: &AppProps) -> Html {
         },
         Err(problems) => errors(problems, lang),
     };
+    // Below the dashboard: drawn from the rested scenario's report (the what-ifs', dimmed
+    // while it is behind), so that a dragged slider redraws only the dashboard.
     let details = match (&*result, embed) {
-        (Ok(report), false) => html! {
-            <>
-                { ScalingTable { report: report.clone(), lang }.view() }
-                if let Some((full, stale)) = what_ifs.clone() {
-                    <div class={classes!("what-ifs", stale.then_some("stale"))} data-testid="what-ifs">
-                        <WhatIfDetails report={full} lang={lang} />
-                    </div>
-                }
-                { CostView { report: report.clone(), lang }.view() }
-                <LayerTable report={report.clone()} lang={lang} />
-            </>
-        },
+        (Ok(report), false) => {
+            let stale = what_ifs.as_ref().is_some_and(|(_, stale)| *stale);
+            let report = what_ifs.as_ref().map_or(report, |(full, _)| full);
+            html! {
+                <div class={classes!("rested", stale.then_some("stale"))}>
+                    { ScalingTable { report: report.clone(), lang }.view() }
+                    if what_ifs.is_some() {
+                        <div class="what-ifs" data-testid="what-ifs">
+                            <WhatIfDetails report={report.clone()} lang={lang} />
+                        </div>
+                    }
+                    { CostView { report: report.clone(), lang }.view() }
+                    <LayerTable report={report.clone()} lang={lang} />
+                </div>
+            }
+        }
         _ => html! {},
     };
 

@@ -19,16 +19,17 @@ use wasm_bindgen::JsValue;
 /// stale or edited value falls back field by field).
 const STORAGE_KEY: &str = "hsi-gpu-planner.query";
 
-/// Address-bar and storage writes trail the last input by this long. A dragged slider
-/// fires ~60 inputs a second; Chrome throttles (and warns about) more than ~100
-/// history.replaceState calls in 10 s, and each storage write is synchronous.
+/// Address-bar and storage writes wait until the inputs have rested this long. A dragged
+/// slider fires ~60 inputs a second; Chrome throttles (and warns about) more than ~100
+/// history.replaceState calls in 10 s, each storage write is synchronous, and each address
+/// change makes Chromium fetch the favicon again: none of that belongs inside a drag.
 const PERSIST_DELAY_MS: u32 = 200;
 
-/// The latest address and storage values not yet written, and the timer that writes them.
+/// The address and storage values to write (built only when written: a query string is
+/// a few hundred microseconds of formatting), and the timer that writes them.
 struct Pending {
-    location_query: String,
-    saved_query: Option<String>,
-    /// Dropped once the values are written, which cancels it if it has not fired.
+    queries: Box<dyn FnOnce() -> (String, Option<String>)>,
+    /// Dropped once the values are written or replaced, which cancels it if it has not fired.
     _timer: Timeout,
 }
 
@@ -38,24 +39,16 @@ thread_local! {
     static PENDING: RefCell<Option<Pending>> = const { RefCell::new(None) };
 }
 
-/// Puts `location_query` in the address bar and `saved_query` (if any) in storage, at most
-/// once per PERSIST_DELAY_MS, always ending with the latest values.
-pub fn persist_soon(location_query: String, saved_query: Option<String>) {
+/// Puts the address-bar query that `queries` returns in the address bar, and its storage
+/// query (if any) in storage, once no newer values have come for PERSIST_DELAY_MS.
+pub fn persist_soon(queries: impl FnOnce() -> (String, Option<String>) + 'static) {
+    let timer = Timeout::new(PERSIST_DELAY_MS, flush_pending);
+    // Replacing the pending values drops their timer, which cancels it.
     PENDING.with(|pending| {
-        let mut pending = pending.borrow_mut();
-        match pending.as_mut() {
-            Some(p) => {
-                p.location_query = location_query;
-                p.saved_query = saved_query;
-            }
-            None => {
-                *pending = Some(Pending {
-                    location_query,
-                    saved_query,
-                    _timer: Timeout::new(PERSIST_DELAY_MS, flush_pending),
-                })
-            }
-        }
+        *pending.borrow_mut() = Some(Pending {
+            queries: Box::new(queries),
+            _timer: timer,
+        })
     });
 }
 
@@ -64,8 +57,9 @@ pub fn flush_pending() {
     // Taken out first: the writes run with PENDING free, then `pending` (and its timer)
     // is dropped.
     if let Some(pending) = PENDING.with(|p| p.borrow_mut().take()) {
-        replace_location_query(&pending.location_query);
-        if let Some(saved_query) = &pending.saved_query {
+        let (location_query, saved_query) = (pending.queries)();
+        replace_location_query(&location_query);
+        if let Some(saved_query) = &saved_query {
             save_query(saved_query);
         }
     }
@@ -151,8 +145,13 @@ pub fn browser_language() -> String {
     window().navigator().language().unwrap_or_default()
 }
 
+/// Sets `<html lang>` only when it changes: setting it, even to the same value, restyles
+/// the whole page (3.8 ms of every slider move at 1366 x 768).
 pub fn set_html_lang(lang: &str) {
-    let _ = document_element().set_attribute("lang", lang);
+    let root = document_element();
+    if root.get_attribute("lang").as_deref() != Some(lang) {
+        let _ = root.set_attribute("lang", lang);
+    }
 }
 
 /// The browser tests wait for `<body data-ready="1">`.

@@ -125,6 +125,29 @@ test("a chart reads out a mark on focus and keeps a ghost of the figures before 
   await app.screenshot("dashboard-ghost", { fullPage: false });
 });
 
+test("the details below the dashboard stay put while a slider moves and catch up, dimmed till then", async () => {
+  const app = await open({ width: 1366, height: 768 });
+  // display: contents, so its text is read, not its (absent) box.
+  const details = () =>
+    app.page.locator(".rested").evaluate((el) => ({ stale: el.classList.contains("stale"), text: el.textContent }));
+  const before = await details();
+  // A move and its render (Yew renders in microtasks after the event), read in one go:
+  // well inside the rest after which the details are redrawn.
+  const during = await app.page.getByTestId("patch-slider").evaluate(async (input) => {
+    input.value = String(Number(input.value) + 8);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    for (let k = 0; k < 3; k++) await Promise.resolve();
+    const rested = document.querySelector(".rested");
+    return { stale: rested.classList.contains("stale"), text: rested.textContent };
+  });
+  await app.page.locator(".rested:not(.stale)").waitFor({ state: "attached" });
+  const after = await details();
+  assert.equal(before.stale, false);
+  assert.equal(during.stale, true, "the details are not marked stale during the move");
+  assert.equal(during.text, before.text, "the details were redrawn during the move");
+  assert.notEqual(after.text, before.text, "the details did not catch up with the new patch size");
+});
+
 test("the language toggle reads without a CJK font", async () => {
   const app = await open({ width: 1366, height: 768 });
   assert.match(await app.text("lang-toggle"), /EN/);

@@ -24,13 +24,13 @@ export const REPO = path.resolve(HERE, "../..");
 export const DIST = path.resolve(process.env.HSI_DIST ?? path.join(REPO, "dist"));
 export const CLI = path.resolve(process.env.HSI_CLI ?? path.join(REPO, "target/debug/hsi-gpu"));
 export const SCREENSHOT_DIR = path.join(HERE, "screenshots");
-const CHROMIUM = process.env.HSI_CHROMIUM ?? "/usr/bin/chromium";
+export const CHROMIUM = process.env.HSI_CHROMIUM ?? "/usr/bin/chromium";
 
 /** How long the wasm app may take to download, compile and render once. */
 const READY_TIMEOUT_MS = 30_000;
 
 // Keep the browser from phoning home, so the network log only holds the page's requests.
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   "--no-sandbox",
   "--disable-gpu",
   "--disable-background-networking",

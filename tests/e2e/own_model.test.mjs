@@ -40,6 +40,8 @@ const selectedModel = () =>
 test("an exported layer list becomes the custom model and estimates as the CLI does", async () => {
   await load("resnet18.json", JSON.stringify(RESNET.spec));
   await app.page.getByTestId("custom-model-note").waitFor();
+  // The details below the dashboard (the parameter count) follow once the scenario rests.
+  await app.page.locator(".rested:not(.stale)").waitFor({ state: "attached" });
   assert.equal(await selectedModel(), `custom: ${RESNET.spec.name}`);
   assert.match(await app.text("custom-model-note"), /\[30, 32, 32\]/);
   const params = (await app.text("params")).replace(/\D/g, "");

@@ -2,15 +2,17 @@
 // a copied link reproduces the view, the language toggle and browser language work, embed
 // mode is compact and reports its height, bad links fall back with a notice, storage may
 // be missing, nothing is fetched from elsewhere and no error is logged. Also measures
-// input-to-frame latency over 100 slider moves and saves screenshots.
+// input-to-frame latency over 100 slider moves (latency.mjs) and saves screenshots.
 
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 
 import { DIST, launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { describe, FRAME_MS, measureKeys, offScreen, summarize } from "./latency.mjs";
 
 let server;
 let browser;
@@ -33,7 +35,7 @@ function slide(page, testId, value) {
   }, value);
 }
 
-/** Address-bar writes trail the last input (src/platform.rs PERSIST_DELAY_MS). */
+/** Address-bar writes wait until the inputs rest (src/platform.rs PERSIST_DELAY_MS). */
 function addressIncludes(page, text) {
   return page.waitForFunction((t) => location.search.includes(t), text, { timeout: 5_000 });
 }
@@ -377,56 +379,28 @@ test("presentation mode enlarges the type", async () => {
   await app.screenshot("ui-presentation");
 });
 
-/** One frame at 60 Hz. */
-const FRAME_MS = 16.7;
-
-test("input-to-frame latency over 100 slider moves", async (t) => {
-  const app = await open();
-  const samples = await app.page.evaluate(async () => {
-    const slider = document.querySelector('[data-testid="patch-slider"]');
-    const render = [];
-    const layout = [];
-    const frame = [];
-    for (let i = 0; i < 100; i++) {
-      // Patches 11-60 px: every value differs from the one before and stays valid.
-      slider.value = String(11 + (i % 50));
-      const start = performance.now();
-      slider.dispatchEvent(new Event("input", { bubbles: true }));
-      // Yew renders in a microtask after the event: these resolve after it.
-      for (let k = 0; k < 3; k++) await Promise.resolve();
-      const rendered = performance.now();
-      void document.body.offsetHeight; // style and layout, as the next frame would do them
-      const laidOut = performance.now();
-      await new Promise((resolve) => requestAnimationFrame(resolve));
-      const framed = performance.now();
-      render.push(rendered - start);
-      layout.push(laidOut - start);
-      frame.push(framed - start);
-    }
-    return { render, layout, frame };
+// The dashboard's laptop and projector sizes: every chart on screen while the slider moves.
+for (const [width, height] of [
+  [1366, 768],
+  [1920, 1080],
+]) {
+  test(`input to next frame over 100 patch-slider moves at ${width} x ${height}`, async (t) => {
+    const app = await open("", { viewport: { width, height } });
+    await app.page.locator('.levers-tile:not(.stale) [data-testid="chart-levers"]').waitFor();
+    assert.deepEqual(await offScreen(app.page), [], "the charts and the slider must be on screen");
+    const summary = summarize(await measureKeys(app.page));
+    const line = `${width}x${height}, load average ${loadavg()[0].toFixed(2)}: ${describe(summary)}`;
+    console.log(line);
+    t.diagnostic(line);
+    // A benchmark (README, "Slider latency"), not a timed test: the goal is the next 60 Hz
+    // frame, but the 2-core shared test machine drops frames under load, so this fails only
+    // when the median move misses two frames: a real regression, not noise.
+    assert.ok(
+      summary.frame.median <= 2 * FRAME_MS,
+      `input -> frame done median ${summary.frame.median} ms is over two frames`,
+    );
   });
-  const stats = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const at = (q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-    return { median: at(0.5), p95: at(0.95) };
-  };
-  const show = (label, { median, p95 }) =>
-    `${label}: median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms`;
-  const render = stats(samples.render);
-  const layout = stats(samples.layout);
-  const frame = stats(samples.frame);
-  const line = [
-    show("input -> estimate + DOM updated", render),
-    show("input -> laid out", layout),
-    show("input -> next frame (rAF)", frame),
-  ].join("; ");
-  const goal = frame.p95 <= FRAME_MS ? "meets" : "misses";
-  console.log(`${line} (${goal} the ${FRAME_MS} ms goal)`);
-  t.diagnostic(line);
-  // The goal is the next 60 Hz frame; the 2-core shared test machine drops frames under
-  // load, so the test fails only past a few frames: a real regression, not noise.
-  assert.ok(layout.p95 <= 3 * FRAME_MS, `input -> laid out p95 ${layout.p95} ms is over 3 frames`);
-});
+}
 
 test("runs under a strict Content-Security-Policy (self and wasm only)", async () => {
   // Trunk writes its loader as an inline <script>; a deployment allows it by hash (or a
