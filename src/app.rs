@@ -67,13 +67,10 @@ pub fn App(props: &AppProps) -> Html {
         CurrentScenario(cell)
     };
 
-    let written = store.clone();
-    use_effect_with((*store).clone(), move |state| {
+    use_effect_with((*store).clone(), |state| {
         // An embedded view only reads: it must not overwrite the full page's saved scenario.
-        platform::persist_soon(move || {
-            let saved = (!written.embed).then(|| written.share_query());
-            (written.location_query(), saved)
-        });
+        let saved = (!state.embed).then(|| state.share_query());
+        platform::persist_soon(state.location_query(), saved);
         platform::set_html_lang(state.lang.html_lang());
     });
     let embed = store.embed;

@@ -25,10 +25,10 @@ const STORAGE_KEY: &str = "hsi-gpu-planner.query";
 /// change makes Chromium fetch the favicon again: none of that belongs inside a drag.
 const PERSIST_DELAY_MS: u32 = 200;
 
-/// The address and storage values to write (built only when written: a query string is
-/// a few hundred microseconds of formatting), and the timer that writes them.
+/// The latest address and storage values not yet written, and the timer that writes them.
 struct Pending {
-    queries: Box<dyn FnOnce() -> (String, Option<String>)>,
+    location_query: String,
+    saved_query: Option<String>,
     /// Dropped once the values are written or replaced, which cancels it if it has not fired.
     _timer: Timeout,
 }
@@ -39,14 +39,15 @@ thread_local! {
     static PENDING: RefCell<Option<Pending>> = const { RefCell::new(None) };
 }
 
-/// Puts the address-bar query that `queries` returns in the address bar, and its storage
-/// query (if any) in storage, once no newer values have come for PERSIST_DELAY_MS.
-pub fn persist_soon(queries: impl FnOnce() -> (String, Option<String>) + 'static) {
+/// Puts `location_query` in the address bar and `saved_query` (if any) in storage once no
+/// newer values have come for PERSIST_DELAY_MS.
+pub fn persist_soon(location_query: String, saved_query: Option<String>) {
     let timer = Timeout::new(PERSIST_DELAY_MS, flush_pending);
     // Replacing the pending values drops their timer, which cancels it.
     PENDING.with(|pending| {
         *pending.borrow_mut() = Some(Pending {
-            queries: Box::new(queries),
+            location_query,
+            saved_query,
             _timer: timer,
         })
     });
@@ -57,9 +58,8 @@ pub fn flush_pending() {
     // Taken out first: the writes run with PENDING free, then `pending` (and its timer)
     // is dropped.
     if let Some(pending) = PENDING.with(|p| p.borrow_mut().take()) {
-        let (location_query, saved_query) = (pending.queries)();
-        replace_location_query(&location_query);
-        if let Some(saved_query) = &saved_query {
+        replace_location_query(&pending.location_query);
+        if let Some(saved_query) = &pending.saved_query {
             save_query(saved_query);
         }
     }
