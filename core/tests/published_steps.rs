@@ -410,6 +410,30 @@ fn the_ssftt_run_is_host_bound_and_within_2x() {
     );
     assert!(r.factor() <= SSFTT_FACTOR, "factor {:.2}", r.factor());
     assert_eq!(r.bound, StepBound::Host);
+    // Its step, term by term, and the same run with today's PyTorch defaults (foreach
+    // Adam, gradients set to None, lazy loading).
+    let case = cases()
+        .into_iter()
+        .find(|c| c.point.source == "ssftt")
+        .unwrap();
+    let s = scenario(&case, &PerfAssumptions::default());
+    let (report, _) = performance(
+        &case.analysis.layers,
+        case.analysis.params,
+        &s,
+        &card_as_run(&case.point),
+    );
+    let t = &report.time;
+    let mut today = case;
+    (today.point.foreach, today.point.lazy_loading) = (true, true);
+    let today_s = estimate(&today, &PerfAssumptions::default()).0;
+    println!(
+        "  per step: host {:.1} ms, input {:.1} ms, device {:.1} ms; with today's defaults {:.1} s",
+        t.host_s * 1e3,
+        t.input_s * 1e3,
+        t.device_s * 1e3,
+        run(today_s)
+    );
 }
 
 /// The constants the fit moves, with the range each may take.
