@@ -3,12 +3,13 @@
 the foundation-model options) on one CUDA card in one process, for a short GPU session:
 one JSON line per case, {"scenario": ..., "measurement": ...} (tools/measure.py's record)
 or {"scenario": ..., "error": ...}, written as each case finishes, so a run cut short
-keeps what it measured. The first line describes the machine.
+keeps what it measured. The first lines describe the machine and the card's ceilings
+(matrix products, a device copy, the host's time to issue one op).
 
     python3 tools/measure_suite.py --gpu h200_sxm --output measured.jsonl
     python3 tools/measure_suite.py --set followup --gpu h200_sxm --output followup.jsonl
     python3 tools/measure_suite.py --dry-run --output dry.jsonl    # CPU, batch 2, 1 step, small
-    python3 tools/measure_fixture.py measured.jsonl > core/tests/fixtures/measured_h200.json
+    python3 tools/measure_suite.py --check      # every case's scenario is valid and builds (CPU, s)
 
 `--budget-s` stops starting new cases past that many seconds (largest-batch sweeps run
 last and are the first dropped).
@@ -143,14 +144,32 @@ def microbench():
     return {"microbench": out}
 
 
+def check():
+    """Every case of both sets passes measure.py's checks and builds its model."""
+    from measure_model import build_model
+
+    for item in cases() + followup_cases():
+        scenario = item["scenario"]
+        measure.check_scenario(scenario)
+        with torch.device("meta"):  # structure only: no memory, no initialisation
+            build_model(scenario)
+    print(f"measure_suite check: {len(cases())} + {len(followup_cases())} cases build")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gpu", default="h200_sxm", help="the card's id in the estimator's catalog, stored in each scenario")
-    parser.add_argument("--output", required=True, help="JSON lines file")
+    parser.add_argument("--output", help="JSON lines file")
+    parser.add_argument("--check", action="store_true", help="check that every case builds, then exit")
     parser.add_argument("--dry-run", action="store_true", help="CPU, batch at most 2, patch at most 32, one step: checks the cases build and run")
     parser.add_argument("--budget-s", type=float, default=240.0, help="start no case after this many seconds")
     parser.add_argument("--set", choices=("zoo", "followup"), default="zoo", help="which cases: cases() or followup_cases()")
     args = parser.parse_args()
+    if args.check:
+        check()
+        return 0
+    if not args.output:
+        parser.error("--output is required")
     start = time.perf_counter()
     with open(args.output, "w") as out:
         def write(record):

@@ -28,6 +28,7 @@ cargo build --locked -p hsi-gpu-cli
 say "PyTorch tools (export_model.py, measure.py): self-tests and a dry run the CLI reads"
 "$python" tools/export_model.py --self-test
 "$python" tools/measure.py --self-test
+"$python" tools/measure_suite.py --check
 dry_run="$(mktemp)"
 "$python" tools/measure.py tools/samples/scenario_hu1d.json --dry-run --steps 2 --output "$dry_run"
 target/debug/hsi-gpu compare tools/samples/scenario_hu1d.json "$dry_run" > /dev/null

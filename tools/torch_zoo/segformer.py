@@ -133,7 +133,7 @@ class SegFormer(nn.Module):
 
     def __init__(self, bands, classes):
         super().__init__()
-        rates = torch.linspace(0, DROP_PATH, sum(DEPTHS)).tolist()
+        rates = torch.linspace(0, DROP_PATH, sum(DEPTHS), device="cpu").tolist()
         self.stages = nn.ModuleList()
         cin = bands
         for i, (dim, heads, reduction, depth) in enumerate(zip(DIMS, HEADS, REDUCTION, DEPTHS)):
