@@ -16,7 +16,8 @@
 //! `nn.Linear` layers run ~2x slower eager than raw cuBLAS); optimizer loops: PyTorch
 //! 2.0 made `foreach=True` the CUDA default because the per-tensor loop was
 //! launch-bound (torch.optim docs, "Algorithms": foreach and fused implementations).
-//! Rough; editable.
+//! The per-op figures are scaled to host times measured on an H200 machine (PyTorch
+//! 2.11, a server-class core; `HostAssumptions`); other CPUs and releases differ. Editable.
 
 use serde::{Deserialize, Serialize};
 
