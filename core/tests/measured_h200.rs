@@ -41,16 +41,22 @@ struct Case {
     c: PredictedVsMeasured,
 }
 
+/// The JSON lines of `fixtures/measured_h200/<file>`.
+fn records(file: &str) -> Vec<Value> {
+    let path = format!(
+        "{}/tests/fixtures/measured_h200/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     for file in ["zoo.jsonl", "followup.jsonl"] {
-        let path = format!(
-            "{}/tests/fixtures/measured_h200/{file}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        for line in text.lines() {
-            let v: Value = serde_json::from_str(line).unwrap();
+        for v in records(file) {
             let Some(m) = v.get("measurement") else {
                 continue;
             };
@@ -59,9 +65,9 @@ fn cases() -> Vec<Case> {
             s["interconnect"] = "nvswitch".into();
             s["cpu"] = "server".into();
             let scenario =
-                scenario_from_json(&s.to_string()).unwrap_or_else(|e| panic!("{line}: {e:?}"));
+                scenario_from_json(&s.to_string()).unwrap_or_else(|e| panic!("{v}: {e:?}"));
             let measurement =
-                measurement_from_json(&m.to_string()).unwrap_or_else(|e| panic!("{line}: {e:?}"));
+                measurement_from_json(&m.to_string()).unwrap_or_else(|e| panic!("{v}: {e:?}"));
             let model = s["model"]["id"]
                 .as_str()
                 .or(s["model"]["spec"]["name"].as_str())
@@ -245,14 +251,8 @@ fn single_3d_convolutions_against_the_device_model() {
 /// loop of one layer).
 fn conv_factors(a: &PerfAssumptions) -> (f64, f64) {
     let gpu = gpu_by_id("h200_sxm").unwrap();
-    let path = format!(
-        "{}/tests/fixtures/measured_h200/conv.jsonl",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap();
     let (mut sweep, mut zoo) = (Vec::new(), Vec::new());
-    for line in text.lines() {
-        let r: Value = serde_json::from_str(line).unwrap();
+    for r in records("conv.jsonl") {
         let kernel = r["kernel"].as_array().unwrap();
         if !r["cudnn_benchmark"].as_bool().unwrap()
             || kernel.len() != 3

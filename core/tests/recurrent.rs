@@ -9,6 +9,8 @@ use hsi_gpu_core::graph::{ModelSpec, Op, RnnCell};
 use hsi_gpu_core::scenario::Precision;
 use serde::Deserialize;
 
+mod common;
+
 #[derive(Deserialize)]
 struct Fixture {
     cases: Vec<Case>,
@@ -26,11 +28,7 @@ struct Case {
 }
 
 fn fixture() -> Fixture {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/pytorch_rnn.json"
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    common::read_fixture("pytorch_rnn.json")
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! What the tests against PyTorch's zoo fixtures share: reading a fixture and the zoo
 //! options each case was measured at.
+// Each test crate that includes this module uses part of it.
+#![allow(dead_code)]
 
 use hsi_gpu_core::scenario::VitSize;
 use hsi_gpu_core::zoo::ZooOptions;
