@@ -95,6 +95,22 @@ MODELS = {
     "vit_tiny_patch16_224": (timm_model("vit_tiny_patch16_224"), "timm vit_tiny_patch16_224", [3, 224, 224]),
     "vit_small_patch16_224": (timm_model("vit_small_patch16_224"), "timm vit_small_patch16_224", [3, 224, 224]),
     "vit_base_patch16_224": (timm_model("vit_base_patch16_224"), "timm vit_base_patch16_224", [3, 224, 224]),
+    "convnext_nano": (timm_model("convnext_nano"), "timm convnext_nano (1x1-conv MLP, LayerNorm2d)", [3, 224, 224]),
+    "convnext_small": (timm_model("convnext_small"), "timm convnext_small", [3, 224, 224]),
+    "convnext_base": (timm_model("convnext_base"), "timm convnext_base", [3, 224, 224]),
+    "resnext50_32x4d": (timm_model("resnext50_32x4d"), "timm resnext50_32x4d", [3, 224, 224]),
+    "resnext101_32x4d": (timm_model("resnext101_32x4d"), "timm resnext101_32x4d (= DLE resnext101-32x4d)", [3, 224, 224]),
+    "resnext101_32x8d": (timm_model("resnext101_32x8d"), "timm resnext101_32x8d", [3, 224, 224]),
+    "resnext101_64x4d": (timm_model("resnext101_64x4d"), "timm resnext101_64x4d", [3, 224, 224]),
+    "seresnext50_32x4d": (timm_model("seresnext50_32x4d"), "timm seresnext50_32x4d", [3, 224, 224]),
+    "seresnext101_32x4d": (timm_model("seresnext101_32x4d"), "timm seresnext101_32x4d (= DLE se-resnext101-32x4d)", [3, 224, 224]),
+    "regnety_008": (timm_model("regnety_008"), "timm regnety_008", [3, 224, 224]),
+    "regnety_016": (timm_model("regnety_016"), "timm regnety_016", [3, 224, 224]),
+    "regnety_032": (timm_model("regnety_032"), "timm regnety_032", [3, 224, 224]),
+    "regnety_040": (timm_model("regnety_040"), "timm regnety_040", [3, 224, 224]),
+    "regnety_080": (timm_model("regnety_080"), "timm regnety_080", [3, 224, 224]),
+    "regnetx_016": (timm_model("regnetx_016"), "timm regnetx_016", [3, 224, 224]),
+    "regnetx_032": (timm_model("regnetx_032"), "timm regnetx_032", [3, 224, 224]),
     "nnunet_3d_brats": (nnunet_3d, "DeepLearningExamples nnUNet UNet, 3-D BraTS (see nnunet_3d)", [4, 128, 128, 128]),
 }
 
@@ -117,7 +133,8 @@ def drop_single_concats(spec):
 def main(ids):
     sys.path.insert(0, TOOLS)
     import torch
-    from export_model import TRACE_BATCH, export
+    from hsi_export.common import TRACE_BATCH
+    from hsi_export.exporter import export
 
     torch.set_num_threads(min(2, os.cpu_count() or 1))
     os.makedirs(OUT, exist_ok=True)
