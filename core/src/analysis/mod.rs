@@ -94,6 +94,9 @@ pub struct LayerReport {
     pub host_ops: Option<[u32; 2]>,
     /// The op class the device model times it by.
     pub class: OpClass,
+    /// A convolution's groups (1 for every other op): its implicit GEMM is this many
+    /// GEMMs of out_channels / groups columns.
+    pub groups: u64,
     /// Parameter tensors (what the optimizer loops over).
     pub param_tensors: u32,
     /// Temporaries the op makes and consumes inside itself (attention's scores and their
@@ -379,6 +382,10 @@ pub fn analyze_with(
             kernels_bwd: account.kernels_bwd,
             host_ops: account.host_ops,
             class: op_class(&layer.op),
+            groups: match layer.op {
+                Op::Conv { groups, .. } => groups.max(1),
+                _ => 1,
+            },
             // The optimizer loops over what trains: the layer's tensors, or two per adapter.
             param_tensors: if ctx.train.params {
                 param_tensors(&layer.op)
