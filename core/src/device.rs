@@ -11,6 +11,8 @@
 //!   depthwise kernel runs several times faster per FLOP than a 3x3 one), in 16 bit
 //!   also one narrow GEMM per group on tensor cores, whichever is faster (depthwise:
 //!   CUDA cores only);
+//! - a fused attention core (SDPA) on its kernel's unit: in fp32 the memory-efficient
+//!   kernel's three TF32 products per product on Ampere and later;
 //! - normalisation reads its input twice in forward (statistics, then normalise) and
 //!   makes more passes in backward; element-wise ops make the passes their traffic
 //!   says;
@@ -342,13 +344,26 @@ pub fn device_layer(
         },
     };
     let other = l.other_flops;
+    // A fused attention core runs on its kernel's unit; the pass's roof is the one that
+    // gives its FLOPs the time of both parts.
+    let with_fused = |flops: f64, fused: f64| {
+        let core_roof = fused_attention_roof(maths, gpu);
+        let rest = flops - fused;
+        let roof_flops = if fused > 0.0 && rest >= 0.0 {
+            flops / (rest / unit.roof_flops + fused / core_roof)
+        } else {
+            unit.roof_flops
+        };
+        Unit { roof_flops, ..unit }
+    };
+    let [fused_fwd, fused_bwd] = l.fused_attention_flops;
     DeviceLayer {
         class,
         forward: pass(
             l.fwd_flops + other,
             (fwd_min, fwd_bytes),
             fwd_kernels,
-            &unit,
+            &with_fused(l.fwd_flops + other, fused_fwd),
             gpu,
             a,
         ),
@@ -356,9 +371,24 @@ pub fn device_layer(
             l.bwd_flops + other,
             (bwd_min, bwd_bytes),
             bwd_kernels,
-            &unit,
+            &with_fused(l.bwd_flops + other, fused_bwd),
             gpu,
             a,
         ),
+    }
+}
+
+/// The unit a fused SDPA kernel runs attention's core on. PyTorch's kernel choice
+/// (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp, `select_sdp_backend`): flash
+/// and cuDNN attention take fp16/bf16 only, so fp32 inputs go to the memory-efficient
+/// kernel, whose mem_eff_attention/gemm_kernel_utils.h runs fp32 on sm80+ tensor cores
+/// as `OpMultiplyAddFastF32` (three TF32 products per product, whatever `allow_tf32`
+/// says) and on older cards on CUDA cores. In 16 bit every fused kernel uses tensor
+/// cores, as a GEMM does.
+pub fn fused_attention_roof(maths: Maths, gpu: &GpuSpec) -> f64 {
+    match (maths.matmul, gpu.tf32_flops) {
+        (MathMode::Half, _) => roof(gpu, MathMode::Half),
+        (_, Some(tf32)) => tf32 / 3.0,
+        (_, None) => gpu.fp32_flops,
     }
 }

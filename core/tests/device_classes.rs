@@ -1,10 +1,12 @@
 //! The device model's op classes on single layers: depthwise and grouped convolutions
-//! (ConvNeXt, ResNeXt, RegNet), by precision and card. Rates are what the model gives a pass (roof x efficiency), so
+//! (ConvNeXt, ResNeXt, RegNet) and the unit a fused attention kernel runs on, by
+//! precision and card. Rates are what the model gives a pass (roof x efficiency), so
 //! each test states a relation the published fit relies on, not a number.
 
-use hsi_gpu_core::analysis::{analyze, LayerReport};
+use hsi_gpu_core::analysis::{analyze, analyze_with, AttentionKernel, LayerReport, Training};
 use hsi_gpu_core::assumptions::PerfAssumptions;
-use hsi_gpu_core::device::{device_layer, DeviceLayer, Maths};
+use hsi_gpu_core::device::{device_layer, fused_attention_roof, DeviceLayer, Maths};
+use hsi_gpu_core::foundation::FineTune;
 use hsi_gpu_core::gpu::{gpu_by_id, GpuSpec};
 use hsi_gpu_core::graph::ModelSpec;
 use hsi_gpu_core::scenario::Precision;
@@ -93,4 +95,58 @@ fn wider_groups_run_nearer_the_dense_rate() {
     println!("4, 16, 64 channels per group: {rates:?}; dense {dense}");
     assert!(rates.windows(2).all(|w| w[0] < w[1]), "{rates:?}");
     assert!(rates[2] < dense);
+}
+
+/// ViT-B/8's attention at 224 px (785 tokens, 12 heads of 64), batch 64.
+fn vit_b8_attention(kernel: AttentionKernel, p: Precision) -> LayerReport {
+    let spec: ModelSpec = serde_json::from_value(json!({
+        "name": "attention", "input": [785, 768],
+        "layers": [{"name": "attn", "from": ["input"], "op": "attention", "heads": 12,
+            "qkv_bias": true}]
+    }))
+    .unwrap();
+    let training = Training {
+        precision: p,
+        attention: kernel,
+        finetune: FineTune::Full,
+    };
+    analyze_with(&spec, 64, &training).unwrap().layers.remove(0)
+}
+
+#[test]
+fn fused_attention_in_fp32_runs_three_tf32_products_per_product_on_ampere_and_later() {
+    // PyTorch's memory-efficient kernel (the only fused one for fp32 inputs) on sm80+:
+    // tensor cores, a third of the TF32 rate; before sm80: CUDA cores; 16 bit: tensor
+    // cores like any GEMM.
+    let (h200, v100) = (
+        gpu_by_id("h200_sxm").unwrap(),
+        gpu_by_id("v100_sxm2_16").unwrap(),
+    );
+    let tf32 = h200.tf32_flops.unwrap();
+    for p in [Precision::Tf32, Precision::Fp32, Precision::TorchDefault] {
+        assert_eq!(fused_attention_roof(Maths::of(p, h200), h200), tf32 / 3.0);
+    }
+    assert_eq!(
+        fused_attention_roof(Maths::of(Precision::Fp32, v100), v100),
+        v100.fp32_flops
+    );
+    assert_eq!(
+        fused_attention_roof(Maths::of(Precision::AmpBf16, h200), h200),
+        h200.fp16_tensor_flops
+    );
+    // On the H200 in TF32 the fused layer's core no longer runs at the TF32 GEMM rate:
+    // measured, SDPA (310 ms) was no faster than the written-out attention (298 ms).
+    let fused = vit_b8_attention(AttentionKernel::MemEfficient, Precision::Tf32);
+    let d = timed(&fused, Precision::Tf32, h200);
+    assert!(fused.fused_attention_flops[0] > 0.0);
+    assert!(d.forward.roof_flops < tf32 && d.forward.roof_flops > tf32 / 3.0);
+    let math = vit_b8_attention(AttentionKernel::Math, Precision::Tf32);
+    assert_eq!(math.fused_attention_flops, [0.0; 2]);
+    assert_eq!(timed(&math, Precision::Tf32, h200).forward.roof_flops, tf32);
+    // In 16 bit, flash attention keeps the GEMM's tensor cores.
+    let flash = vit_b8_attention(AttentionKernel::Flash, Precision::AmpBf16);
+    assert_eq!(
+        timed(&flash, Precision::AmpBf16, h200).forward.roof_flops,
+        h200.fp16_tensor_flops
+    );
 }

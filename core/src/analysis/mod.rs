@@ -105,6 +105,9 @@ pub struct LayerReport {
     /// Parameters that train (all of them unless `finetune` freezes some; LoRA's
     /// adapters, which `params` includes).
     pub trainable_params: u64,
+    /// Forward and backward FLOPs of attention's core that a fused SDPA kernel runs
+    /// (part of `fwd_flops` / `bwd_flops`; zero when attention is written out).
+    pub fused_attention_flops: [f64; 2],
 }
 
 impl LayerReport {
@@ -405,6 +408,7 @@ pub fn analyze_with(
             } else {
                 account.adapter_params
             },
+            fused_attention_flops: account.fused_attention_flops.map(|f| f * n),
         });
         if values.insert(name.clone(), output.clone()).is_some() && layer.name.is_some() {
             return Err(err(
