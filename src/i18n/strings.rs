@@ -181,7 +181,7 @@ texts! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::i18n::Lang;
+    use crate::Lang;
 
     #[test]
     fn every_string_exists_in_both_languages() {
