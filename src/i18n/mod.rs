@@ -32,6 +32,7 @@ mod remarks;
 mod sentences;
 mod step_labels;
 mod strings;
+pub mod summary;
 mod verdict;
 pub mod whatifs;
 
