@@ -33,7 +33,7 @@ TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, TOOLS)
 
 import validate_zoo  # noqa: E402
-from hsi_export import ExportError, export  # noqa: E402
+from hsi_export import ExportError, trace  # noqa: E402
 
 CLI = os.path.join(os.path.dirname(TOOLS), "target", "debug", "hsi-gpu")
 BATCH = 2
@@ -241,7 +241,7 @@ def check(cli, library, name, kwargs, input_shape):
     """(status, detail, fixture): "ok", or "fail" with the first reason found; the fixture
     holds the layer list and PyTorch's figures."""
     model = build(library, name, kwargs)
-    spec, info = export(model, input_shape, name)
+    spec, info = trace(model, input_shape, name)
     if info["unsupported"]:
         u = info["unsupported"][0]
         return "fail", f"unsupported {u['layer']}: {u['what']}", None
