@@ -306,8 +306,8 @@ def run_sweep(item, device, dry_run):
                         "tools/measure_lent_gpu.py sweep", host=False)
     free_memory(device)  # measure()'s trainer is gone; its blocks go back before the sweep's
     trainer = trainer_for(scenario, device, False)
-    # A CPU does not run out of memory: in a dry run batch 5 is the card's limit.
-    fits = (lambda t, b: b <= 5 and measure.fits(t, b)) if dry_run else measure.fits
+    # A CPU does not run out of memory: in a dry run batch 3 is the card's limit.
+    fits = (lambda t, b: b <= 3 and measure.fits(t, b)) if dry_run else measure.fits
     points = []
 
     def trial(batch):
