@@ -176,8 +176,8 @@ def run_memory(item, device):
         trainer.synchronize()
 
     events = memory_events(trace_events(two_steps, cuda, memory=True), 1 if cuda else 0)
-    totals = [e[3] for e in events if e[3] is not None]
-    peak_at = max(range(len(totals)), key=totals.__getitem__) if totals else None
+    with_totals = [i for i, e in enumerate(events) if e[3] is not None]
+    peak_at = max(with_totals, key=lambda i: events[i][3]) if with_totals else None
     record = {"events": events, "peak_event": peak_at,
               "columns": ["op", "address", "bytes (+ alloc, - free)", "total allocated", "total reserved"]}
     if cuda:
@@ -245,8 +245,11 @@ def run_sdpa(op, device):
 
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(op["dtype"], torch.float32)
     torch.backends.cuda.matmul.allow_tf32 = op["dtype"] == "tf32"
-    shape = SDPA_SHAPES[op["shape"]] if device.type == "cuda" else (2, 2, 16, 8)
-    q, k, v = (torch.randn(*shape, device=device, dtype=dtype, requires_grad=True) for _ in range(3))
+    n, heads, tokens, dim = SDPA_SHAPES[op["shape"]] if device.type == "cuda" else (2, 2, 16, 8)
+    # q, k and v as a ViT makes them: views of one [N, T, 3, heads, dim] projection, the
+    # layout cuDNN's attention checks for (sdp_utils.cpp, check_cudnn_layout).
+    qkv = torch.randn(n, tokens, 3, heads, dim, device=device, dtype=dtype, requires_grad=True)
+    q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)
     backend = sdpa_backend(op["backend"])
     scope = sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext()
     reps = 3 if device.type == "cuda" else 1
