@@ -90,15 +90,19 @@ fn estimate_with(s: &Scenario, spec: &ModelSpec, gpu: &GpuSpec) -> Result<Report
     let training = analysis::Training::of(s, gpu);
     let analysis =
         analysis::analyze_with(spec, s.batch_per_gpu.into(), &training).map_err(|e| vec![e])?;
-    let plan = parallel::plan(s, spec, &analysis, gpu, &training).map_err(|e| vec![e])?;
-    let max_batch = if plan.cards() > 1 {
+    // The model on one card alone: the scaling's baseline (without model parallelism
+    // the plan's own step).
+    let parallel = s.tensor_parallel * s.pipeline_parallel > 1;
+    let plain =
+        parallel.then(|| perf::one_card(&analysis.layers, analysis.trainable_params, s, gpu));
+    let (params, trainable_params) = (analysis.params, analysis.trainable_params);
+    let flops = [analysis.fwd_flops, analysis.bwd_flops].map(|f| f / f64::from(s.batch_per_gpu));
+    let plan = parallel::plan(s, spec, analysis, gpu, &training).map_err(|e| vec![e])?;
+    let max_batch = if parallel {
         plan.max_batch(s, gpu)
     } else {
         memory::max_batch(spec, s, gpu).map_err(|e| vec![e])?
     };
-    // Without model parallelism the plan's step is the model's on one card.
-    let plain = (plan.cards() > 1)
-        .then(|| perf::one_card(&analysis.layers, analysis.trainable_params, s, gpu));
     let replica = Replica {
         card: &plan.card,
         params: plan.report.params_per_gpu,
@@ -108,10 +112,10 @@ fn estimate_with(s: &Scenario, spec: &ModelSpec, gpu: &GpuSpec) -> Result<Report
     let (perf, warnings) = performance_of(plain.as_ref().unwrap_or(&plan.card), &replica, s, gpu);
     Ok(Report {
         model_name: spec.name.clone(),
-        params: analysis.params,
-        trainable_params: analysis.trainable_params,
-        fwd_flops_per_sample: analysis.fwd_flops / f64::from(s.batch_per_gpu),
-        bwd_flops_per_sample: analysis.bwd_flops / f64::from(s.batch_per_gpu),
+        params,
+        trainable_params,
+        fwd_flops_per_sample: flops[0],
+        bwd_flops_per_sample: flops[1],
         memory: plan.memory,
         max_batch,
         perf,

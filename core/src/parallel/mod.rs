@@ -82,7 +82,8 @@ pub struct Plan {
     /// The layers one GPU of the tensor-parallel group runs, analysed (the whole model
     /// without tensor parallelism).
     pub analysis: Analysis,
-    /// Each stage's share, as the memory breakdown reads it.
+    /// Each stage's share, as the memory breakdown reads it (empty without stages: the
+    /// GPU holds `analysis`).
     pub stages: Vec<Analysis>,
     /// The replica's step as its GPUs see it: per layer, per micro-batch and per step.
     pub card: OneCard,
@@ -99,7 +100,12 @@ impl Plan {
 
     /// Largest per-GPU batch every GPU of the replica can hold.
     pub fn max_batch(&self, s: &Scenario, gpu: &GpuSpec) -> u32 {
-        memory::largest_batch(&self.stages, s, gpu)
+        let shares = if self.stages.is_empty() {
+            std::slice::from_ref(&self.analysis)
+        } else {
+            &self.stages
+        };
+        memory::largest_batch(shares, s, gpu)
     }
 }
 
@@ -170,26 +176,30 @@ pub fn check(s: &Scenario, spec: &ModelSpec) -> Vec<FieldError> {
 pub fn plan(
     s: &Scenario,
     spec: &ModelSpec,
-    whole: &Analysis,
+    whole: Analysis,
     gpu: &GpuSpec,
     training: &Training,
 ) -> Result<Plan, FieldError> {
     let tp = s.tensor_parallel.max(1);
     let pp = s.pipeline_parallel.max(1);
     let a = &s.perf.scaling;
-    let split = tensor::split(spec, &whole.layers, tp, s.cards)?;
-    let analysis = if tp > 1 {
-        analyze_with(&split.spec, whole.batch, training)?
+    let split = if tp > 1 {
+        Some(tensor::split(spec, &whole.layers, tp, s.cards)?)
     } else {
-        whole.clone()
+        None
     };
-    let bus = if tp > 1 {
-        ring_bus_bytes_per_s(gpu, s.interconnect, tp, a).unwrap_or(0.0)
-    } else {
-        0.0
+    let analysis = match &split {
+        Some(split) => analyze_with(&split.spec, whole.batch, training)?,
+        None => whole,
     };
-    let allreduces = tensor::allreduces(&split.roles, &analysis.layers, analysis.batch);
-    let comm = if tp > 1 && bus > 0.0 {
+    let bus = match split {
+        Some(_) => ring_bus_bytes_per_s(gpu, s.interconnect, tp, a).unwrap_or(0.0),
+        None => 0.0,
+    };
+    let allreduces = split.as_ref().map_or_else(Vec::new, |split| {
+        tensor::allreduces(&split.roles, &analysis.layers, analysis.batch)
+    });
+    let comm = if bus > 0.0 {
         tensor::collectives(&allreduces, tp, bus, a.hop_latency_s)
     } else {
         Vec::new()
@@ -201,11 +211,13 @@ pub fn plan(
         pipeline_parallel: pp,
         micro_batches: s.micro_batches.max(1),
         params_per_gpu: analysis.params,
-        split_layers: split
-            .roles
-            .iter()
-            .filter(|r| **r != tensor::Role::Replicated)
-            .count() as u32,
+        split_layers: split.as_ref().map_or(0, |split| {
+            split
+                .roles
+                .iter()
+                .filter(|r| **r != tensor::Role::Replicated)
+                .count() as u32
+        }),
         tensor_bus_bytes_per_s: bus,
         tensor_allreduce_bytes: allreduces
             .iter()
@@ -230,14 +242,15 @@ pub fn plan(
             memory: memory.clone(),
         }];
         return Ok(Plan {
-            stages: vec![analysis.clone()],
+            stages: Vec::new(),
             analysis,
             card,
             memory,
             report,
         });
     }
-    pipelined(s, gpu, &split.spec, analysis, card, &comm, report)
+    let gpu_spec = split.as_ref().map_or(spec, |split| &split.spec);
+    pipelined(s, gpu, gpu_spec, analysis, card, &comm, report)
 }
 
 /// The plan with the per-GPU layers cut into `s.pipeline_parallel` stages.
@@ -395,5 +408,5 @@ pub fn memory_total(s: &Scenario, spec: &ModelSpec, gpu: &GpuSpec) -> Result<f64
     if s.tensor_parallel <= 1 && s.pipeline_parallel <= 1 {
         return Ok(memory::breakdown(&whole, s, gpu).total);
     }
-    Ok(plan(s, spec, &whole, gpu, &training)?.memory.total)
+    Ok(plan(s, spec, whole, gpu, &training)?.memory.total)
 }

@@ -190,12 +190,6 @@ pub fn split(
     cards: u32,
 ) -> Result<Split, FieldError> {
     let roles = roles(spec);
-    if ways <= 1 {
-        return Ok(Split {
-            spec: spec.clone(),
-            roles: vec![Role::Replicated; spec.layers.len()],
-        });
-    }
     let error = |allowed: String| FieldError {
         field: "tensor_parallel".into(),
         value: ways.to_string(),
