@@ -258,8 +258,10 @@ json_struct! {
         pub pcie_efficiency: f64 [0.01, 1.0] = 0.70,
         /// Bandwidth factor, relative to peer-to-peer, when the driver forbids P2P (GeForce
         /// 40-series, RTX 5090) and NCCL stages every chunk through pinned host memory
-        /// (an extra copy and host-memory traffic). Rough assumption, not a measurement.
-        pub host_staged_factor: f64 [0.01, 1.0] = 0.5,
+        /// (an extra copy and host-memory traffic). Fitted on nccl-tests' all_reduce on
+        /// 2x RTX 2080 Ti over PCIe 3.0 x16 without P2P: 4.00 GB/s busbw = 0.363 x 0.70
+        /// x 15.75 GB/s (fixtures/parallel_published.json; the rough guess was 0.5).
+        pub host_staged_factor: f64 [0.01, 1.0] = 0.363,
         /// Fraction of NVLink's one-way rate the ring reaches. nccl-tests on A100 SXM report
         /// about 230 GB/s busbw of 300 GB/s one-way (0.77).
         pub nvlink_efficiency: f64 [0.01, 1.0] = 0.77,
