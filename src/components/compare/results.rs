@@ -12,7 +12,7 @@ use yew::prelude::*;
 
 use super::chart::CompareBars;
 use super::text::{condition_phrase, flip_sentence, metric_name, C};
-use crate::components::thesis::text::{chassis_text, lever_name};
+use crate::components::thesis::text::{chassis_text, lever_name, lever_option};
 use crate::i18n::Lang;
 
 /// A metric's figure as the table and the charts show it.
@@ -163,8 +163,8 @@ fn lever_rows(rows: &[LeverRow], lang: Lang) -> Html {
         <>
             <tr data-testid="compare-levers"><th scope="rowgroup" colspan="9" title={C::LeverRowsHelp.get(lang)}>{ C::LeverRows.get(lang) }</th></tr>
             { for rows.iter().map(|r| {
-                let factor = r.factor.map_or_else(String::new, format::times);
-                plain_row(&format!("{} {factor}", lever_name(r.lever, lang)), (0..r.outcomes.len()).map(|i| cell(r, i)).collect(), None)
+                let name = r.factor.map_or_else(|| lever_name(r.lever, lang).to_string(), |f| lever_option(r.lever, f, lang));
+                plain_row(&name, (0..r.outcomes.len()).map(|i| cell(r, i)).collect(), None)
             }) }
         </>
     }

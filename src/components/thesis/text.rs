@@ -71,6 +71,19 @@ pub fn lever_name(lever: Lever, lang: Lang) -> &'static str {
     }
 }
 
+/// What one lever option changes, worded so it cannot be read as its result (the bar and
+/// the table give the speed-up in ×): "Memory capacity +50 %", "Best link: bandwidth
+/// +96 %", "Data cube on the GPU".
+pub fn lever_option(lever: Lever, factor: f64, lang: Lang) -> String {
+    let gain = format!("+{:.0} %", (factor - 1.0) * 100.0);
+    match (lever, lang) {
+        (Lever::InputPipeline, _) => lever_name(lever, lang).to_string(),
+        (Lever::Interconnect, Lang::En) => format!("Best link: bandwidth {gain}"),
+        (Lever::Interconnect, Lang::Zh) => format!("最佳链路：带宽 {gain}"),
+        _ => format!("{} {gain}", lever_name(lever, lang)),
+    }
+}
+
 pub fn limit_name(limit: Limit, lang: Lang) -> &'static str {
     match (limit, lang) {
         (Limit::Capacity, Lang::En) => "memory capacity",
