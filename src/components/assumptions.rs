@@ -139,3 +139,53 @@ fn text_box(
         </div>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Lang;
+
+    /// ARCHITECTURE.md: a new assumption needs its label in `i18n::field_label`.
+    #[test]
+    fn every_assumption_has_a_label_in_both_languages() {
+        let s = hsi_gpu_core::Scenario::default();
+        for (path, _) in query::fields_under(&s, &ASSUMPTION_SECTIONS) {
+            if SCENARIO_PANEL_FIELDS.contains(&path.as_str()) {
+                continue;
+            }
+            for lang in [Lang::En, Lang::Zh] {
+                assert_ne!(
+                    i18n::field_label(&path, lang),
+                    path,
+                    "{path} has no {lang:?} label"
+                );
+            }
+        }
+    }
+
+    /// A new enum among the generic fields needs its choices in `i18n::choice_labels`, or
+    /// it would be a text box.
+    #[test]
+    fn every_enum_of_the_generic_fields_is_a_choice_in_both_languages() {
+        let s = hsi_gpu_core::Scenario::default();
+        let values = query::values_under(&s, &ASSUMPTION_SECTIONS);
+        let enums = values
+            .iter()
+            .filter(|(path, value)| {
+                value.is_string() && !SCENARIO_PANEL_FIELDS.contains(&path.as_str())
+            })
+            .map(|(path, _)| path.as_str())
+            .chain(["sharding", "node_link"]);
+        for path in enums {
+            for lang in [Lang::En, Lang::Zh] {
+                let choices = i18n::choice_labels(path, lang).unwrap_or_default();
+                assert!(choices.len() >= 2, "{path} is not a choice in {lang:?}");
+                // Labels are words, never the ids themselves.
+                assert!(
+                    choices.iter().all(|(id, label)| !label.contains(id)),
+                    "{path}: {choices:?}"
+                );
+            }
+        }
+    }
+}

@@ -7,7 +7,7 @@ use hsi_gpu_core::levers::{LeverOutcome, LeverPoint};
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
-use super::text::{best_lever_sentence, lever_option, limit_name, limit_sentence, X};
+use super::text::{best_lever_text, lever_label, limit_name, limit_sentence, X};
 use crate::components::chart_parts::{chart_box, mark, px, readout, Focus, Frame};
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::{Lang, T};
@@ -26,10 +26,6 @@ pub struct LeversView {
 pub struct LeversTable {
     pub report: SharedReport,
     pub lang: Lang,
-}
-
-fn label(o: &LeverOutcome, lang: Lang) -> String {
-    lever_option(o.lever, o.factor, lang)
 }
 
 fn time_text(t: Option<f64>, lang: Lang) -> String {
@@ -83,7 +79,6 @@ impl LeversView {
         let (Some(base), levers) = (report.lever_baseline, &report.levers) else {
             return html! {};
         };
-        let best = report.best_lever;
         let is_best = |o: &LeverOutcome| is_best(report, o);
         let speedups: Vec<Option<f64>> = levers.iter().map(|o| o.speedup).collect();
         let top = speedups.iter().flatten().fold(1.1f64, |m, s| m.max(*s));
@@ -96,7 +91,10 @@ impl LeversView {
         let room = (height - top_pad - bottom).max(0.0);
         let shown = shown_rows(levers, (room / (font + 4.0)).floor() as usize);
         let row = (room / shown.len().max(1) as f64).min(2.2 * font);
-        let names: Vec<String> = levers.iter().map(|o| label(o, lang)).collect();
+        let names: Vec<String> = levers
+            .iter()
+            .map(|o| lever_label(o.lever, o.factor, lang))
+            .collect();
         let values: Vec<String> = levers
             .iter()
             .map(|o| {
@@ -132,17 +130,13 @@ impl LeversView {
                 )
             })
             .collect();
-        let best_text = best.map(|b| {
-            let name = lever_option(b.lever, b.factor, lang);
-            best_lever_sentence(lang, &name, b.speedup.map(format::times).as_deref())
-        });
 
         html! {
             <section class="panel view levers" aria-labelledby="levers-heading" data-testid="chart-levers">
                 <h2 id="levers-heading">{ X::LeversTitle.get(lang) }</h2>
                 <p class="help">{ X::LeversHelp.get(lang) }</p>
                 <p class="key-figures">
-                    <strong data-testid="best-lever">{ best_text.unwrap_or_else(|| X::NoneHelps.get(lang).to_string()) }</strong>
+                    <strong data-testid="best-lever">{ best_lever_text(report, lang) }</strong>
                     { " " }{ limit_sentence(lang, limit_name(base.limit, lang)) }
                 </p>
                 { chart_box(frame, X::LeversTitle.get(lang).to_string(), Some("levers-chart"), html! {
@@ -217,7 +211,7 @@ impl LeversTable {
                                     limit: o.limit,
                                     usd_per_experiment: o.usd_per_experiment,
                                 };
-                                row(label(o, lang), &point, o.speedup, lang, is_best(o))
+                                row(lever_label(o.lever, o.factor, lang), &point, o.speedup, lang, is_best(o))
                             }) }
                         </tbody>
                     </table>

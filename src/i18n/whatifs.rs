@@ -3,8 +3,9 @@
 
 use hsi_gpu_core::levers::{Lever, Limit};
 use hsi_gpu_core::market::{ChassisFit, ChassisIssue};
+use hsi_gpu_core::{format, Report};
 
-use crate::i18n::{texts, Lang};
+use crate::Lang;
 
 texts! {
     /// A string of the lever, inference and article views.
@@ -71,19 +72,6 @@ pub fn lever_name(lever: Lever, lang: Lang) -> &'static str {
     }
 }
 
-/// What one lever option changes, worded so it cannot be read as its result (the bar and
-/// the table give the speed-up in ×): "Memory capacity +50 %", "Best link: bandwidth
-/// +96 %", "Data cube on the GPU".
-pub fn lever_option(lever: Lever, factor: f64, lang: Lang) -> String {
-    let gain = format!("+{:.0} %", (factor - 1.0) * 100.0);
-    match (lever, lang) {
-        (Lever::InputPipeline, _) => lever_name(lever, lang).to_string(),
-        (Lever::Interconnect, Lang::En) => format!("Best link: bandwidth {gain}"),
-        (Lever::Interconnect, Lang::Zh) => format!("最佳链路：带宽 {gain}"),
-        _ => format!("{} {gain}", lever_name(lever, lang)),
-    }
-}
-
 pub fn limit_name(limit: Limit, lang: Lang) -> &'static str {
     match (limit, lang) {
         (Limit::Capacity, Lang::En) => "memory capacity",
@@ -133,6 +121,31 @@ pub fn best_lever_sentence(lang: Lang, lever: &str, speedup: Option<&str>) -> St
         (Lang::En, None) => format!("{lever} is the smallest step that makes it fit."),
         (Lang::Zh, Some(s)) => format!("收益最大的是{lever}：完成训练快 {s}。"),
         (Lang::Zh, None) => format!("让训练放得下的最小一步是{lever}。"),
+    }
+}
+
+/// A lever option's name, worded as what changes so it cannot be read as its result
+/// (the bar and the table give the speed-up in ×): "Memory capacity +50 %", "Best link:
+/// bandwidth +96 %"; the data cube on the GPU is a switch, not an amount.
+pub fn lever_label(lever: Lever, factor: f64, lang: Lang) -> String {
+    let gain = format!("+{:.0} %", (factor - 1.0) * 100.0);
+    match (lever, lang) {
+        (Lever::InputPipeline, _) => lever_name(lever, lang).to_string(),
+        (Lever::Interconnect, Lang::En) => format!("Best link: bandwidth {gain}"),
+        (Lever::Interconnect, Lang::Zh) => format!("最佳链路：带宽 {gain}"),
+        _ => format!("{} {gain}", lever_name(lever, lang)),
+    }
+}
+
+/// The best lever of a report in words, or that no single resource pays.
+pub fn best_lever_text(report: &Report, lang: Lang) -> String {
+    match report.best_lever {
+        Some(b) => best_lever_sentence(
+            lang,
+            &lever_label(b.lever, b.factor, lang),
+            b.speedup.map(format::times).as_deref(),
+        ),
+        None => X::NoneHelps.get(lang).to_string(),
     }
 }
 
