@@ -279,7 +279,7 @@ fn conv_factors(a: &PerfAssumptions) -> (f64, f64) {
         if !r["input_grad"].as_bool().unwrap() {
             layer.bwd_flops /= 2.0; // the weight gradient alone
         }
-        let d = device_layer(&layer, Maths::of(precision, gpu), gpu, a);
+        let d = device_layer(&layer, Maths::of(precision, gpu).benchmarked(true), gpu, a);
         let ratio = (d.forward.time_s + d.backward.time_s) / r["step_s"].as_f64().unwrap();
         let case = r["case"].as_str().unwrap();
         if case.starts_with("sweep") {

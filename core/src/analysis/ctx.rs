@@ -142,4 +142,5 @@ pub(super) struct LayerAccount {
     pub(super) scratch_per_sample: f64,
     /// LoRA adapter parameters (included in `params`; they train).
     pub(super) adapter_params: u64,
+    pub(super) conv: Option<super::ConvShape>,
 }
