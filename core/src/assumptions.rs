@@ -161,6 +161,12 @@ json_struct! {
         /// three dimensions over the timed one's (HybridSN's FP32 step ran 5.9x slower
         /// untimed; the model 5.94x with this).
         pub heuristic_fp32_slowdown: f64 [1.0, 100.0] = 5.15,
+        /// cuDNN's 3-D convolution kernels on Hopper's CUDA cores reach this fraction of
+        /// the rate the published (Ampere, Volta) 3-D U-Net points set: the median over
+        /// the H200's 8 C -> C convolutions in FP32 (`measured_h200/conv.jsonl`).
+        pub hopper_conv3d_fp32_factor: f64 [0.01, 4.0] = 0.51,
+        /// The same on tensor cores (the median over the sweep's TF32 and bf16 ones).
+        pub hopper_conv3d_tensor_factor: f64 [0.01, 4.0] = 0.86,
         /// Elements of its lowered operand a narrow convolution's implicit GEMM reads per
         /// second on CUDA cores, as a share of the card's bandwidth in 4-byte words: C -> C
         /// 3-D convolutions with 4-32 channels read 1.4-1.7 TB/s of it on an H200, whatever

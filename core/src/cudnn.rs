@@ -253,8 +253,16 @@ pub fn conv_algos(c: &ConvShape, maths: Maths, a: &CudnnAssumptions) -> Vec<Pass
     let in_pos: f64 = c.input.iter().map(|&d| d as f64).product();
     let out_pos: f64 = c.output.iter().map(|&d| d as f64).product();
     let heuristic_3d = !maths.cudnn_benchmark && spans_three_dims(c);
-    // The heuristics' CUDA-core algorithms for these, in TF32 as in FP32.
-    let math = if heuristic_3d && maths.conv == MathMode::Tf32 {
+    // 16-bit tensor-core kernels need channel counts in multiples of 8 (NVIDIA,
+    // "Convolutional Layers User's Guide", channels for Tensor Cores): in cuDNN's NCDHW
+    // 3-D path others run on CUDA cores, timed or not (DBDA's 12-60 channels: its bf16
+    // steps ran as long as its TF32 ones).
+    let aligned = |channels: u64| channels.is_multiple_of(TENSOR_CORE_CHANNELS);
+    let unaligned_half = maths.conv == MathMode::Half
+        && c.input.len() == 3
+        && !(aligned(c.in_channels) && aligned(c.out_channels));
+    // The heuristics' CUDA-core algorithms for 3-D kernels, in TF32 as in FP32.
+    let math = if unaligned_half || (heuristic_3d && maths.conv == MathMode::Tf32) {
         MathMode::Fp32
     } else {
         maths.conv

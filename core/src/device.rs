@@ -31,7 +31,7 @@ pub use crate::analysis::{OpClass, GROUPED_CHANNELS};
 pub use crate::cudnn::{MathMode, Maths};
 
 use crate::analysis::LayerReport;
-use crate::assumptions::{DeviceAssumptions, PerfAssumptions};
+use crate::assumptions::PerfAssumptions;
 use crate::gpu::GpuSpec;
 
 /// One pass of one layer on the device.
@@ -126,8 +126,9 @@ fn conv_rate(
     n: f64,
     k: f64,
     gpu: &GpuSpec,
-    d: &DeviceAssumptions,
+    a: &PerfAssumptions,
 ) -> (f64, f64) {
+    let d = &a.device;
     let (base, factor_3d, channels_half) = if mode == MathMode::Fp32 {
         (
             d.fp32_conv_efficiency,
@@ -141,8 +142,14 @@ fn conv_rate(
             d.conv3d_channels_half,
         )
     };
+    // cuDNN's 3-D kernels on Hopper reach less again (`perf.cudnn.hopper_conv3d_*`).
+    let hopper = match (gpu.is_hopper(), mode) {
+        (false, _) => 1.0,
+        (true, MathMode::Fp32) => a.cudnn.hopper_conv3d_fp32_factor,
+        (true, _) => a.cudnn.hopper_conv3d_tensor_factor,
+    };
     let factor = if class == OpClass::Conv3d {
-        factor_3d * n / (n + channels_half) * k / (k + d.conv3d_depth_half)
+        hopper * factor_3d * n / (n + channels_half) * k / (k + d.conv3d_depth_half)
     } else {
         1.0
     };
@@ -159,10 +166,10 @@ fn conv_unit(
     n: f64,
     k: f64,
     gpu: &GpuSpec,
-    d: &DeviceAssumptions,
+    a: &PerfAssumptions,
 ) -> (f64, f64) {
-    let chosen = conv_rate(class, mode, n, k, gpu, d);
-    let fp32 = conv_rate(class, MathMode::Fp32, n, k, gpu, d);
+    let chosen = conv_rate(class, mode, n, k, gpu, a);
+    let fp32 = conv_rate(class, MathMode::Fp32, n, k, gpu, a);
     if fp32.0 * fp32.1 > chosen.0 * chosen.1 {
         fp32
     } else {
@@ -182,7 +189,6 @@ fn algorithm_factors(
     let Some(c) = &l.conv else {
         return (1.0, 1.0);
     };
-    let d = &a.device;
     let groups = c.groups.max(1) as f64;
     let kvol: f64 = c.kernel.iter().map(|&k| k as f64).product();
     // A narrow implicit GEMM reads its lowered operand (every kernel tap of every output
@@ -203,7 +209,7 @@ fn algorithm_factors(
             n,
             c.in_channels as f64 / groups * kvol,
             gpu,
-            d,
+            a,
         ),
         maths.conv,
         n,
@@ -211,9 +217,9 @@ fn algorithm_factors(
     let (mut forward, mut backward, mut backward_passes) = (1.0, 0.0, 0.0);
     for p in crate::cudnn::conv_algos(c, maths, &a.cudnn) {
         let unit = if p.math == MathMode::Fp32 {
-            conv_rate(l.class, MathMode::Fp32, p.gemm_n, p.gemm_k, gpu, d)
+            conv_rate(l.class, MathMode::Fp32, p.gemm_n, p.gemm_k, gpu, a)
         } else {
-            conv_unit(l.class, p.math, p.gemm_n, p.gemm_k, gpu, d)
+            conv_unit(l.class, p.math, p.gemm_n, p.gemm_k, gpu, a)
         };
         let factor = p.work_factor * p.slowdown * timed / speed(unit, p.math, p.gemm_n);
         if p.pass == crate::cudnn::Pass::Forward {
@@ -249,7 +255,7 @@ pub fn device_layer(
             // The implicit GEMM's N (output channels) and K (input channels x kernel
             // volume).
             let n = l.output_shape.first().copied().unwrap_or(1).max(1) as f64;
-            conv_unit(class, maths.conv, n, l.params as f64 / n, gpu, d)
+            conv_unit(class, maths.conv, n, l.params as f64 / n, gpu, a)
         }
         OpClass::Grouped => (gpu.fp32_flops, d.grouped_efficiency),
         OpClass::Norm | OpClass::Elementwise | OpClass::View => {
