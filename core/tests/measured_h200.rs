@@ -234,9 +234,10 @@ fn the_estimate_against_the_h200_measurements() {
     );
     // Before cuDNN's untimed algorithms were modelled: all steps 29.5 % at the median,
     // 55 of 74 too fast, the worst 10x (HybridSN in FP32); the 21 untimed 3-D CNN steps
-    // 59 % and 10x, all 21 too fast. Issue 22's target for all steps is 20 % and 2x.
+    // 59 % and 10x, all 21 too fast. Issue 22's target for all steps is 20 % and 2x: the
+    // worst is met, the median not yet.
     assert!(step.median < 23.0, "step median {:.1} %", step.median);
-    assert!(step.worst < 2.5, "step worst {:.2}x", step.worst);
+    assert!(step.worst < 2.0, "step worst {:.2}x", step.worst);
     assert!(
         held_out_step.median < 30.0,
         "held-out step median {:.1} %",
