@@ -105,9 +105,33 @@ pub struct LayerReport {
     /// Parameters that train (all of them unless `finetune` freezes some; LoRA's
     /// adapters, which `params` includes).
     pub trainable_params: u64,
+    /// A convolution's geometry (what cuDNN's algorithms and workspaces depend on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conv: Option<ConvShape>,
     /// Forward and backward FLOPs of attention's core that a fused SDPA kernel runs
     /// (part of `fwd_flops` / `bwd_flops`; zero when attention is written out).
     pub fused_attention_flops: [f64; 2],
+}
+
+/// One convolution as cuDNN sees it, per sample: channels, spatial extents, window, and
+/// which gradients backward computes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConvShape {
+    pub in_channels: u64,
+    pub out_channels: u64,
+    pub groups: u64,
+    pub input: Vec<u64>,
+    pub output: Vec<u64>,
+    pub kernel: Vec<u64>,
+    pub stride: Vec<u64>,
+    pub padding: Vec<u64>,
+    pub dilation: Vec<u64>,
+    /// The input gradient (backward data) is computed.
+    pub input_grad: bool,
+    /// The weight gradient (backward filter) is computed.
+    pub weight_grad: bool,
+    /// Bytes of one element of the operands (4 fp32/tf32, 2 in 16 bit).
+    pub element_bytes: u64,
 }
 
 impl LayerReport {
@@ -408,6 +432,7 @@ pub fn analyze_with(
             } else {
                 account.adapter_params
             },
+            conv: account.conv,
             fused_attention_flops: account.fused_attention_flops.map(|f| f * n),
         });
         if values.insert(name.clone(), output.clone()).is_some() && layer.name.is_some() {

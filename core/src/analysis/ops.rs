@@ -94,6 +94,20 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             } else {
                 Bytes::ZERO
             };
+            let conv = ConvShape {
+                in_channels: channels,
+                out_channels: *out_channels,
+                groups,
+                input: spatial,
+                output: out_spatial.clone(),
+                kernel: w.kernel,
+                stride: w.stride,
+                padding: w.padding,
+                dilation: w.dilation,
+                input_grad: first.requires_grad,
+                weight_grad: trains,
+                element_bytes: operand.dtype,
+            };
             let mut shape = vec![*out_channels];
             shape.extend(out_spatial);
             let output = ctx.fresh(shape, operand.dtype, needs_grad);
@@ -112,6 +126,7 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                     tensor_core: true,
                     kernels_fwd: 1 + *bias as u32,
                     kernels_bwd: (1 + *bias as u32) * trains as u32 + first.requires_grad as u32,
+                    conv: Some(conv),
                     ..LayerAccount::default()
                 },
             ))

@@ -271,6 +271,7 @@ pub(super) fn attention(
                 scores as f64 * (act + softmax_dtype) as f64
             },
             host_ops: None,
+            conv: None,
         },
     ))
 }
