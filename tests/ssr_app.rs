@@ -165,6 +165,10 @@ async fn the_advanced_group_offers_tensor_and_pipeline_parallelism_in_both_langu
             );
             assert!(html.contains(&input), "{input} {lang:?}");
         }
+        // The details say the layout, the all-reduces and the bubble.
+        assert!(html.contains("data-testid=\"layout-line\""), "{lang:?}");
+        assert!(html.contains("TP 2 × PP 2 × DP 1"), "{lang:?}");
+        assert!(html.contains(T::PipelineBubble.get(lang)));
     }
     // A layout the model cannot take is an error that names the field.
     let html = page(state("model.id=vit&patch=64&cards=4&tensor_parallel=3")).await;

@@ -70,6 +70,9 @@ texts! {
     AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests; tensor parallelism -13 to +8 % of Megatron-LM's published scaling; pipeline: 1F1B, bubble (p-1)/(m+p-1), not checked against a measurement (see the validation notes).",
         "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %；张量并行与 Megatron-LM 公开的扩展效率相差 -13 % 至 +8 %；流水线：1F1B，气泡 (p-1)/(m+p-1)，尚未与实测对比（见验证说明）。";
     Nodes => "Nodes", "节点";
+    Layout => "Layout", "并行布局";
+    TensorAllreduces => "tensor-parallel all-reduces per micro-batch", "每个微批次的张量并行 all-reduce";
+    PipelineBubble => "pipeline bubble", "流水线气泡";
     BoundHost => "the host CPU (PyTorch dispatch, autograd, the optimizer loop)", "主机 CPU（PyTorch 调度、自动求导、优化器循环）";
     BoundInput => "the input pipeline (patches, DataLoader, copy to the GPU)", "输入管线（切块、DataLoader、拷贝到显卡）";
     BoundDevice => "the GPU", "显卡";
