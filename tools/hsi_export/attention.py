@@ -30,9 +30,22 @@ def attention_parts(module):
         heads = getattr(module, heads_name, None)
         if isinstance(out, nn.Sequential):
             out = next((m for m in out if isinstance(m, nn.Linear)), None)
-        if isinstance(qkv, nn.Linear) and isinstance(out, nn.Linear) and isinstance(heads, int):
+        if isinstance(qkv, nn.Linear) and isinstance(out, nn.Linear) and isinstance(heads, int) \
+                and is_plain_attention(module, qkv, out):
             return qkv.out_features, qkv.bias is not None, out, heads
     return None
+
+
+def is_plain_attention(module, qkv, out):
+    """True where q, k and v are equal thirds of the qkv projection, the output projection
+    reads them, and the block holds no parameters but these and EXTRA_PARAMS: what the
+    `attention` op describes. Other blocks (LeViT's and EfficientFormer's narrower keys
+    and attention biases) are traced through, op by op."""
+    extra = [getattr(module, n, None) for n in EXTRA_PARAMS]
+    known = sum(p.numel() for m in (qkv, out) for p in m.parameters())
+    known += sum(t.numel() for t in extra if isinstance(t, nn.Parameter))
+    return qkv.out_features % 3 == 0 and qkv.out_features // 3 == out.in_features and \
+        known == sum(p.numel() for p in module.parameters())
 
 
 def partitions_windows(module):
