@@ -46,6 +46,7 @@ async fn page_shows_controls_views_and_the_estimates_note() {
         "optimizer",
         "interconnect",
         "checkpointing",
+        "cudnn-benchmark",
         "assumptions",
         "estimates-note",
         "verdict",

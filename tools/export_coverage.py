@@ -13,7 +13,7 @@ against PyTorch on the CPU:
 Models are built with random weights (pretrained=False: nothing is downloaded) at a small
 input so the run stays short on two cores. A family listed in KNOWN_FAILURES must fail
 with the reason given there; any other failure, or a known failure that now passes,
-fails the run (so the README's coverage table stays true).
+fails the run (so docs/guide.md's coverage table stays true).
 """
 
 import argparse
@@ -271,7 +271,7 @@ def main():
     parser.add_argument("--cli", default=CLI, help="the hsi-gpu binary (default: %(default)s)")
     parser.add_argument("--fixtures", action="store_true",
                         help="write core/tests/fixtures/families/*.json for FIXTURE_FAMILIES")
-    parser.add_argument("--markdown", action="store_true", help="print the coverage table for the README")
+    parser.add_argument("--markdown", action="store_true", help="print the coverage table for docs/guide.md")
     args = parser.parse_args()
     torch.set_num_threads(min(2, os.cpu_count() or 1))
     chosen = [f for f in FAMILIES if not args.family or f[0] in args.family]

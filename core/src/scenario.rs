@@ -114,6 +114,10 @@ json_struct! {
         pub batch_per_gpu: u32 [1, MAX_BATCH] = 64,
         /// PyTorch's default (TF32 convolutions where the card has TF32) unless set.
         pub precision: Precision = Precision::TorchDefault,
+        /// `torch.backends.cudnn.benchmark`: cuDNN times its convolution algorithms on the
+        /// first step of each shape and keeps the fastest (`cudnn`); off (PyTorch's
+        /// default) it takes the one its heuristics rank first.
+        pub cudnn_benchmark: bool = false,
         pub optimizer: Optimizer = Optimizer::Adam,
         pub checkpointing: bool = false,
         /// Fused SDPA where the card has a kernel for it (`analysis::attention_kernel`).
@@ -179,7 +183,7 @@ pub fn scenario_from_json(text: &str) -> Result<Scenario, FieldError> {
         text,
         &JsonDocument {
             field: "(document)",
-            expected: "one JSON object: a Scenario (see README, 'Scenario JSON')",
+            expected: "one JSON object: a Scenario (see docs/formats.md, 'Scenario JSON')",
         },
     )?;
     scenario_from_value(&value)

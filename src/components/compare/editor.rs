@@ -1,5 +1,5 @@
-//! The inputs of one option (label, GPU, cards, batch, interconnect, use of the cards) and
-//! the small form helpers the view shares.
+//! The inputs of one option (label, GPU, cards, batch, cudnn.benchmark, interconnect, use of
+//! the cards) and the small form helpers the view shares.
 
 use hsi_gpu_core::compare::{CompareOption, MAX_LABEL_CHARS};
 use hsi_gpu_core::gpu;
@@ -99,6 +99,14 @@ impl OptionEditor {
             });
             Callback::from(move |e: Event| f(select_value(&e)))
         };
+        let on_cudnn_benchmark = {
+            let f = edit(|o, v| o.scenario.cudnn_benchmark = v == "true");
+            Callback::from(move |e: InputEvent| {
+                f(e.target_unchecked_into::<HtmlInputElement>()
+                    .checked()
+                    .to_string())
+            })
+        };
         let on_remove = {
             let on_remove = self.on_remove.clone();
             Callback::from(move |_: MouseEvent| on_remove.emit(i))
@@ -117,6 +125,9 @@ impl OptionEditor {
                 </select>
                 { number_field(C::Cards.get(lang), id("cards"), s.cards.to_string(), Some(MAX_CARDS), on_cards) }
                 { number_field(C::Batch.get(lang), id("batch"), s.batch_per_gpu.to_string(), Some(MAX_BATCH), on_batch) }
+                <label><input type="checkbox" data-testid={id("cudnn-benchmark")}
+                    checked={s.cudnn_benchmark} oninput={on_cudnn_benchmark} />
+                    { " " }{ C::CudnnBenchmark.get(lang) }</label>
                 <select aria-label={C::Interconnect.get(lang)} data-testid={id("interconnect")} onchange={on_interconnect}>
                     { for Interconnect::ALL.iter().map(|ic| html! {
                         <option value={ic.id()} selected={*ic == s.interconnect}>{ interconnect_name(*ic, lang) }</option>
