@@ -21,6 +21,7 @@ texts! {
     Label => "Name", "名称";
     Gpu => "GPU", "GPU";
     Cards => "Cards", "显卡数";
+    TensorParallel => "Tensor parallel", "张量并行";
     Interconnect => "Interconnect", "互联";
     Mode => "Use of the cards", "多卡用法";
     Ddp => "One run, DDP", "单个实验（DDP）";

@@ -62,8 +62,8 @@ texts! {
     TermInputCube => "Data cube on the GPU", "显卡上的数据立方体";
     TermShardingBuffers => "Sharding buffers and gathered layers", "分片缓冲区与聚合的层";
     Advanced => "Advanced / foundation model", "高级 / 基础模型";
-    AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests (docs/validation.md).",
-        "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %（见 docs/validation.md）。";
+    AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests; tensor parallelism -13 to +8 % of Megatron-LM's published scaling; pipeline: 1F1B, bubble (p-1)/(m+p-1), not checked against a measurement (docs/validation.md).",
+        "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %；张量并行与 Megatron-LM 公开的扩展效率相差 -13 % 至 +8 %；流水线：1F1B，气泡 (p-1)/(m+p-1)，尚未与实测对比（见 docs/validation.md）。";
     Nodes => "Nodes", "节点";
     BoundHost => "the host CPU (PyTorch dispatch, autograd, the optimizer loop)", "主机 CPU（PyTorch 调度、自动求导、优化器循环）";
     BoundInput => "the input pipeline (patches, DataLoader, copy to the GPU)", "输入管线（切块、DataLoader、拷贝到显卡）";
