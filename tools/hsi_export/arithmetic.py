@@ -134,7 +134,7 @@ def normalize(ex, layer, args, kwargs, acts, result):
     with x), its clamp, a broadcast view and the division."""
     x = acts[0]
     dim = arg(args, kwargs, 2, "dim", 1) % x.dim()
-    if dim == 0 or ex.folded(x):
+    if dim == ex.batch_dim(x) or ex.is_batchless(x):
         ex.report(layer, f"normalize over dim {dim}", "reduce norm, then div", acts, result)
         return
     reduced = x.norm(dim=dim, keepdim=True)

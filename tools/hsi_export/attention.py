@@ -5,6 +5,8 @@ Recognised by their parts: vit-pytorch style (`to_qkv`, `to_out`, `heads`), timm
 MaxViT (`to_qkv`, `merge`, `n_heads`), and
 nn.MultiheadAttention used as self-attention (one input for query, key and value)."""
 
+import math
+
 import torch
 from torch import nn
 
@@ -90,6 +92,24 @@ def window_attention_layers(ex, m, name, x, output, params):
         nxt = output if last else torch.empty(0)
         ex.emit(f"{name}.{suffix}" if suffix else name, [current], step, nxt, params if step is op else ())
         current = nxt
+
+
+def attends_across_sets(ex, m, x):
+    """True where a block given [.., S, T, D] (no windows folded into the batch) attends over
+    all S x T tokens (VOLO reshapes [H, W, C] to [H x W, C]) rather than within each of
+    the S sets (torchvision's MaxViT): told apart by the FLOPs the block counts."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    qkv_features, _, _, heads = attention_parts(m)
+    shape = ex.sample_shape(x)
+    if len(shape) < 3 or ex.folded(x) or partitions_windows(m):
+        return False
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        m(x)
+    sets, tokens, dim = x.shape[0] * math.prod(shape[:-2]), shape[-2], shape[-1]
+    projections = 2 * sets * tokens * dim * (qkv_features + qkv_features // 3)
+    within = projections + 4 * sets * tokens * tokens * qkv_features // 3
+    return abs(counter.get_total_flops() - within) > 0.01 * within
 
 
 def attention_op(ex, m, name, x, output):

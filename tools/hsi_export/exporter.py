@@ -2,11 +2,13 @@
 as a ModelSpec layer list. Leaf modules go through `modules.MODULE_HANDLERS` (and
 `attention.py`), torch calls on activations through `functions.FUNCTION_HANDLERS`."""
 
+import math
+
 import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from .attention import attention_op, attention_parts, partitions_windows, window_attention_layers
+from .attention import attends_across_sets, attention_op, attention_parts, partitions_windows, window_attention_layers
 from .common import TRACE_BATCH, ExportError, module_kind, tensors_in
 from .functions import ALIASES, BATCH_MOVED_FUNCTIONS, COUNTED_FUNCTIONS, FUNCTION_HANDLERS, NEAREST_FUNCTIONS
 from .modules import MODULE_HANDLERS, NEAREST_MODULES
@@ -121,21 +123,21 @@ class Exporter:
         return self.batch_at.get(id(tensor), 0)
 
     def sample_shape(self, tensor):
-        """Per-sample shape: without the batch, with a folded factor first."""
+        """Per-sample shape: without the batch, with a folded factor where the batch is."""
         if self.is_batchless(tensor):
             return self.constant_shape(tensor)
         at = self.batch_dim(tensor)
-        if at:
-            return [int(d) for i, d in enumerate(tensor.shape) if i != at]
-        k = self.fold.get(id(tensor), 1)
-        return ([k] if k > 1 else []) + [int(d) for d in tensor.shape[1:]]
+        if self.folded(tensor):
+            return [self.fold[id(tensor)] if i == at else int(d) for i, d in enumerate(tensor.shape)]
+        return [int(d) for i, d in enumerate(tensor.shape) if i != at]
 
     def sample_dim(self, tensor, dim):
         """The per-sample index of dimension `dim` (not the batch's) of `tensor`."""
         if self.is_batchless(tensor):
             return dim - (tensor.dim() - len(self.sample_shape(tensor)))
-        at = self.batch_dim(tensor)
-        return dim - (dim > at) + self.folded(tensor)
+        if self.folded(tensor):  # every dimension is a per-sample one, the batch's too
+            return dim
+        return dim - (dim > self.batch_dim(tensor))
 
     def fold_shape(self, x, result):
         """Per-sample shape of `result`, a view of `x` that may fold the batch with the
@@ -210,18 +212,19 @@ class Exporter:
         at = self.batch_dim(x)
         if self.is_batchless(x):
             self.emit_batchless_permute(layer, x, order, result)
-        elif self.folded(x) and order[0] != 0:
-            self.report(layer, "a permute that moves folded windows", "permute keeping the batch first", [x], result)
         elif order == sorted(order):
             self.alias(x, result)
         else:
             # The per-sample dimensions in their new order; the batch may move (q, k and v
-            # first: qkv.permute(2, 0, 3, 1, 4)), which the layer list does not see.
-            fold = [0] if self.folded(x) else []
-            sample_order = fold + [self.sample_dim(x, d) for d in order if d != at and not (fold and d == 0)]
-            self.emit(layer, [x], {"op": "permute", "order": sample_order}, result)
+            # first: qkv.permute(2, 0, 3, 1, 4)), which the layer list does not see. Folded
+            # windows move as a per-sample dimension.
+            kept = order if self.folded(x) else [d for d in order if d != at]
+            self.emit(layer, [x], {"op": "permute", "order": [self.sample_dim(x, d) for d in kept]}, result)
+            self.batch_at.pop(id(result), None)
             if order.index(at):
                 self.batch_at[id(result)] = order.index(at)
+            if self.folded(x):
+                self.fold[id(result)] = self.fold[id(x)]
 
     def emit_batchless_permute(self, layer, x, order, result):
         """A permute of a constant: a permute of its per-sample dimensions, or a reshape
@@ -327,6 +330,19 @@ class Exporter:
             return
         if isinstance(module, nn.modules.batchnorm._BatchNorm) and self.folded(x):
             self.folded_batch_norm(name, x, output, params)
+            return
+        if attention_parts(module) is not None and attends_across_sets(self, module, x):
+            # [H, W, C] attended as H x W tokens: the tokens as one set around the block.
+            merged, attended = torch.empty(0), torch.empty(0)
+            shape = self.sample_shape(x)
+            self.emit(f"{name}.tokens", [x], {"op": "reshape", "shape": [math.prod(shape[:-1]), shape[-1]]}, merged)
+            op, trailing = attention_op(self, module, name, x.flatten(1, -2), output.flatten(1, -2))
+            self.emit(name, [merged], op, attended, params)
+            last = attended
+            if trailing is not None:
+                last = torch.empty(0)
+                self.emit(f"{name}.dropout", [attended], trailing, last)
+            self.emit(f"{name}.map", [last], {"op": "reshape", "shape": shape}, output)
             return
         if attention_parts(module) is not None:
             op, trailing = attention_op(self, module, name, x, output)

@@ -209,7 +209,7 @@ def unbind(ex, layer, args, kwargs, acts, result):
     """x.unbind(dim), torch.unbind: a slice per index (views), each without the dimension."""
     x = acts[0]
     dim = arg(args, kwargs, 1, "dim", 0) % x.dim()
-    if dim == ex.batch_dim(x) or ex.folded(x) or ex.is_batchless(x):
+    if dim == ex.batch_dim(x) or ex.is_batchless(x):
         ex.report(layer, "unbinding the batch", "unbind a per-sample dimension", acts, result)
         return
     for i, piece in enumerate(result):
@@ -224,6 +224,8 @@ def take(ex, layer, x, dim, i, piece):
     ex.batch_at.pop(id(cut), None)
     if at:
         ex.batch_at[id(cut)] = at
+    if ex.folded(x):
+        ex.fold[id(cut)] = ex.fold[id(piece)] = ex.fold[id(x)]
     ex.emit_slice(layer, x, dim, i, i + 1, cut)
     if at - (dim < at):
         ex.batch_at[id(piece)] = at - (dim < at)
