@@ -24,8 +24,14 @@ pub fn sharding_fields(store: &Store) -> Html {
         ("nodes".to_string(), Value::from(s.nodes)),
         ("node_link".to_string(), Value::from(s.node_link.id())),
         ("nics_per_node".to_string(), Value::from(s.nics_per_node)),
-        ("tensor_parallel".to_string(), Value::from(s.tensor_parallel)),
-        ("pipeline_parallel".to_string(), Value::from(s.pipeline_parallel)),
+        (
+            "tensor_parallel".to_string(),
+            Value::from(s.tensor_parallel),
+        ),
+        (
+            "pipeline_parallel".to_string(),
+            Value::from(s.pipeline_parallel),
+        ),
         ("micro_batches".to_string(), Value::from(s.micro_batches)),
     ];
     html! {
