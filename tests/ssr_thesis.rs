@@ -170,3 +170,53 @@ async fn memory_view_shows_what_ecc_takes_and_cost_view_the_currency() {
     assert!(!c.cloud_rate_known);
     assert!(html.contains(X::EnterRate.get(Lang::En)));
 }
+
+#[tokio::test]
+async fn cost_view_says_where_the_card_and_bridge_prices_come_from() {
+    use hsi_gpu_core::choices::Interconnect;
+    use hsi_gpu_planner::components::cost_view::CostView;
+    use hsi_gpu_planner::i18n::T;
+    let view = |s: Scenario, lang: Lang| async move {
+        let report = SharedReport::new(hsi_gpu_core::estimate(&s).unwrap());
+        let c = report.perf.cost.clone();
+        let html = render_view(CostView { report, lang }.view()).await;
+        (html, c)
+    };
+    let bridged = |gpu: &str| Scenario {
+        gpu: gpu.into(),
+        cards: 4,
+        interconnect: Interconnect::NvlinkBridge,
+        ..Scenario::default()
+    };
+    for lang in [Lang::En, Lang::Zh] {
+        // The A5500's price is a guess: the page says so, with why.
+        let (html, c) = view(Scenario::default(), lang).await;
+        assert!(html.contains("price-basis"));
+        assert!(html.contains(T::PriceGuess.get(lang)));
+        assert!(html.contains(&c.card_price_seen));
+        assert!(
+            !html.contains(T::CostBridges.get(lang)),
+            "no bridges on one card"
+        );
+        // Two bridged pairs: their cost and where it was seen.
+        let (html, c) = view(bridged("rtx_a5500"), lang).await;
+        assert!(html.contains(T::CostBridges.get(lang)));
+        assert!(html.contains(&c.money(c.bridges_usd)));
+        assert!(html.contains("bridge-seen") && html.contains(&c.bridge_price_seen));
+        // A dated listing is named as one.
+        let (html, _) = view(
+            Scenario {
+                gpu: "rtx_4090".into(),
+                ..Scenario::default()
+            },
+            lang,
+        )
+        .await;
+        assert!(html.contains(T::PriceListed.get(lang)));
+        // No known bridge price: said, not counted as zero.
+        let (html, c) = view(bridged("h100_pcie"), lang).await;
+        assert!(!c.bridge_price_known);
+        assert!(html.contains("bridge-unknown"));
+        assert!(html.contains(T::BridgeUnknown.get(lang)));
+    }
+}

@@ -193,6 +193,11 @@ const FIELD_LABELS: &[(&str, &str, &str)] = &[
         "显卡单价（美元；留空用目录中的市场价或首发价）",
     ),
     (
+        "cost.bridge_usd_per_pair",
+        "NVLink bridge(s) per bridged pair (USD; empty = dated catalog price)",
+        "每对显卡的 NVLink 桥（美元；留空用目录中的标价）",
+    ),
+    (
         "cost.platform_base_usd",
         "Workstation without GPUs (USD)",
         "不含显卡的工作站（美元）",
