@@ -50,6 +50,7 @@ pub fn vit_size_name(size: hsi_gpu_core::scenario::VitSize) -> &'static str {
         Base => "ViT-B",
         Large => "ViT-L",
         Huge => "ViT-H",
+        Giant => "ViT-g",
     }
 }
 
