@@ -134,6 +134,12 @@ fn vit_sizes_span_about_22m_to_1_billion_parameters() {
         );
         assert!((low..=high).contains(&(count as f64)), "{size:?}: {count}");
     }
+    // The PyTorch mirror, tools/torch_zoo Vit(3, 32, 10, "giant"), counts 1,010,321,034.
+    let giant = ZooOptions {
+        size: Some(VitSize::Giant),
+        ..ZooOptions::new(3, 32, 10)
+    };
+    assert_eq!(params("vit", &giant), 1_010_321_034);
     // The default size is base.
     assert_eq!(
         params("vit", &ZooOptions::new(3, 32, 10)),
