@@ -8,7 +8,7 @@ use hsi_gpu_core::Report;
 pub mod app;
 pub mod components;
 pub mod ghost;
-pub mod i18n;
+pub use hsi_gpu_i18n as i18n;
 pub mod platform;
 pub mod query;
 pub mod state;

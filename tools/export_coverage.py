@@ -13,7 +13,7 @@ against PyTorch on the CPU:
 Models are built with random weights (pretrained=False: nothing is downloaded) at a small
 input so the run stays short on two cores. A family listed in KNOWN_FAILURES must fail
 with the reason given there; any other failure, or a known failure that now passes,
-fails the run (so the README's coverage table stays true).
+fails the run (so docs/guide.md's coverage table stays true).
 """
 
 import argparse
@@ -33,7 +33,7 @@ TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, TOOLS)
 
 import validate_zoo  # noqa: E402
-from hsi_export import ExportError, export  # noqa: E402
+from hsi_export import ExportError, trace  # noqa: E402
 
 CLI = os.path.join(os.path.dirname(TOOLS), "target", "debug", "hsi-gpu")
 BATCH = 2
@@ -241,7 +241,7 @@ def check(cli, library, name, kwargs, input_shape):
     """(status, detail, fixture): "ok", or "fail" with the first reason found; the fixture
     holds the layer list and PyTorch's figures."""
     model = build(library, name, kwargs)
-    spec, info = export(model, input_shape, name)
+    spec, info = trace(model, input_shape, name)
     if info["unsupported"]:
         u = info["unsupported"][0]
         return "fail", f"unsupported {u['layer']}: {u['what']}", None
@@ -271,7 +271,7 @@ def main():
     parser.add_argument("--cli", default=CLI, help="the hsi-gpu binary (default: %(default)s)")
     parser.add_argument("--fixtures", action="store_true",
                         help="write core/tests/fixtures/families/*.json for FIXTURE_FAMILIES")
-    parser.add_argument("--markdown", action="store_true", help="print the coverage table for the README")
+    parser.add_argument("--markdown", action="store_true", help="print the coverage table for docs/guide.md")
     args = parser.parse_args()
     torch.set_num_threads(min(2, os.cpu_count() or 1))
     chosen = [f for f in FAMILIES if not args.family or f[0] in args.family]

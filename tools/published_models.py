@@ -117,7 +117,7 @@ def drop_single_concats(spec):
 def main(ids):
     sys.path.insert(0, TOOLS)
     import torch
-    from export_model import TRACE_BATCH, export
+    from hsi_export import trace
 
     torch.set_num_threads(min(2, os.cpu_count() or 1))
     os.makedirs(OUT, exist_ok=True)
@@ -126,7 +126,7 @@ def main(ids):
     for model_id in ids or MODELS:
         build, source, shape = MODELS[model_id]
         model = build()
-        spec, info = export(model, shape, model_id, TRACE_BATCH)
+        spec, info = trace(model, shape, model_id)
         spec = drop_single_concats(spec)
         substituted = sorted({f"{u['what']} -> {u['nearest']}" for u in info["unsupported"]})
         index[model_id] = {"source": source, "input": shape, "torch_params": info["torch_params"], "substituted": substituted}

@@ -34,6 +34,9 @@ dry_run="$(mktemp)"
 target/debug/hsi-gpu compare tools/samples/scenario_hu1d.json "$dry_run" > /dev/null
 rm -f "$dry_run"
 
+say "the PyTorch tools as a package: pip install ./tools into a fresh venv, then its commands and API"
+"$repo/tools/package_test.sh" "$python" "$repo/target/debug/hsi-gpu"
+
 say "exporter coverage: one torchvision/timm model per family, estimated vs PyTorch"
 "$python" tools/export_coverage.py
 

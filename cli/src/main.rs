@@ -2,6 +2,8 @@
 //!
 //! hsi-gpu estimate FILE.json   Scenario JSON (`-` = stdin) -> Report JSON on stdout, with
 //!                              the levers and the evaluation / prediction what-ifs
+//! hsi-gpu summary [--lang en|zh] FILE.json|-
+//!                              the same estimate as text for a terminal (summary/)
 //! hsi-gpu presets              GPUs (with ECC, form factor, dated prices), models and
 //!                              datasets as JSON
 //! hsi-gpu scenario             the default Scenario as JSON (a starting point to edit)
@@ -11,6 +13,8 @@
 //!                              {"report": the options side by side (the page's
 //!                              comparison), "levers": a row per lever option with each
 //!                              option's time to result, speed-up and cost per experiment}
+//! hsi-gpu options --summary [--lang en|zh] COMPARISON.json
+//!                              the comparison as tables with the recommendation
 //! hsi-gpu thesis FILE.json     the thesis map for a Scenario (`-` = stdin): the best lever
 //!                              of each zoo model (small HSI CNNs to a 1 B ViT) at each patch
 //!                              on the scenario's card and task, the flips, the article's
@@ -20,6 +24,8 @@
 //!                              measurements, "report": what was fitted, errors before/after}
 //!
 //! Bad input exits with status 2 and one line on stderr naming the field.
+
+mod summary;
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -32,8 +38,11 @@ use hsi_gpu_core::whatifs::{compare_levers, estimate_all};
 use hsi_gpu_core::{dataset, gpu, market, measurement, zoo, FieldError, Scenario};
 use serde_json::json;
 
-const USAGE: &str = "usage: hsi-gpu estimate FILE.json|- | hsi-gpu presets | hsi-gpu scenario \
-                     | hsi-gpu compare SCENARIO.json MEASUREMENT.json | hsi-gpu options COMPARISON.json \
+const USAGE: &str =
+    "usage: hsi-gpu estimate FILE.json|- | hsi-gpu summary [--lang en|zh] FILE.json|- \
+                     | hsi-gpu presets | hsi-gpu scenario \
+                     | hsi-gpu compare SCENARIO.json MEASUREMENT.json \
+                     | hsi-gpu options [--summary [--lang en|zh]] COMPARISON.json \
                      | hsi-gpu thesis FILE.json|- \
                      | hsi-gpu calibrate SCENARIO.json MEASUREMENT.json...";
 
@@ -69,6 +78,12 @@ fn run(args: &[String]) -> Result<String, String> {
                 &serde_json::to_value(map).expect("ThesisMap serialises"),
             ))
         }
+        [cmd, rest @ ..] if cmd == "summary" => {
+            let (lang, path) = summary::parse_args(rest, false)?;
+            let scenario = scenario_from_json(&read_input(&path)?).map_err(|e| e.to_string())?;
+            let report = estimate_all(&scenario).map_err(|errors| one_line(&errors))?;
+            Ok(summary::estimate_summary(&scenario, &report, lang))
+        }
         [cmd] if cmd == "presets" => Ok(pretty(&presets())),
         [cmd] if cmd == "scenario" => Ok(pretty(
             &serde_json::to_value(Scenario::default()).expect("Scenario serialises"),
@@ -81,15 +96,22 @@ fn run(args: &[String]) -> Result<String, String> {
                 &serde_json::to_value(comparison).expect("PredictedVsMeasured serialises"),
             ))
         }
-        [cmd, path] if cmd == "options" => {
-            let comparison = import_comparison(&read_input(path)?).map_err(|errors| {
+        [cmd, rest @ ..] if cmd == "options" && !rest.is_empty() => {
+            let summary = rest.iter().any(|a| a.starts_with("--"));
+            let (lang, path) = match rest {
+                [path] if !summary => (None, path.clone()),
+                _ => summary::parse_args(rest, true).map(|(l, p)| (Some(l), p))?,
+            };
+            let comparison = import_comparison(&read_input(&path)?).map_err(|errors| {
                 let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
                 lines.join("; ")
             })?;
             let report = compare(&comparison).map_err(|errors| one_line(&errors))?;
-            Ok(pretty(
-                &json!({"report": report, "levers": compare_levers(&comparison)}),
-            ))
+            let levers = compare_levers(&comparison);
+            Ok(match lang {
+                Some(lang) => summary::options_summary(&report, &levers, lang),
+                None => pretty(&json!({"report": report, "levers": levers})),
+            })
         }
         [cmd, scenario, measurements @ ..] if cmd == "calibrate" && !measurements.is_empty() => {
             let scenario = read_scenario(scenario)?;

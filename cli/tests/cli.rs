@@ -2,26 +2,7 @@
 
 mod common;
 
-use common::{json, one_line_error};
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hsi-gpu"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
+use common::{json, one_line_error, run};
 
 #[test]
 fn estimate_of_empty_object_is_the_default_scenario_report() {

@@ -3,17 +3,14 @@
 mod common;
 
 use common::{json, one_line_error};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn sample(name: &str) -> String {
     format!("{}/../tools/samples/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hsi-gpu"))
-        .args(args)
-        .output()
-        .expect("binary runs")
+    common::run(args, "")
 }
 
 #[test]

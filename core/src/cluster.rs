@@ -16,7 +16,7 @@
 //! latency and the inter-node ones at the network's (NCCL's trees keep it from growing
 //! with every GPU). A hierarchical schedule (intra-node reduce-scatter, inter-node
 //! all-reduce, intra-node all-gather, one after the other) was checked against the same
-//! published points and overestimated two-node bus bandwidth by 8-37 % (README,
+//! published points and overestimated two-node bus bandwidth by 8-37 % (docs/models.md,
 //! "Sharding and more than one box").
 
 use crate::assumptions::ScalingAssumptions;

@@ -22,8 +22,8 @@
 //! compute = (work + roof x ramp) / (roof x efficiency) and
 //! memory = bytes x passes / (bandwidth x memory_efficiency).
 //! The efficiencies (`PerfAssumptions` and its `device` section) are fitted on published
-//! training throughput (core/tests/published_steps.rs; the README has the fit and the
-//! held-out error).
+//! training throughput (core/tests/published_steps.rs; docs/validation.md has the fit and
+//! the held-out error).
 
 use serde::{Deserialize, Serialize};
 

@@ -29,7 +29,7 @@ use crate::graph::{ModelSpec, Op};
 
 /// Layers a tensor outlives its last reader by: eager code holds a layer's input while
 /// the rest of its statement runs (`x = relu(conv(x))` frees the old `x` after the
-/// ReLU). 1 against PyTorch's live tensors (README, "No-grad peak memory"): median
+/// ReLU). 1 against PyTorch's live tensors (docs/validation.md, "No-grad peak memory"): median
 /// error 16 % over the zoo, against 22 % (every estimate low) when freed at once.
 const STATEMENT_LAG: usize = 1;
 use crate::scaling::pcie_x16_bytes_per_s;

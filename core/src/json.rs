@@ -10,7 +10,7 @@
 //! - serde's `Deserialize`, through `FromJson` (for `serde_json::from_str`).
 //!
 //! Read by hand rather than with serde's derived readers: those cost the web page
-//! about 20 kB of its download budget (README, "Page size").
+//! about 20 kB of its download budget (docs/development.md, "Keeping the page small").
 
 use serde_json::{Map, Value};
 

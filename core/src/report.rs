@@ -1,5 +1,5 @@
 //! The Report: everything `estimate` computes for a Scenario. Serialised by the CLI as
-//! JSON (documented in the README) and drawn by the web app.
+//! JSON (documented in docs/formats.md) and drawn by the web app.
 
 use serde::Serialize;
 

@@ -179,7 +179,7 @@ pub fn scenario_from_json(text: &str) -> Result<Scenario, FieldError> {
         text,
         &JsonDocument {
             field: "(document)",
-            expected: "one JSON object: a Scenario (see README, 'Scenario JSON')",
+            expected: "one JSON object: a Scenario (see docs/formats.md, 'Scenario JSON')",
         },
     )?;
     scenario_from_value(&value)

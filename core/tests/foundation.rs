@@ -89,7 +89,7 @@ fn vit_with_sdpa_frozen_and_lora_matches_pytorch() {
         );
         let mut check = |what: &str, batch: u64, expected: f64, got: f64, tolerance: f64| {
             let error = relative_error(expected, got);
-            // The README's error table: `cargo test --test foundation -- --nocapture`.
+            // docs/validation.md's error table: `cargo test --test foundation -- --nocapture`.
             if what == "saved" {
                 eprintln!(
                     "{label} n={batch}: torch {expected} B, ours {:+} B ({:+.4} %)",

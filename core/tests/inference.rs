@@ -83,7 +83,7 @@ fn without_a_catalog_dataset_there_is_no_scene() {
 
 /// The no-grad activation peak against PyTorch: `fixtures/pytorch_no_grad.json`
 /// (`tools/validate_no_grad.py`: live storages after every ATen op of an eval-mode
-/// no-grad forward on the CPU). The table the README quotes prints with --nocapture.
+/// no-grad forward on the CPU). The table docs/validation.md quotes prints with --nocapture.
 #[test]
 fn the_no_grad_peak_matches_pytorchs_live_tensors() {
     use hsi_gpu_core::inference::{live_graph, no_grad_peak_per_sample};

@@ -5,7 +5,7 @@
 //!
 //! The host constants (`perf.host`) were fitted on the `fit` models' host time per step
 //! and are checked on the rest (`split`); nothing else was fitted to these measurements.
-//! `cargo test --test measured_h200 -- --nocapture` prints the table the README carries.
+//! `cargo test --test measured_h200 -- --nocapture` prints the table docs/validation.md carries.
 
 use hsi_gpu_core::analysis::analyze;
 use hsi_gpu_core::assumptions::PerfAssumptions;
@@ -117,7 +117,7 @@ fn median_abs(cases: &[&Case], term: &str) -> f64 {
     median(cases.iter().map(|c| error(c, term).abs()).collect())
 }
 
-/// The README's table: every case, then per model and per split.
+/// docs/validation.md's table: every case, then per model and per split.
 #[test]
 fn the_estimate_against_the_h200_measurements() {
     let cases = cases();

@@ -11,7 +11,7 @@
 //! a roofline with rough efficiency factors, not a profiler) and the cards ranked as
 //! measured; DDP 8-card efficiency within 0.2 of the measured. The PCIe multi-card rows
 //! come from another framework, so only their trend is checked (efficiency grows with the
-//! per-GPU batch); the printed gap is reported in the README.
+//! per-GPU batch); the printed gap is reported in docs/validation.md.
 
 use hsi_gpu_core::gpu::gpu_by_id;
 use hsi_gpu_core::graph::{ModelBuilder, Op};

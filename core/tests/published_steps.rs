@@ -4,7 +4,7 @@
 //! Every point is estimated with the model's defaults; the test prints each point's
 //! error and the error tables (median, worst, by GPU family and architecture family) for
 //! the fitted and the held-out points, and fails when the held-out error grows past what
-//! the README states (`HELDOUT_*`). `fit_report` prints the same for the constants
+//! docs/validation.md states (`HELDOUT_*`). `fit_report` prints the same for the constants
 //! `tools/fit_steps.py` would move, so a refit can be checked.
 
 use std::collections::BTreeMap;
@@ -19,7 +19,7 @@ use hsi_gpu_core::steptime::StepBound;
 use hsi_gpu_core::{build_model, performance};
 use serde::Deserialize;
 
-/// Held-out bounds the README states for the throughput benchmarks: median |error| of the
+/// Held-out bounds docs/validation.md states for the throughput benchmarks: median |error| of the
 /// step time, worst factor, and the Spearman rank correlation of the GPUs on the
 /// single-card ResNet-50 points (issue 12's targets: 20 %, 1.5x, 0.95).
 const HELDOUT_MEDIAN: f64 = 0.12;

@@ -1,5 +1,5 @@
 //! The sharding and multi-node model against published figures
-//! (fixtures/sharding_nccl.json: sources and roles). Prints the error table the README
+//! (fixtures/sharding_nccl.json: sources and roles). Prints the error tables docs/validation.md
 //! carries (`cargo test -p hsi-gpu-core --test sharding_published -- --nocapture`).
 
 use hsi_gpu_core::choices::{Interconnect, NodeLink, Precision, Sharding};

@@ -69,3 +69,27 @@ pub fn field_inputs(store: &Store, fields: Vec<(String, String)>) -> Html {
         }) }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Lang;
+
+    /// ARCHITECTURE.md: a new assumption needs its label in `i18n::field_label`.
+    #[test]
+    fn every_assumption_has_a_label_in_both_languages() {
+        let s = hsi_gpu_core::Scenario::default();
+        for (path, _) in query::fields_under(&s, &ASSUMPTION_SECTIONS) {
+            if SCENARIO_PANEL_FIELDS.contains(&path.as_str()) {
+                continue;
+            }
+            for lang in [Lang::En, Lang::Zh] {
+                assert_ne!(
+                    i18n::field_label(&path, lang),
+                    path,
+                    "{path} has no {lang:?} label"
+                );
+            }
+        }
+    }
+}

@@ -1,11 +1,10 @@
 //! Per-layer table: shape, parameters, forward FLOPs and bytes kept for backward.
 
 use hsi_gpu_core::format;
-use hsi_gpu_core::perf::Limiter;
 use yew::prelude::*;
 
 use crate::components::controls::use_open;
-use crate::i18n::{Lang, T};
+use crate::i18n::{self, Lang, T};
 use crate::SharedReport;
 
 #[derive(Properties, PartialEq)]
@@ -14,14 +13,6 @@ pub struct LayerTableProps {
     pub lang: Lang,
     #[prop_or_default]
     pub initially_open: bool,
-}
-
-fn limiter_name(limiter: Limiter) -> T {
-    match limiter {
-        Limiter::Compute => T::ComputeBound,
-        Limiter::Memory => T::MemoryBound,
-        Limiter::Launch => T::LaunchBound,
-    }
 }
 
 #[function_component]
@@ -65,7 +56,7 @@ pub fn LayerTable(props: &LayerTableProps) -> Html {
                                 <td class="num">{ format::bytes(layer.saved_bytes) }</td>
                                 <td class="num">{ perf.map(|p| format::duration(p.forward.time_s)).unwrap_or_default() }</td>
                                 <td class="num">{ perf.map(|p| format::duration(p.backward.time_s)).unwrap_or_default() }</td>
-                                <td>{ perf.map(|p| limiter_name(p.forward.limiter).get(lang)).unwrap_or_default() }</td>
+                                <td>{ perf.map(|p| i18n::limiter_text(p.forward.limiter, lang)).unwrap_or_default() }</td>
                             </tr>
                             }
                         }) }

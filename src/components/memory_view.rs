@@ -4,13 +4,12 @@
 
 use hsi_gpu_core::chart::{linear_ticks, nice_domain, stack, LinearScale};
 use hsi_gpu_core::format;
-use hsi_gpu_core::memory::MemoryBreakdown;
 use yew::prelude::*;
 
 use crate::components::chart_parts::{mark, px, readout, with_before, Focus};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
-use crate::i18n::{Lang, T};
+use crate::i18n::{memory_terms, Lang, T};
 use crate::SharedReport;
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -33,21 +32,6 @@ pub struct MemoryView {
     pub headroom: f64,
     /// The report before the last change, drawn faintly.
     pub ghost: Option<SharedReport>,
-}
-
-/// The peak's terms in bar order, in bytes.
-fn memory_terms(m: &MemoryBreakdown) -> [(T, f64); 9] {
-    [
-        (T::TermContext, m.cuda_context),
-        (T::TermWeights, m.weights),
-        (T::TermGradients, m.gradients),
-        (T::TermOptimizer, m.optimizer_states),
-        (T::TermActivations, m.activations),
-        (T::TermTransient, m.transient),
-        (T::TermAllocator, m.allocator),
-        (T::TermInputCube, m.input_cube),
-        (T::TermShardingBuffers, m.sharding_buffers),
-    ]
 }
 
 fn in_gib(terms: &[(T, f64)]) -> Vec<f64> {

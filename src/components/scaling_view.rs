@@ -12,7 +12,7 @@ use yew::prelude::*;
 
 use crate::components::chart_parts::{mark, px, readout, Focus};
 use crate::components::palette::{swatch, OKABE_ITO};
-use crate::components::verdict::step_parts;
+use crate::i18n::step_parts;
 use crate::i18n::{self, Lang, T};
 use crate::SharedReport;
 

@@ -1,11 +1,14 @@
-//! English / 中文 strings. Every key carries both texts, so a string cannot be added in
-//! one language only. Sentences with figures are functions taking pre-formatted figures.
-//! One file per kind: `strings` (the UI's fixed texts), `names` (the Scenario's values and
-//! fields), `sentences` (texts with figures), `remarks` (the core's notes and warnings).
+//! English / 中文 strings of the page and the command line (crate `hsi-gpu-i18n`). Every
+//! key carries both texts, so a string cannot be added in one language only. Sentences
+//! with figures are functions taking pre-formatted figures. One file per kind: `strings`
+//! (the UI's fixed texts), `names` (the Scenario's values and fields), `sentences` (texts
+//! with figures), `remarks` (the core's notes and warnings), `whatifs` (the levers,
+//! inference and the article), `compare` (the comparison).
 
 /// Declares a string enum whose keys each carry both texts, e.g.
 /// `texts! { enum T; Title => "HSI GPU Planner", "高光谱 GPU 规划器"; }`, read with
 /// `T::Title.get(lang)`; `T::ALL` lists the keys for the tests.
+#[macro_export]
 macro_rules! texts {
     ($(#[$meta:meta])* enum $name:ident; $($key:ident => $en:literal, $zh:literal;)*) => {
         $(#[$meta])*
@@ -16,25 +19,28 @@ macro_rules! texts {
             pub const ALL: &'static [$name] = &[$($name::$key),*];
 
             /// The text in `lang`: a table lookup (data), not a match per key (code).
-            pub fn get(self, lang: $crate::i18n::Lang) -> &'static str {
+            pub fn get(self, lang: $crate::Lang) -> &'static str {
                 const TEXTS: &[[&str; 2]] = &[$([$en, $zh]),*];
                 TEXTS[self as usize][lang as usize]
             }
         }
     };
 }
-pub(crate) use texts;
-
+pub mod compare;
 mod names;
 mod remarks;
 mod sentences;
 mod step_labels;
 mod strings;
+pub mod summary;
+mod verdict;
+pub mod whatifs;
 
 pub use names::*;
 pub use remarks::*;
 pub use sentences::*;
 pub use strings::T;
+pub use verdict::*;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Lang {

@@ -342,25 +342,3 @@ pub fn field_label(path: &str, lang: Lang) -> String {
         (None, _) => path.into(),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_assumption_has_a_label_in_both_languages() {
-        let s = hsi_gpu_core::Scenario::default();
-        for (path, _) in crate::query::fields_under(&s, &crate::ASSUMPTION_SECTIONS) {
-            if crate::SCENARIO_PANEL_FIELDS.contains(&path.as_str()) {
-                continue;
-            }
-            for lang in [Lang::En, Lang::Zh] {
-                assert_ne!(
-                    field_label(&path, lang),
-                    path,
-                    "{path} has no {lang:?} label"
-                );
-            }
-        }
-    }
-}

@@ -6,8 +6,8 @@ texts! {
     Title => "HSI GPU Planner", "高光谱 GPU 规划器";
     Tagline => "Will this hyperspectral model fit on this GPU, how fast does it train, how does it scale and what does it cost?",
         "这个高光谱模型能否放进这块 GPU？训练多快？多卡如何扩展？成本多少？";
-    EstimatesNote => "All figures are estimates from an analytic model (shapes, FLOPs, datasheet peaks and the assumptions below), not measurements. Checked against measured runs (README): step time off by 10 % at the median on published benchmarks and 31 % on our own H200 runs; peak memory by 6 %.",
-        "所有数字均为解析模型（张量形状、FLOPs、官方规格峰值与下方假设）的估算值，并非实测。与实测对比（见 README）：单步时间在公开基准上的中位误差为 10 %，在本项目的 H200 实测上为 31 %；显存峰值为 6 %。";
+    EstimatesNote => "All figures are estimates from an analytic model (shapes, FLOPs, datasheet peaks and the assumptions below), not measurements. Checked against measured runs (docs/validation.md): step time off by 10 % at the median on published benchmarks and 31 % on our own H200 runs; peak memory by 6 %.",
+        "所有数字均为解析模型（张量形状、FLOPs、官方规格峰值与下方假设）的估算值，并非实测。与实测对比（见 docs/validation.md）：单步时间在公开基准上的中位误差为 10 %，在本项目的 H200 实测上为 31 %；显存峰值为 6 %。";
     LanguageToggleLabel => "Switch language to Chinese", "切换到英文";
     Presentation => "Presentation mode", "演示模式";
     CopyLink => "Copy link", "复制链接";
@@ -59,8 +59,8 @@ texts! {
     TermInputCube => "Data cube on the GPU", "显卡上的数据立方体";
     TermShardingBuffers => "Sharding buffers and gathered layers", "分片缓冲区与聚合的层";
     Advanced => "Advanced / foundation model", "高级 / 基础模型";
-    AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests (README).",
-        "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %（见 README）。";
+    AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests (docs/validation.md).",
+        "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %（见 docs/validation.md）。";
     Nodes => "Nodes", "节点";
     BoundHost => "the host CPU (PyTorch dispatch, autograd, the optimizer loop)", "主机 CPU（PyTorch 调度、自动求导、优化器循环）";
     BoundInput => "the input pipeline (patches, DataLoader, copy to the GPU)", "输入管线（切块、DataLoader、拷贝到显卡）";
@@ -147,8 +147,8 @@ texts! {
     ComparisonFile => "this is a comparison: import it in the comparison view below", "这是一个对比文件：请在下方的对比视图中导入";
     Custom => "custom", "自定义";
     Measured => "Measured vs estimated", "实测与估算对比";
-    MeasuredHelp => "Load the JSON that tools/measure.py writes on a CUDA machine (see the README). Each figure is set beside the estimate for the scenario as measured: one card, the measurement's batch, geometry and precision. Error = (estimate − measured) / measured; positive means the estimate is high.",
-        "载入 tools/measure.py 在 CUDA 机器上写出的 JSON（见 README）。每项实测值与按实测条件（单卡、实测的批大小、尺寸与精度）得到的估算值并列。误差 =（估算 − 实测）/ 实测，正值表示估算偏高。";
+    MeasuredHelp => "Load the JSON that tools/measure.py writes on a CUDA machine (see docs/guide.md). Each figure is set beside the estimate for the scenario as measured: one card, the measurement's batch, geometry and precision. Error = (estimate − measured) / measured; positive means the estimate is high.",
+        "载入 tools/measure.py 在 CUDA 机器上写出的 JSON（见 docs/guide.zh.md）。每项实测值与按实测条件（单卡、实测的批大小、尺寸与精度）得到的估算值并列。误差 =（估算 − 实测）/ 实测，正值表示估算偏高。";
     LoadMeasurements => "Measurement files", "测量文件";
     PasteMeasurement => "…or paste measurement JSON here", "……或在此粘贴测量 JSON";
     LoadPasted => "Load pasted JSON", "载入粘贴的 JSON";
@@ -189,7 +189,7 @@ texts! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::i18n::Lang;
+    use crate::Lang;
 
     #[test]
     fn every_string_exists_in_both_languages() {

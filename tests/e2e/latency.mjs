@@ -1,7 +1,7 @@
 // Slider latency, input to next frame: real key presses on the focused patch slider, sent
 // through the browser (CDP Input.dispatchKeyEvent, as a keyboard would) at random moments,
 // so they land at a random phase of the 60 Hz frame. Used by ui.test.mjs; also a command
-// for the README's figures, interleaving builds and viewports:
+// for docs/development.md's figures, interleaving builds and viewports:
 //
 //   node tests/e2e/latency.mjs [--dist DIR]... [--viewport 1366x768]... [--rounds 3]
 //                              [--moves 100] [--old | --idle]

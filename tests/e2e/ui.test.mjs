@@ -392,7 +392,7 @@ for (const [width, height] of [
     const line = `${width}x${height}, load average ${loadavg()[0].toFixed(2)}: ${describe(summary)}`;
     console.log(line);
     t.diagnostic(line);
-    // A benchmark (README, "Slider latency"), not a timed test: the goal is the next 60 Hz
+    // A benchmark (docs/development.md, "Budgets"), not a timed test: the goal is the next 60 Hz
     // frame, but the 2-core shared test machine drops frames under load, so this fails only
     // when the median move misses two frames: a real regression, not noise.
     assert.ok(

@@ -7,8 +7,7 @@ import torch
 TRACE_BATCH = 2  # batch norm in train mode needs more than one value per channel
 
 
-class ExportError(Exception):
-    pass
+from .errors import ExportError  # noqa: F401  (raised by every part of the exporter)
 
 
 def module_kind(module):

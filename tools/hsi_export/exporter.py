@@ -336,8 +336,10 @@ class Recorder(TorchFunctionMode):
         return result
 
 
-def export(model, input_shape, name, batch=TRACE_BATCH):
-    """(spec, info) for `model` with per-sample input `input_shape`."""
+def trace(model, input_shape, name, batch=TRACE_BATCH):
+    """(spec, info) for `model` with per-sample input `input_shape`: the layer list, and
+    torch's parameter count, the unsupported layers with their nearest op, the
+    parameters no layer represents, warnings and the attention kernel the model runs."""
     exporter = Exporter(model, input_shape, name, batch)
     spec = exporter.run()
     info = {

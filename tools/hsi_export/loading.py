@@ -12,8 +12,7 @@ import torch
 from torch import nn
 
 from .common import TRACE_BATCH, ExportError
-
-TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from .env import TOOLS
 
 
 def load_module_model(target, ctor_args, ctor_kwargs):
@@ -111,10 +110,13 @@ def load_zoo_model(model_id, bands, patch, classes, width=None, size=None):
     return model, list(entry["input"](bands, patch))
 
 
-def scenario_for(spec, bands, patch, classes):
-    """A Scenario (defaults elsewhere) with the exported layer list as a custom model."""
-    scenario = {"model": {"kind": "custom", "spec": spec}}
+def scenario_for(spec, info, bands, patch, classes, **fields):
+    """A Scenario (defaults elsewhere) with the exported layer list as a custom model and
+    the attention kernel the model runs (sdpa for F.scaled_dot_product_attention, math
+    for attention written out), then `fields` as given."""
+    scenario = {"model": {"kind": "custom", "spec": spec}, "attention": info["attention"]}
     scenario.update({k: v for k, v in (("bands", bands), ("patch", patch), ("classes", classes)) if v is not None})
+    scenario.update(fields)
     return scenario
 
 

@@ -1,16 +1,12 @@
 """The exporter's fixtures (core/tests/fixtures/exported/) and its self-test."""
 
-import os
-
 import torch
 from torch import nn
 
 from .common import TRACE_BATCH, ExportError
-from .exporter import export
-from .loading import TOOLS, load_zoo_model, through_torch_export, write_json, zoo_models
-
-REPO = os.path.dirname(TOOLS)
-FIXTURES = os.path.join(REPO, "core", "tests", "fixtures", "exported")
+from .env import repository_path
+from .exporter import trace
+from .loading import load_zoo_model, through_torch_export, write_json, zoo_models
 
 
 def exported_zoo():
@@ -20,18 +16,18 @@ def exported_zoo():
 
 
 def write_fixture(name, source, spec, info):
-    os.makedirs(FIXTURES, exist_ok=True)
     fixture = {"generated_by": "tools/export_model.py --fixtures", "source": source, **info, "spec": spec}
-    write_json(os.path.join(FIXTURES, f"{name}.json"), fixture)
+    write_json(repository_path("core", "tests", "fixtures", "exported", f"{name}.json"), fixture)
 
 
 def regenerate_fixtures():
     """One fixture per torch_zoo model (at its first validation point) and the sample ResNet."""
+    repository_path("tools", "samples")
     torch.manual_seed(0)
     for model_id, entry in sorted(exported_zoo().items()):
         p = entry["points"][0]
         model, input_shape = load_zoo_model(model_id, p["bands"], p["patch"], p["classes"], p["width"], p["size"])
-        spec, info = export(model, input_shape, model_id)
+        spec, info = trace(model, input_shape, model_id)
         if info["unsupported"] or info["params_not_represented"]:
             raise ExportError(f"zoo model {model_id} did not export cleanly: {info}")
         source = {"zoo": model_id, **{k: p[k] for k in ("bands", "patch", "classes", "width", "size")}}
@@ -39,7 +35,7 @@ def regenerate_fixtures():
         print(f"zoo_{model_id}: {len(spec['layers'])} layers, {info['torch_params']} params")
         if model_id in TORCH_EXPORT_ZOO:
             exported, shape, batch = through_torch_export(model, input_shape)
-            spec, info = export(exported, shape, model_id, batch)
+            spec, info = trace(exported, shape, model_id, batch)
             if info["unsupported"] or info["params_not_represented"]:
                 raise ExportError(f"zoo model {model_id} did not export cleanly through torch.export: {info}")
             write_fixture(f"zoo_{model_id}_torch_export", {**source, "via": "torch.export"}, spec, info)
@@ -52,7 +48,7 @@ def regenerate_fixtures():
     measured = measure_in_torch(model, [bands, patch, patch], classes, RESNET_BATCH)
     for name, via in (("resnet18", None), ("resnet18_torch_export", "torch.export")):
         traced = through_torch_export(model, [bands, patch, patch]) if via else (model, [bands, patch, patch], TRACE_BATCH)
-        spec, info = export(traced[0], traced[1], "ResNet-18 (torchvision-style)", traced[2])
+        spec, info = trace(traced[0], traced[1], "ResNet-18 (torchvision-style)", traced[2])
         info["torch_measured"] = measured
         write_fixture(name, {**source, "via": via} if via else source, spec, info)
         print(f"{name}: {len(spec['layers'])} layers, {info['torch_params']} params")
@@ -98,9 +94,10 @@ def measure_in_torch(model, input_shape, classes, batch):
 
 def self_test():
     """Checks the exporter on the sample ResNet, a model with an unknown layer and the zoo."""
+    repository_path("tools", "samples")
     from samples.example_models import ResNet18, VisionBlocks, WithCustomLayers
 
-    spec, info = export(ResNet18(30, 16), [30, 32, 32], "resnet18")
+    spec, info = trace(ResNet18(30, 16), [30, 32, 32], "resnet18")
     assert not info["unsupported"] and not info["params_not_represented"], info
     adds = [layer for layer in spec["layers"] if layer["op"] == "add"]
     assert len(adds) == 8, f"ResNet-18 has 8 residual adds, exported {len(adds)}"
@@ -108,7 +105,7 @@ def self_test():
     downsample = [layer for layer in spec["layers"] if ".downsample." in layer["name"]]
     assert len(downsample) == 6, "three 1x1 conv + BN shortcut branches"
 
-    _, info = export(WithCustomLayers(30, 16), [30, 9, 9], "custom")
+    _, info = trace(WithCustomLayers(30, 16), [30, 9, 9], "custom")
     reported = {u["layer"]: u for u in info["unsupported"]}
     assert "act2" in reported and "leaky_relu" in reported["act2"]["nearest"], reported
     assert reported["spectral_sum.cumsum"]["substitute"] == "pass-through", reported
@@ -117,23 +114,23 @@ def self_test():
     for model_id, entry in sorted(exported_zoo().items()):
         p = entry["points"][0]
         model, input_shape = load_zoo_model(model_id, p["bands"], p["patch"], p["classes"], p["width"], p["size"])
-        _, info = export(model, input_shape, model_id)
+        _, info = trace(model, input_shape, model_id)
         assert not info["unsupported"] and not info["params_not_represented"], (model_id, info)
     # torch.export files: a CNN reads back as its Python class does; a transformer's
     # decomposed attention is reported, not guessed.
     model, input_shape = load_zoo_model("hybridsn", 30, 25, 16)
-    from_class, _ = export(model, input_shape, "hybridsn")
+    from_class, _ = trace(model, input_shape, "hybridsn")
     exported, shape, batch = through_torch_export(model, input_shape)
-    from_file, info = export(exported, shape, "hybridsn", batch)
+    from_file, info = trace(exported, shape, "hybridsn", batch)
     assert [layer["op"] for layer in from_file["layers"]] == [layer["op"] for layer in from_class["layers"]]
     assert not info["unsupported"] and not info["params_not_represented"], info
     vit, vit_shape = load_zoo_model("vit", 30, 9, 16, None, "small")
     try:
-        export(*through_torch_export(vit, vit_shape)[:2], "vit")
+        trace(*through_torch_export(vit, vit_shape)[:2], "vit")
         raise AssertionError("an exported ViT should report its decomposed attention")
     except ExportError as e:
         assert decomposed_attention(str(e)), e
-    spec, info = export(VisionBlocks(30, 16), [30, 9, 9], "blocks")
+    spec, info = trace(VisionBlocks(30, 16), [30, 9, 9], "blocks")
     assert not info["unsupported"] and not info["params_not_represented"], info
     ops = {(layer["op"], layer.get("kind")) for layer in spec["layers"]}
     for op in (("concat", None), ("act", "hardswish"), ("act", "hardsigmoid"), ("act", "relu6"),
@@ -143,6 +140,6 @@ def self_test():
     assert len(concat["from"]) == 1, concat
     shared = nn.Sequential(nn.Linear(8, 8), nn.ReLU())
     twice = nn.Sequential(shared, shared)
-    spec, info = export(twice, [8], "shared")
+    spec, info = trace(twice, [8], "shared")
     assert len(spec["layers"]) == 4 and len(info["warnings"]) == 1, (spec, info)
     print("export_model self-test: ok")

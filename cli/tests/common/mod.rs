@@ -1,6 +1,25 @@
 //! Helpers shared by the CLI's integration tests.
 
-use std::process::Output;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// `hsi-gpu ARGS` with `stdin` on its standard input.
+pub fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hsi-gpu"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    // A command refused on its arguments exits without reading its input: a broken pipe
+    // then is its answer, not the test's failure.
+    let written = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    if let Err(e) = written {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
+    child.wait_with_output().unwrap()
+}
 
 /// The command's stdout as JSON, after checking it succeeded.
 pub fn json(out: &Output) -> serde_json::Value {

@@ -40,7 +40,7 @@ fn document_error(value: String, what: &str) -> FieldError {
     FieldError {
         field: "(document)".into(),
         value,
-        allowed: format!("one JSON object: {what} (see README)"),
+        allowed: format!("one JSON object: {what} (see docs/formats.md)"),
     }
 }
 

@@ -7,7 +7,8 @@ pub mod chart;
 mod editor;
 mod results;
 mod state;
-pub mod text;
+/// The comparison's texts, in the i18n crate (the command line prints them too).
+pub use crate::i18n::compare as text;
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -3,7 +3,7 @@
 
 use hsi_gpu_core::compare::decision::Decision;
 use hsi_gpu_core::compare::import::ImportError;
-use hsi_gpu_core::compare::sensitivity::{default_fit_grid, Largest};
+use hsi_gpu_core::compare::sensitivity::default_fit_grid;
 use hsi_gpu_core::compare::{Comparison, ComparisonReport, Metric, OptionOutcome};
 use hsi_gpu_core::scenario::FieldError;
 use hsi_gpu_core::whatifs::LeverRow;
@@ -11,35 +11,9 @@ use hsi_gpu_core::{format, gpu};
 use yew::prelude::*;
 
 use super::chart::CompareBars;
-use super::text::{condition_phrase, flip_sentence, metric_name, C};
-use crate::components::thesis::text::{chassis_text, lever_name};
+use super::text::{condition_phrase, flip_sentence, limit_prefix, metric_name, metric_text, C};
+use crate::components::thesis::text::{chassis_text, lever_label, lever_name};
 use crate::i18n::Lang;
-
-/// A metric's figure as the table and the charts show it.
-fn metric_text(metric: Metric, value: Option<f64>, lang: Lang) -> String {
-    let Some(v) = value else {
-        return C::NoFigure.get(lang).into();
-    };
-    match metric {
-        Metric::MemoryUtilization => format::percent(v),
-        Metric::MaxBatch | Metric::LargestPatch | Metric::LargestBands | Metric::Cards => {
-            format::count(v as u64)
-        }
-        Metric::SamplesPerS => format::si(v, "/s"),
-        Metric::RunTime | Metric::SweepTime => format::duration(v),
-        Metric::Tco | Metric::CostPerExperiment => format::money(v),
-        Metric::Power => format::si(v, "W"),
-        Metric::OpsHours => format!("{v:.1} h"),
-    }
-}
-
-/// `≥` marks a limit that is only the input limit.
-fn limit_prefix(l: Largest) -> &'static str {
-    match l {
-        Largest::UpToLimit(_) => "≥ ",
-        _ => "",
-    }
-}
 
 /// A table row of plain cells after a row header.
 fn plain_row(header: &str, cells: Vec<String>, class: Option<&'static str>) -> Html {
@@ -163,8 +137,8 @@ fn lever_rows(rows: &[LeverRow], lang: Lang) -> Html {
         <>
             <tr data-testid="compare-levers"><th scope="rowgroup" colspan="9" title={C::LeverRowsHelp.get(lang)}>{ C::LeverRows.get(lang) }</th></tr>
             { for rows.iter().map(|r| {
-                let factor = r.factor.map_or_else(String::new, format::times);
-                plain_row(&format!("{} {factor}", lever_name(r.lever, lang)), (0..r.outcomes.len()).map(|i| cell(r, i)).collect(), None)
+                let name = r.factor.map_or_else(|| lever_name(r.lever, lang).to_string(), |f| lever_label(r.lever, f, lang));
+                plain_row(&name, (0..r.outcomes.len()).map(|i| cell(r, i)).collect(), None)
             }) }
         </>
     }

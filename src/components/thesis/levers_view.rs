@@ -7,7 +7,7 @@ use hsi_gpu_core::levers::{LeverOutcome, LeverPoint};
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
-use super::text::{best_lever_sentence, lever_name, limit_name, limit_sentence, X};
+use super::text::{best_lever_text, lever_label, limit_name, limit_sentence, X};
 use crate::components::chart_parts::{mark, px, readout, Focus};
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::{Lang, T};
@@ -33,10 +33,6 @@ pub struct LeversView {
 pub struct LeversTable {
     pub report: SharedReport,
     pub lang: Lang,
-}
-
-fn label(o: &LeverOutcome, lang: Lang) -> String {
-    format!("{} {}", lever_name(o.lever, lang), format::times(o.factor))
 }
 
 fn time_text(t: Option<f64>, lang: Lang) -> String {
@@ -74,7 +70,6 @@ impl LeversView {
         let (Some(base), levers) = (report.lever_baseline, &report.levers) else {
             return html! {};
         };
-        let best = report.best_lever;
         let is_best = |o: &LeverOutcome| is_best(report, o);
         let speedups: Vec<Option<f64>> = levers.iter().map(|o| o.speedup).collect();
         let top = speedups.iter().flatten().fold(1.1f64, |m, s| m.max(*s));
@@ -89,23 +84,19 @@ impl LeversView {
                 let speedup = o.speedup.map(format::times).unwrap_or_else(|| "—".into());
                 format!(
                     "{}: {speedup}, {} {}",
-                    label(o, lang),
+                    lever_label(o.lever, o.factor, lang),
                     X::TimeToResult.get(lang),
                     time_text(o.time_to_result_s, lang)
                 )
             })
             .collect();
-        let best_text = best.map(|b| {
-            let name = format!("{} {}", lever_name(b.lever, lang), format::times(b.factor));
-            best_lever_sentence(lang, &name, b.speedup.map(format::times).as_deref())
-        });
 
         html! {
             <section class="panel view levers" aria-labelledby="levers-heading" data-testid="chart-levers">
                 <h2 id="levers-heading">{ X::LeversTitle.get(lang) }</h2>
                 <p class="help">{ X::LeversHelp.get(lang) }</p>
                 <p class="key-figures">
-                    <strong data-testid="best-lever">{ best_text.unwrap_or_else(|| X::NoneHelps.get(lang).to_string()) }</strong>
+                    <strong data-testid="best-lever">{ best_lever_text(report, lang) }</strong>
                     { " " }{ limit_sentence(lang, limit_name(base.limit, lang)) }
                 </p>
                 <svg class="chart" viewBox={format!("0 0 {WIDTH} {height}")} role="group" data-testid="levers-chart"
@@ -125,7 +116,7 @@ impl LeversView {
                         html! {
                             <g>
                                 <text class="tick" x={px(LEFT - 6.0)} y={px(y + ROW * 0.65)}
-                                    text-anchor="end">{ label(o, lang) }</text>
+                                    text-anchor="end">{ lever_label(o.lever, o.factor, lang) }</text>
                                 { mark(&focus, i, &texts[i], None, html! {
                                     <rect x={px(bar.start)} y={px(y + 4.0)} width={px(bar.length())}
                                     height={px(ROW - 8.0)} fill={if is_best(o) { BEST } else { BAR }} />
@@ -179,7 +170,7 @@ impl LeversTable {
                                     limit: o.limit,
                                     usd_per_experiment: o.usd_per_experiment,
                                 };
-                                row(label(o, lang), &point, o.speedup, lang, is_best(o))
+                                row(lever_label(o.lever, o.factor, lang), &point, o.speedup, lang, is_best(o))
                             }) }
                         </tbody>
                     </table>

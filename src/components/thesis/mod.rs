@@ -4,7 +4,8 @@
 pub mod article_panel;
 pub mod inference_view;
 pub mod levers_view;
-pub mod text;
+/// The views' texts, in the i18n crate (the command line prints them too).
+pub use crate::i18n::whatifs as text;
 
 use yew::prelude::*;
 

@@ -2,10 +2,12 @@
 //! with figures are functions taking pre-formatted figures.
 
 use hsi_gpu_core::compare::decision::{Condition, Priority};
+use hsi_gpu_core::compare::sensitivity::Largest;
 use hsi_gpu_core::compare::Metric;
+use hsi_gpu_core::format;
 use hsi_gpu_core::scenario::{ParallelMode, VitSize};
 
-use crate::i18n::{texts, Lang};
+use crate::Lang;
 
 texts! {
     /// A string of the comparison view.
@@ -110,6 +112,32 @@ pub fn metric_name(m: Metric, lang: Lang) -> &'static str {
         Metric::OpsHours => C::MetricOps,
     };
     key.get(lang)
+}
+
+/// A metric's figure as the table and the charts show it.
+pub fn metric_text(metric: Metric, value: Option<f64>, lang: Lang) -> String {
+    let Some(v) = value else {
+        return C::NoFigure.get(lang).into();
+    };
+    match metric {
+        Metric::MemoryUtilization => format::percent(v),
+        Metric::MaxBatch | Metric::LargestPatch | Metric::LargestBands | Metric::Cards => {
+            format::count(v as u64)
+        }
+        Metric::SamplesPerS => format::si(v, "/s"),
+        Metric::RunTime | Metric::SweepTime => format::duration(v),
+        Metric::Tco | Metric::CostPerExperiment => format::money(v),
+        Metric::Power => format::si(v, "W"),
+        Metric::OpsHours => format!("{v:.1} h"),
+    }
+}
+
+/// `≥` marks a limit that is only the input limit.
+pub fn limit_prefix(l: Largest) -> &'static str {
+    match l {
+        Largest::UpToLimit(_) => "≥ ",
+        _ => "",
+    }
 }
 
 pub fn mode_name(mode: ParallelMode, lang: Lang) -> &'static str {

@@ -3,8 +3,9 @@
 
 use hsi_gpu_core::levers::{Lever, Limit};
 use hsi_gpu_core::market::{ChassisFit, ChassisIssue};
+use hsi_gpu_core::{format, Report};
 
-use crate::i18n::{texts, Lang};
+use crate::Lang;
 
 texts! {
     /// A string of the lever, inference and article views.
@@ -120,6 +121,27 @@ pub fn best_lever_sentence(lang: Lang, lever: &str, speedup: Option<&str>) -> St
         (Lang::En, None) => format!("{lever} is the smallest step that makes it fit."),
         (Lang::Zh, Some(s)) => format!("收益最大的是{lever}：完成训练快 {s}。"),
         (Lang::Zh, None) => format!("让训练放得下的最小一步是{lever}。"),
+    }
+}
+
+/// A lever option's name: "Compute 2×"; the data cube on the GPU is a switch, not an
+/// amount.
+pub fn lever_label(lever: Lever, factor: f64, lang: Lang) -> String {
+    match lever {
+        Lever::InputPipeline => lever_name(lever, lang).to_string(),
+        _ => format!("{} {}", lever_name(lever, lang), format::times(factor)),
+    }
+}
+
+/// The best lever of a report in words, or that no single resource pays.
+pub fn best_lever_text(report: &Report, lang: Lang) -> String {
+    match report.best_lever {
+        Some(b) => best_lever_sentence(
+            lang,
+            &lever_label(b.lever, b.factor, lang),
+            b.speedup.map(format::times).as_deref(),
+        ),
+        None => X::NoneHelps.get(lang).to_string(),
     }
 }
 

@@ -1,0 +1,121 @@
+//! The verdict in words, every figure from the core's report: the page's verdict panel and
+//! speed panel and the command line's summary print these same sentences.
+
+use hsi_gpu_core::memory::MemoryBreakdown;
+use hsi_gpu_core::perf::Limiter;
+use hsi_gpu_core::steptime::StepBound;
+use hsi_gpu_core::{format, Report};
+
+use crate::{
+    alternative_sentence, fit_sentence, interconnect_name, max_batch_sentence, step_bound_sentence,
+    step_parts_sentence, Lang, T,
+};
+
+/// What bounds the step, in words.
+pub fn bound_text(bound: StepBound, lang: Lang) -> &'static str {
+    match bound {
+        StepBound::Host => T::BoundHost,
+        StepBound::Input => T::BoundInput,
+        StepBound::Device => T::BoundDevice,
+    }
+    .get(lang)
+}
+
+/// What limits the GPU's own time, in words.
+pub fn limiter_text(limiter: Limiter, lang: Lang) -> &'static str {
+    match limiter {
+        Limiter::Compute => T::ComputeBound,
+        Limiter::Memory => T::MemoryBound,
+        Limiter::Launch => T::LaunchBound,
+    }
+    .get(lang)
+}
+
+/// The step's parts and what bounds it (the verdict and the speed panel).
+pub fn step_parts(lang: Lang, report: &Report) -> String {
+    let time = &report.perf.time;
+    let input_rate = if time.input_samples_per_s.is_finite() {
+        format::significant(time.input_samples_per_s)
+    } else {
+        "∞".into()
+    };
+    step_parts_sentence(
+        lang,
+        &format::duration(time.step_s),
+        &format::duration(time.device_s),
+        &format::duration(time.host_s),
+        &format::duration(time.input_s),
+        &input_rate,
+        bound_text(time.bound, lang),
+    )
+}
+
+/// Sentences as one paragraph: spaced in English, run together in Chinese.
+pub fn paragraph(lang: Lang, sentences: &[String]) -> String {
+    sentences.join(match lang {
+        Lang::En => " ",
+        Lang::Zh => "",
+    })
+}
+
+/// The verdict's sentences: fit, the largest batch, the step (and what limits the GPU when
+/// it bounds the step), and the other topologies at the chosen card count.
+pub fn verdict_sentences(
+    lang: Lang,
+    report: &Report,
+    gpu_name: &str,
+    headroom: f64,
+    cards: u32,
+) -> Vec<String> {
+    let m = &report.memory;
+    let mut out = vec![
+        fit_sentence(
+            lang,
+            m.fits,
+            gpu_name,
+            &format::percent(m.spare_fraction),
+            &format::bytes(m.total),
+            &format::bytes(m.capacity),
+        ),
+        max_batch_sentence(lang, &format::percent(headroom), report.max_batch),
+    ];
+    let perf = &report.perf;
+    let time = &perf.time;
+    if time.step_s > 0.0 {
+        out.push(step_parts(lang, report));
+        if time.bound == StepBound::Device {
+            out.push(step_bound_sentence(lang, limiter_text(time.limiter, lang)));
+        }
+    }
+    if let Some(chosen) = perf.scaling.chosen_point(cards).filter(|_| cards > 1) {
+        for curve in perf.scaling.ddp.iter() {
+            if curve.interconnect == perf.scaling.chosen {
+                continue;
+            }
+            if let Some(other) = curve.points.iter().find(|p| p.cards == cards) {
+                out.push(alternative_sentence(
+                    lang,
+                    interconnect_name(curve.interconnect, lang),
+                    &format::duration(other.step_s),
+                    &format::duration(chosen.step_s),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The memory peak's terms in the page's bar order, each with its label, in bytes.
+pub fn memory_terms(m: &MemoryBreakdown) -> [(T, f64); 9] {
+    [
+        (T::TermContext, m.cuda_context),
+        (T::TermWeights, m.weights),
+        (T::TermGradients, m.gradients),
+        (T::TermOptimizer, m.optimizer_states),
+        (T::TermActivations, m.activations),
+        (T::TermTransient, m.transient),
+        (T::TermAllocator, m.allocator),
+        (T::TermInputCube, m.input_cube),
+        (T::TermShardingBuffers, m.sharding_buffers),
+    ]
+}
