@@ -6,8 +6,8 @@
 use hsi_gpu_core::levers::{Lever, Limit};
 use hsi_gpu_core::scenario::VitSize;
 use hsi_gpu_core::thesis::{
-    cell_scenario, thesis_map, trained, Aid, Cell, ClaimId, MapModel, ThesisMap, Untested, Verdict,
-    FOUNDATION_PARAMS, MODELS, PATCHES,
+    cell_scenario, map_key, thesis_map, trained, Aid, Cell, ClaimId, MapModel, ThesisMap, Untested,
+    Verdict, FOUNDATION_PARAMS, MODELS, PATCHES,
 };
 use hsi_gpu_core::whatifs::estimate_all;
 use hsi_gpu_core::Scenario;
@@ -313,6 +313,25 @@ fn on_a_bridged_pair_nvlink_pays_most_for_the_billion_parameter_vit() {
     })
     .unwrap();
     print("4 x RTX A5500 over PCIe", &four);
+}
+
+#[test]
+fn the_model_and_patch_sliders_leave_the_map_as_it_is() {
+    let moved = Scenario {
+        patch: 9,
+        model: hsi_gpu_core::scenario::ModelChoice::Preset {
+            id: "ssrn".into(),
+            width: None,
+            size: None,
+        },
+        ..Scenario::default()
+    };
+    assert_eq!(map_key(&moved), map_key(&Scenario::default()));
+    let card = Scenario {
+        gpu: "rtx_4090".into(),
+        ..Scenario::default()
+    };
+    assert_ne!(map_key(&card), map_key(&Scenario::default()));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The dashboard's charts as one component: each chart is a plain view of its figures and
 //! the hovered or focused mark (`chart_parts::Focus`); `ChartTile` holds that focus and
-//! skips a chart whose figures did not change. One component type for five charts: each
+//! skips a chart whose figures did not change. One component type for six charts: each
 //! type would be another copy of Yew's component machinery in the page.
 
 use yew::prelude::*;
@@ -11,6 +11,7 @@ use crate::components::memory_view::MemoryView;
 use crate::components::roofline::RooflineView;
 use crate::components::scaling_view::ScalingView;
 use crate::components::thesis::levers_view::LeversView;
+use crate::components::thesis::map_view::MapView;
 
 /// One of the dashboard's charts with its figures.
 #[derive(PartialEq)]
@@ -20,6 +21,8 @@ pub enum Chart {
     Roofline(RooflineView),
     Cost(CostChart),
     Levers(LeversView),
+    /// The lever tile's map across model sizes.
+    Map(MapView),
 }
 
 #[derive(Properties, PartialEq)]
@@ -36,5 +39,6 @@ pub fn ChartTile(props: &ChartTileProps) -> Html {
         Chart::Roofline(chart) => chart.view(focus),
         Chart::Cost(chart) => chart.view(focus),
         Chart::Levers(chart) => chart.view(focus),
+        Chart::Map(chart) => chart.view(focus),
     }
 }

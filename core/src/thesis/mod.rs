@@ -278,6 +278,13 @@ pub fn cell_scenario(s: &Scenario, model: MapModel, patch: u32) -> Scenario {
     }
 }
 
+/// The scenario as the map sees it: each cell sets its own model, patch and fine-tuning,
+/// so two scenarios with the same key have the same map (the page recomputes only when
+/// the key changes).
+pub fn map_key(s: &Scenario) -> Scenario {
+    cell_scenario(s, MODELS[0], PATCHES[0])
+}
+
 fn fits(s: &Scenario, r: &Report) -> bool {
     r.max_batch >= s.batch_per_gpu
 }
