@@ -234,7 +234,7 @@ async fn the_thesis_map_draws_a_cell_per_model_and_patch_its_flips_and_the_claim
     .unwrap();
     for lang in [Lang::En, Lang::Zh] {
         let html = render_chart(Chart::Map(MapView {
-            map: SharedMap::new(map.clone()),
+            map: Some(SharedMap::new(map.clone())),
             lang,
             stale: false,
             progress: None,

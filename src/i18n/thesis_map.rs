@@ -28,72 +28,84 @@ texts! {
     FlipBelow => "flips from", "最佳资源由此翻转：";
 }
 
+texts! {
+    /// The names the map gives the core's values (aids, claims, verdicts).
+    enum V;
+    Sharding => "FSDP over the cards", "多卡 FSDP 分片";
+    MixedPrecision => "mixed precision", "混合精度";
+    Checkpointing => "activation checkpointing", "激活检查点";
+    Offload => "optimizer offload", "优化器卸载到主机";
+    FitShort => "3.2: HSI models fit one card", "3.2：高光谱模型单卡放得下";
+    FirstShort => "3.2, 12: capacity, bandwidth pay most", "3.2、12：容量与带宽收益最大";
+    OutgrowShort => "11: foundation models outgrow a card", "11：基础模型单卡放不下";
+    LinkShort => "7, 11: NVLink pays more for big models", "7、11：模型越大越需要 NVLink";
+    FitText => "HSI models' parameters sit well inside one card: capacity buys larger batches and patches (sec. 3.2).",
+        "高光谱模型参数量普遍在单卡容量范围内，容量的价值在于更大的批尺寸与空间块（3.2 节）。";
+    FirstText => "For HSI training, capacity and bandwidth pay more than compute and interconnect (sec. 3.2, 12).",
+        "高光谱训练中，容量与带宽的边际收益高于算力与互联（3.2、12 节）。";
+    OutgrowText => "Foundation models (10⁸-10⁹ parameters) outgrow one card: they need model parallelism, ZeRO-style sharding or LoRA (sec. 11).",
+        "基础模型（数亿到数十亿参数）单卡难以容纳完整训练，须依赖模型并行、ZeRO 类优化或 LoRA（11 节）。";
+    LinkText => "NVLink's gain is diluted for small HSI models and rises for foundation models (sec. 3.2, 7, 11).",
+        "高光谱模型参数量小，NVLink 的收益被稀释；模型规模上去后互联的权重上升（3.2、7、11 节）。";
+    Agrees => "agrees", "相符";
+    Partly => "partly agrees", "部分相符";
+    Disagrees => "disagrees", "不相符";
+    NotTested => "untestable", "此处无法检验";
+    OneCard => "one card (set 2+)", "单卡（请设 2 张以上）";
+    NoFasterLink => "no faster link for this card", "该卡没有更快的互联";
+    NoCells => "no such cells here", "本图中没有相应的格子";
+}
+
 pub fn aid_name(aid: Aid, lang: Lang) -> &'static str {
-    match (aid, lang) {
-        (Aid::Sharding, Lang::En) => "FSDP over the cards",
-        (Aid::Sharding, Lang::Zh) => "多卡 FSDP 分片",
-        (Aid::MixedPrecision, Lang::En) => "mixed precision",
-        (Aid::MixedPrecision, Lang::Zh) => "混合精度",
-        (Aid::Checkpointing, Lang::En) => "activation checkpointing",
-        (Aid::Checkpointing, Lang::Zh) => "激活检查点",
-        (Aid::Offload, Lang::En) => "optimizer offload",
-        (Aid::Offload, Lang::Zh) => "优化器卸载到主机",
+    match aid {
+        Aid::Sharding => V::Sharding,
+        Aid::MixedPrecision => V::MixedPrecision,
+        Aid::Checkpointing => V::Checkpointing,
+        Aid::Offload => V::Offload,
     }
+    .get(lang)
 }
 
 /// The article's claim in a few words, with its sections (the tile's line; `claim_text`
 /// is the claim in full).
 pub fn claim_short(id: ClaimId, lang: Lang) -> &'static str {
-    match (id, lang) {
-        (ClaimId::SmallModelsFitOneCard, Lang::En) => "3.2: HSI models fit one card",
-        (ClaimId::SmallModelsFitOneCard, Lang::Zh) => "3.2：高光谱模型单卡放得下",
-        (ClaimId::CapacityBandwidthFirst, Lang::En) => "3.2, 12: capacity, bandwidth pay most",
-        (ClaimId::CapacityBandwidthFirst, Lang::Zh) => "3.2、12：容量与带宽收益最大",
-        (ClaimId::FoundationModelsOutgrowOneCard, Lang::En) => {
-            "11: foundation models outgrow a card"
-        }
-        (ClaimId::FoundationModelsOutgrowOneCard, Lang::Zh) => "11：基础模型单卡放不下",
-        (ClaimId::InterconnectRisesWithScale, Lang::En) => "7, 11: NVLink pays more for big models",
-        (ClaimId::InterconnectRisesWithScale, Lang::Zh) => "7、11：模型越大越需要 NVLink",
+    match id {
+        ClaimId::SmallModelsFitOneCard => V::FitShort,
+        ClaimId::CapacityBandwidthFirst => V::FirstShort,
+        ClaimId::FoundationModelsOutgrowOneCard => V::OutgrowShort,
+        ClaimId::InterconnectRisesWithScale => V::LinkShort,
     }
+    .get(lang)
 }
 
 /// The article's claim in a line, with its sections.
 pub fn claim_text(id: ClaimId, lang: Lang) -> &'static str {
-    match (id, lang) {
-        (ClaimId::SmallModelsFitOneCard, Lang::En) => "HSI models' parameters sit well inside one card: capacity buys larger batches and patches (sec. 3.2).",
-        (ClaimId::SmallModelsFitOneCard, Lang::Zh) => "高光谱模型参数量普遍在单卡容量范围内，容量的价值在于更大的批尺寸与空间块（3.2 节）。",
-        (ClaimId::CapacityBandwidthFirst, Lang::En) => "For HSI training, capacity and bandwidth pay more than compute and interconnect (sec. 3.2, 12).",
-        (ClaimId::CapacityBandwidthFirst, Lang::Zh) => "高光谱训练中，容量与带宽的边际收益高于算力与互联（3.2、12 节）。",
-        (ClaimId::FoundationModelsOutgrowOneCard, Lang::En) => "Foundation models (10⁸-10⁹ parameters) outgrow one card: they need model parallelism, ZeRO-style sharding or LoRA (sec. 11).",
-        (ClaimId::FoundationModelsOutgrowOneCard, Lang::Zh) => "基础模型（数亿到数十亿参数）单卡难以容纳完整训练，须依赖模型并行、ZeRO 类优化或 LoRA（11 节）。",
-        (ClaimId::InterconnectRisesWithScale, Lang::En) => "NVLink's gain is diluted for small HSI models and rises for foundation models (sec. 3.2, 7, 11).",
-        (ClaimId::InterconnectRisesWithScale, Lang::Zh) => "高光谱模型参数量小，NVLink 的收益被稀释；模型规模上去后互联的权重上升（3.2、7、11 节）。",
+    match id {
+        ClaimId::SmallModelsFitOneCard => V::FitText,
+        ClaimId::CapacityBandwidthFirst => V::FirstText,
+        ClaimId::FoundationModelsOutgrowOneCard => V::OutgrowText,
+        ClaimId::InterconnectRisesWithScale => V::LinkText,
     }
+    .get(lang)
 }
 
 pub fn verdict_name(v: Verdict, lang: Lang) -> &'static str {
-    match (v, lang) {
-        (Verdict::Agrees, Lang::En) => "agrees",
-        (Verdict::Agrees, Lang::Zh) => "相符",
-        (Verdict::Partly, Lang::En) => "partly agrees",
-        (Verdict::Partly, Lang::Zh) => "部分相符",
-        (Verdict::Disagrees, Lang::En) => "disagrees",
-        (Verdict::Disagrees, Lang::Zh) => "不相符",
-        (Verdict::NotTested, Lang::En) => "untestable",
-        (Verdict::NotTested, Lang::Zh) => "此处无法检验",
+    match v {
+        Verdict::Agrees => V::Agrees,
+        Verdict::Partly => V::Partly,
+        Verdict::Disagrees => V::Disagrees,
+        Verdict::NotTested => V::NotTested,
     }
+    .get(lang)
 }
 
 fn untested_reason(u: Untested, lang: Lang) -> &'static str {
-    match (u, lang) {
-        (Untested::OneCard, Lang::En) => "one card (set 2+)",
-        (Untested::OneCard, Lang::Zh) => "单卡（请设 2 张以上）",
-        (Untested::NoFasterLink, Lang::En) => "no faster link for this card",
-        (Untested::NoFasterLink, Lang::Zh) => "该卡没有更快的互联",
-        (Untested::NoCells, Lang::En) => "no such cells here",
-        (Untested::NoCells, Lang::Zh) => "本图中没有相应的格子",
+    match u {
+        Untested::OneCard => V::OneCard,
+        Untested::NoFasterLink => V::NoFasterLink,
+        Untested::NoCells => V::NoCells,
     }
+    .get(lang)
 }
 
 /// What the map finds for a claim, in a line: "disagrees: 3/29 cells".
@@ -146,6 +158,10 @@ mod tests {
         for m in M::ALL {
             assert!(!m.get(Lang::En).is_empty() && !m.get(Lang::Zh).is_empty());
             assert_ne!(m.get(Lang::En), m.get(Lang::Zh), "{m:?}");
+        }
+        for v in V::ALL {
+            assert!(!v.get(Lang::En).is_empty() && !v.get(Lang::Zh).is_empty());
+            assert_ne!(v.get(Lang::En), v.get(Lang::Zh), "{v:?}");
         }
         for aid in Aid::ALL {
             assert_ne!(aid_name(aid, Lang::En), aid_name(aid, Lang::Zh));

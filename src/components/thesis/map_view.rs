@@ -67,7 +67,8 @@ fn colour(lever: Lever) -> (&'static str, bool) {
 /// The map on the dashboard (drawn by `ChartTile`).
 #[derive(PartialEq)]
 pub struct MapView {
-    pub map: SharedMap,
+    /// None until the first map is done.
+    pub map: Option<SharedMap>,
     pub lang: Lang,
     /// The map is for an earlier scenario (drawn faintly until the new one is done).
     pub stale: bool,
@@ -126,33 +127,101 @@ fn cell_text(map: &ThesisMap, i: usize, lang: Lang) -> String {
     out
 }
 
+/// The chart, its legend and the claims.
+fn body(map: &ThesisMap, lang: Lang, focus: &Focus) -> Html {
+    let (rows, cols) = (map.models.len(), map.patches.len());
+    let height = TOP + ROW * rows as f64 + BOTTOM;
+    let grid = Grid::new(
+        Rect {
+            x: LEFT,
+            y: TOP,
+            width: WIDTH - LEFT - RIGHT,
+            height: ROW * rows as f64,
+        },
+        rows,
+        cols,
+    );
+    let texts: Vec<String> = (0..map.cells.len())
+        .map(|i| cell_text(map, i, lang))
+        .collect();
+    let used: Vec<Lever> = Lever::ALL
+        .into_iter()
+        .filter(|l| {
+            map.cells
+                .iter()
+                .any(|c| c.best.map(|b| b.lever) == Some(*l))
+        })
+        .collect();
+    html! { <>
+        <div class="map-body">
+            <svg class="chart" viewBox={format!("0 0 {WIDTH} {height}")} role="group"
+                data-testid="thesis-map-chart" aria-label={M::Title.get(lang)}>
+                { for map.models.iter().enumerate().map(|(row, m)| {
+                    let y = grid.cell(row, 0).center().1 + 4.0;
+                    html! { <g>
+                        <text class="tick" x={px(LEFT - 4.0)} y={px(y)} text-anchor="end">{ short_name(&m.model) }</text>
+                        <text class="tick" x={px(WIDTH - RIGHT + 4.0)} y={px(y)}>{ format::params(m.params) }</text>
+                    </g> }
+                }) }
+                { for map.cells.iter().enumerate().map(|(i, c)| {
+                    let r = grid.cell(i / cols, i % cols);
+                    let (fill, light) = match (&c.error, c.best) {
+                        (Some(_), _) => (NOT_BUILT, false),
+                        (None, Some(b)) => colour(b.lever),
+                        (None, None) => (NO_LEVER, false),
+                    };
+                    let value = match (&c.error, c.best) {
+                        (None, Some(b)) => b.speedup.map(format::times)
+                            .unwrap_or_else(|| M::MakesFit.get(lang).to_string()),
+                        (None, None) => "—".into(),
+                        (Some(_), _) => String::new(),
+                    };
+                    let (cx, cy) = r.center();
+                    mark(focus, i, &texts[i], Some("map-cell"), html! { <>
+                        <rect x={px(r.x + 0.5)} y={px(r.y + 0.5)} width={px(r.width - 1.0)}
+                            height={px(r.height - 1.0)} fill={fill} class="map-cell" />
+                        <text class={classes!("tick", "cell-value", light.then_some("light"))}
+                            x={px(cx)} y={px(cy + 4.0)} text-anchor="middle">{ value }</text>
+                    </> })
+                }) }
+                { for map.flips.iter().map(|f| {
+                    let (x1, x2, y) = grid.edge_below(f.row, f.col);
+                    html! { <line class="flip" data-testid="map-flip" x1={px(x1)} x2={px(x2)} y1={px(y)} y2={px(y)} /> }
+                }) }
+                { for map.patches.iter().enumerate().map(|(col, p)| {
+                    let x = grid.cell(0, col).center().0;
+                    html! { <text class="tick" x={px(x)} y={px(TOP + ROW * rows as f64 + 12.0)}
+                        text-anchor="middle">{ p.to_string() }</text> }
+                }) }
+                <text class="chart-label" x={px(LEFT + grid.area.width / 2.0)} y={px(height - 3.0)}
+                    text-anchor="middle">{ M::PatchAxis.get(lang) }</text>
+            </svg>
+            <div class="map-side">
+                <ul class="legend" data-testid="map-legend">
+                    { for used.iter().map(|l| html! {
+                        <li>{ swatch(colour(*l).0) }{ lever_name(*l, lang) }</li>
+                    }) }
+                    <li>{ swatch(NO_LEVER) }{ M::NoLever.get(lang) }</li>
+                </ul>
+                <h3>{ M::Claims.get(lang) }</h3>
+                <ul class="claims" data-testid="map-claims">
+                    { for map.claims.iter().map(|c| html! {
+                        <li data-testid="map-claim" title={claim_detail(c, lang)}>
+                            <span class="claim">{ claim_short(c.id, lang) }</span>
+                            <strong class={classes!("finding", format!("{:?}", c.verdict).to_lowercase())}>
+                                { claim_finding(c, lang) }</strong>
+                        </li>
+                    }) }
+                </ul>
+            </div>
+        </div>
+        { readout(&texts, focus, T::ChartHint.get(lang), "map-readout") }
+    </> }
+}
+
 impl MapView {
     pub fn view(&self, focus: Focus) -> Html {
         let lang = self.lang;
-        let map = &*self.map.0;
-        let (rows, cols) = (map.models.len(), map.patches.len());
-        let height = TOP + ROW * rows as f64 + BOTTOM;
-        let grid = Grid::new(
-            Rect {
-                x: LEFT,
-                y: TOP,
-                width: WIDTH - LEFT - RIGHT,
-                height: ROW * rows as f64,
-            },
-            rows,
-            cols,
-        );
-        let texts: Vec<String> = (0..map.cells.len())
-            .map(|i| cell_text(map, i, lang))
-            .collect();
-        let used: Vec<Lever> = Lever::ALL
-            .into_iter()
-            .filter(|l| {
-                map.cells
-                    .iter()
-                    .any(|c| c.best.map(|b| b.lever) == Some(*l))
-            })
-            .collect();
         html! {
             <section class={classes!("panel", "view", "levers", "thesis-map", self.stale.then_some("stale"))}
                 aria-labelledby="thesis-map-heading" data-testid="chart-thesis-map">
@@ -164,69 +233,9 @@ impl MapView {
                 if let Some((done, total)) = self.progress {
                     <p class="notice" data-testid="map-progress">{ progress(done, total, lang) }</p>
                 }
-                <div class="map-body">
-                    <svg class="chart" viewBox={format!("0 0 {WIDTH} {height}")} role="group"
-                        data-testid="thesis-map-chart" aria-label={M::Title.get(lang)}>
-                        { for map.models.iter().enumerate().map(|(row, m)| {
-                            let y = grid.cell(row, 0).center().1 + 4.0;
-                            html! { <g>
-                                <text class="tick" x={px(LEFT - 4.0)} y={px(y)} text-anchor="end">{ short_name(&m.model) }</text>
-                                <text class="tick" x={px(WIDTH - RIGHT + 4.0)} y={px(y)}>{ format::params(m.params) }</text>
-                            </g> }
-                        }) }
-                        { for map.cells.iter().enumerate().map(|(i, c)| {
-                            let r = grid.cell(i / cols, i % cols);
-                            let (fill, light) = match (&c.error, c.best) {
-                                (Some(_), _) => (NOT_BUILT, false),
-                                (None, Some(b)) => colour(b.lever),
-                                (None, None) => (NO_LEVER, false),
-                            };
-                            let value = match (&c.error, c.best) {
-                                (None, Some(b)) => b.speedup.map(format::times)
-                                    .unwrap_or_else(|| M::MakesFit.get(lang).to_string()),
-                                (None, None) => "—".into(),
-                                (Some(_), _) => String::new(),
-                            };
-                            let (cx, cy) = r.center();
-                            mark(&focus, i, &texts[i], Some("map-cell"), html! { <>
-                                <rect x={px(r.x + 0.5)} y={px(r.y + 0.5)} width={px(r.width - 1.0)}
-                                    height={px(r.height - 1.0)} fill={fill} class="map-cell" />
-                                <text class={classes!("tick", "cell-value", light.then_some("light"))}
-                                    x={px(cx)} y={px(cy + 4.0)} text-anchor="middle">{ value }</text>
-                            </> })
-                        }) }
-                        { for map.flips.iter().map(|f| {
-                            let (x1, x2, y) = grid.edge_below(f.row, f.col);
-                            html! { <line class="flip" data-testid="map-flip" x1={px(x1)} x2={px(x2)} y1={px(y)} y2={px(y)} /> }
-                        }) }
-                        { for map.patches.iter().enumerate().map(|(col, p)| {
-                            let x = grid.cell(0, col).center().0;
-                            html! { <text class="tick" x={px(x)} y={px(TOP + ROW * rows as f64 + 12.0)}
-                                text-anchor="middle">{ p.to_string() }</text> }
-                        }) }
-                        <text class="chart-label" x={px(LEFT + grid.area.width / 2.0)} y={px(height - 3.0)}
-                            text-anchor="middle">{ M::PatchAxis.get(lang) }</text>
-                    </svg>
-                    <div class="map-side">
-                        <ul class="legend" data-testid="map-legend">
-                            { for used.iter().map(|l| html! {
-                                <li>{ swatch(colour(*l).0) }{ lever_name(*l, lang) }</li>
-                            }) }
-                            <li>{ swatch(NO_LEVER) }{ M::NoLever.get(lang) }</li>
-                        </ul>
-                        <h3>{ M::Claims.get(lang) }</h3>
-                        <ul class="claims" data-testid="map-claims">
-                            { for map.claims.iter().map(|c| html! {
-                                <li data-testid="map-claim" title={claim_detail(c, lang)}>
-                                    <span class="claim">{ claim_short(c.id, lang) }</span>
-                                    <strong class={classes!("finding", format!("{:?}", c.verdict).to_lowercase())}>
-                                        { claim_finding(c, lang) }</strong>
-                                </li>
-                            }) }
-                        </ul>
-                    </div>
-                </div>
-                { readout(&texts, &focus, T::ChartHint.get(lang), "map-readout") }
+                if let Some(map) = &self.map {
+                    { body(&map.0, lang, &focus) }
+                }
             </section>
         }
     }
@@ -234,7 +243,7 @@ impl MapView {
 
 /// The row label: the zoo's names without their paper's year ("HybridSN (Roy 2020)").
 fn short_name(model: &str) -> &str {
-    model.split(" (").next().unwrap_or(model)
+    model.split('(').next().map_or(model, str::trim_end)
 }
 
 /// A map (and whether it is for an earlier scenario), and (cells done, all) while one is
@@ -304,20 +313,13 @@ pub fn LeversTile(props: &LeversTileProps) -> Html {
     };
     let lang = props.lang;
     match (*open, map) {
-        (true, Some((map, stale))) => html! {
-            <ChartTile chart={Chart::Map(MapView { map, lang, stale, progress: done, on_back })} />
-        },
-        (true, None) => html! {
-            <section class="panel view levers thesis-map" data-testid="chart-thesis-map">
-                <h2>{ M::Title.get(lang) }
-                    <button type="button" class="view-switch" onclick={on_back}
-                        data-testid="levers-back">{ M::Back.get(lang) }</button>
-                </h2>
-                <p class="notice" data-testid="map-progress">
-                    { done.map_or_else(|| M::Computing.get(lang).to_string(), |(d, t)| progress(d, t, lang)) }
-                </p>
-            </section>
-        },
+        (true, map) => {
+            let stale = map.as_ref().is_some_and(|(_, stale)| *stale);
+            let map = map.map(|(m, _)| m);
+            html! {
+                <ChartTile chart={Chart::Map(MapView { map, lang, stale, progress: done, on_back })} />
+            }
+        }
         (false, _) => html! {
             <ChartTile chart={Chart::Levers(LeversView { report: props.report.clone(), lang,
                 on_map: Some(on_open) })} />
