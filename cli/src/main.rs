@@ -27,7 +27,7 @@
 
 mod summary;
 
-use std::io::Read;
+use std::io::{ErrorKind, Read, Write};
 use std::process::ExitCode;
 
 use hsi_gpu_core::compare::compare;
@@ -49,10 +49,15 @@ const USAGE: &str =
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
-        Ok(output) => {
-            println!("{output}");
-            ExitCode::SUCCESS
-        }
+        // A reader that stops early (`hsi-gpu summary - | head`) closes the pipe: then there
+        // is nothing left to say, and no reason to fail.
+        Ok(output) => match writeln!(std::io::stdout().lock(), "{output}") {
+            Err(e) if e.kind() != ErrorKind::BrokenPipe => {
+                eprintln!("hsi-gpu: stdout: {e}");
+                ExitCode::FAILURE
+            }
+            _ => ExitCode::SUCCESS,
+        },
         Err(message) => {
             eprintln!("hsi-gpu: {message}");
             ExitCode::from(2)

@@ -25,6 +25,8 @@ fn estimate_reads_a_file_and_scenario_prints_an_editable_default() {
     let default = run(&["scenario"], "");
     let path = std::env::temp_dir().join(format!("hsi-gpu-cli-{}.json", std::process::id()));
     let mut scenario = json(&default);
+    // PyTorch's default: cuDNN's heuristics pick the convolution algorithms.
+    assert_eq!(scenario["cudnn_benchmark"], false);
     scenario["batch_per_gpu"] = 8.into();
     std::fs::write(&path, scenario.to_string()).unwrap();
     let small = json(&run(&["estimate", path.to_str().unwrap()], ""));
@@ -149,6 +151,7 @@ fn a_typo_in_any_section_exits_2_naming_its_path_and_the_allowed_fields() {
             "perf.scaling.overlapp",
             "bucket_bytes",
         ),
+        (r#"{"cudnn_bench": true}"#, "cudnn_bench", "cudnn_benchmark"),
         (
             r#"{"workload": {"epoch": 3}}"#,
             "workload.epoch",

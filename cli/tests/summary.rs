@@ -297,3 +297,30 @@ fn options_summary_is_the_comparison_with_its_recommendation() {
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(bad.stderr, plain.stderr);
 }
+
+#[test]
+fn a_reader_that_stops_early_is_no_failure() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    // `hsi-gpu summary - | head`: the pipe is closed before the summary is written.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hsi-gpu"))
+        .args(["summary", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.stdin.take().unwrap().write_all(b"{}").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -127,8 +127,20 @@ json_struct! {
         /// The same on FP32 CUDA cores, which fill their smaller tiles sooner.
         pub conv3d_fp32_channels_half: f64 [0.0, 4096.0] = 12.0,
         pub conv3d_depth_half: f64 [0.0, 65536.0] = 660.0,
-        /// Fraction of the FP32 peak depthwise / narrow grouped convolutions reach.
-        pub grouped_efficiency: f64 [0.01, 1.0] = 0.025,
+        /// Fraction of the FP32 peak grouped and depthwise convolutions reach on CUDA
+        /// cores with many multiply-adds per output: x K / (K + `grouped_depth_half`),
+        /// K = input channels per group x kernel area (9 for a 3x3 depthwise kernel:
+        /// 0.22 x 9 / 93 = 0.021 of the peak; 7x7: 0.081). The three `grouped_*`
+        /// constants are fitted on the published points with the others held
+        /// (MobileNet, EfficientNet, ConvNeXt, ResNeXt, RegNet; docs/validation.md).
+        pub grouped_efficiency: f64 [0.01, 1.0] = 0.22,
+        /// K at which a grouped or depthwise convolution on CUDA cores reaches half of
+        /// `grouped_efficiency` (each output's fixed cost shared by K multiply-adds).
+        pub grouped_depth_half: f64 [0.0, 65536.0] = 84.0,
+        /// Output channels per group at which a 16-bit grouped convolution on tensor
+        /// cores reaches half of `conv_efficiency` (one narrow GEMM per group:
+        /// ResNeXt's 4 channels 0.085, RegNet's 24-64 0.36-0.6).
+        pub grouped_channels_half: f64 [0.0, 4096.0] = 43.0,
         /// Device-memory traffic of a convolution over its input + output + weights
         /// (tiles re-read, the weight-gradient pass reading both again).
         pub conv_traffic: f64 [1.0, 10.0] = 1.66,
@@ -246,8 +258,10 @@ json_struct! {
         pub pcie_efficiency: f64 [0.01, 1.0] = 0.70,
         /// Bandwidth factor, relative to peer-to-peer, when the driver forbids P2P (GeForce
         /// 40-series, RTX 5090) and NCCL stages every chunk through pinned host memory
-        /// (an extra copy and host-memory traffic). Rough assumption, not a measurement.
-        pub host_staged_factor: f64 [0.01, 1.0] = 0.5,
+        /// (an extra copy and host-memory traffic). Fitted on nccl-tests' all_reduce on
+        /// 2x RTX 2080 Ti over PCIe 3.0 x16 without P2P: 4.00 GB/s busbw = 0.363 x 0.70
+        /// x 15.75 GB/s (fixtures/parallel_published.json; the rough guess was 0.5).
+        pub host_staged_factor: f64 [0.01, 1.0] = 0.363,
         /// Fraction of NVLink's one-way rate the ring reaches. nccl-tests on A100 SXM report
         /// about 230 GB/s busbw of 300 GB/s one-way (0.77).
         pub nvlink_efficiency: f64 [0.01, 1.0] = 0.77,

@@ -6,8 +6,13 @@
 //!   tensor cores (TF32, FP16/BF16) or FP32 CUDA cores, each with its own fraction of
 //!   peak: cuDNN's convolutions reach less of the tensor-core peak than large cuBLAS
 //!   GEMMs, and 3-D convolutions a much smaller share still;
-//! - depthwise and narrow grouped convolutions (at most `GROUPED_CHANNELS` channels per
-//!   group) run on CUDA cores whatever the precision and are bound by memory;
+//! - grouped and depthwise convolutions at the rate of their per-group shape: on CUDA
+//!   cores a stencil whose cost per output is shared by its K multiply-adds (a 7x7
+//!   depthwise kernel runs several times faster per FLOP than a 3x3 one), in 16 bit
+//!   also one narrow GEMM per group on tensor cores, whichever is faster (depthwise:
+//!   CUDA cores only);
+//! - a fused attention core (SDPA) on its kernel's unit: in fp32 the memory-efficient
+//!   kernel's three TF32 products per product on Ampere and later;
 //! - normalisation reads its input twice in forward (statistics, then normalise) and
 //!   makes more passes in backward; element-wise ops make the passes their traffic
 //!   says;
@@ -202,6 +207,75 @@ fn pass(
     }
 }
 
+/// The faster of two (roof, efficiency) rates.
+fn faster(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    if b.0 * b.1 > a.0 * a.1 {
+        b
+    } else {
+        a
+    }
+}
+
+/// Roof and efficiency of a convolution, from the shape of its implicit GEMM: N output
+/// channels per group and K input channels per group x kernel volume.
+fn conv_rate(l: &LayerReport, maths: Maths, gpu: &GpuSpec, a: &PerfAssumptions) -> (f64, f64) {
+    let d = &a.device;
+    let out_channels = l.output_shape.first().copied().unwrap_or(1).max(1) as f64;
+    let n = out_channels / l.groups.max(1) as f64;
+    let k = l.params as f64 / out_channels;
+    if l.groups > 1 {
+        // On CUDA cores a grouped or depthwise convolution is a stencil: its cost per
+        // output (indexing, loads, the store) is shared by K multiply-adds, so a 7x7
+        // depthwise kernel reaches several times the rate of a 3x3 one.
+        let cuda = (
+            gpu.fp32_flops,
+            d.grouped_efficiency * k / (k + d.grouped_depth_half),
+        );
+        // cuDNN runs 16-bit grouped convolutions on tensor cores, one narrow GEMM per
+        // group; in TF32 and FP32 they stay on CUDA cores (DeepLearningExamples'
+        // ResNeXt-101: AMP 2.65x its TF32 throughput on an A100, where dense ResNet-50
+        // gains 2.6x with tensor cores in both). A depthwise convolution (one output
+        // channel per group) is no GEMM: CUDA cores only.
+        return match maths.conv {
+            MathMode::Half if n > 1.0 => faster(
+                cuda,
+                (
+                    roof(gpu, MathMode::Half),
+                    d.conv_efficiency * n / (n + d.grouped_channels_half),
+                ),
+            ),
+            _ => cuda,
+        };
+    }
+    let depth = k / (k + d.conv3d_depth_half);
+    let rate = |mode: MathMode| {
+        let (base, factor_3d, channels_half) = if mode == MathMode::Fp32 {
+            (
+                d.fp32_conv_efficiency,
+                d.conv3d_fp32_factor,
+                d.conv3d_fp32_channels_half,
+            )
+        } else {
+            (
+                d.conv_efficiency,
+                d.conv3d_tensor_factor,
+                d.conv3d_channels_half,
+            )
+        };
+        let conv3d_shape = n / (n + channels_half) * depth;
+        let factor = if l.class == OpClass::Conv3d {
+            factor_3d * conv3d_shape
+        } else {
+            1.0
+        };
+        (roof(gpu, mode), base * factor)
+    };
+    // Tensor cores are allowed, not forced: cuDNN takes a CUDA-core kernel (at the FP32
+    // rate, or better in 16 bit) where one is faster: GeForce Ampere has no more TF32
+    // than FP32 throughput, and 3-D tensor-core kernels are slow.
+    faster(rate(maths.conv), rate(MathMode::Fp32))
+}
+
 /// Device time of one layer's forward and backward for the whole per-GPU batch.
 pub fn device_layer(
     l: &LayerReport,
@@ -216,46 +290,7 @@ pub fn device_layer(
             let mode = maths.matmul;
             (roof(gpu, mode), a.compute_efficiency)
         }
-        OpClass::Conv | OpClass::Conv3d => {
-            // The implicit GEMM's N (output channels) and K (input channels x kernel
-            // volume): narrow ones leave most of each tile idle.
-            let n = l.output_shape.first().copied().unwrap_or(1).max(1) as f64;
-            let k = l.params as f64 / n;
-            let depth = k / (k + d.conv3d_depth_half);
-            let rate = |mode: MathMode| {
-                let (base, factor_3d, channels_half) = if mode == MathMode::Fp32 {
-                    (
-                        d.fp32_conv_efficiency,
-                        d.conv3d_fp32_factor,
-                        d.conv3d_fp32_channels_half,
-                    )
-                } else {
-                    (
-                        d.conv_efficiency,
-                        d.conv3d_tensor_factor,
-                        d.conv3d_channels_half,
-                    )
-                };
-                let conv3d_shape = n / (n + channels_half) * depth;
-                let factor = if class == OpClass::Conv3d {
-                    factor_3d * conv3d_shape
-                } else {
-                    1.0
-                };
-                (roof(gpu, mode), base * factor)
-            };
-            let chosen = rate(maths.conv);
-            // Tensor cores are allowed, not forced: cuDNN takes a CUDA-core kernel (at the
-            // FP32 rate, or better in 16 bit) where one is faster: GeForce Ampere has no
-            // more TF32 than FP32 throughput, and 3-D tensor-core kernels are slow.
-            let fp32 = rate(MathMode::Fp32);
-            if fp32.0 * fp32.1 > chosen.0 * chosen.1 {
-                fp32
-            } else {
-                chosen
-            }
-        }
-        OpClass::Grouped => (gpu.fp32_flops, d.grouped_efficiency),
+        OpClass::Conv | OpClass::Conv3d | OpClass::Grouped => conv_rate(l, maths, gpu, a),
         OpClass::Norm | OpClass::Elementwise | OpClass::View => {
             (gpu.fp32_flops, a.compute_efficiency)
         }
@@ -309,13 +344,26 @@ pub fn device_layer(
         },
     };
     let other = l.other_flops;
+    // A fused attention core runs on its kernel's unit; the pass's roof is the one that
+    // gives its FLOPs the time of both parts.
+    let with_fused = |flops: f64, fused: f64| {
+        let core_roof = fused_attention_roof(maths, gpu);
+        let rest = flops - fused;
+        let roof_flops = if fused > 0.0 && rest >= 0.0 {
+            flops / (rest / unit.roof_flops + fused / core_roof)
+        } else {
+            unit.roof_flops
+        };
+        Unit { roof_flops, ..unit }
+    };
+    let [fused_fwd, fused_bwd] = l.fused_attention_flops;
     DeviceLayer {
         class,
         forward: pass(
             l.fwd_flops + other,
             (fwd_min, fwd_bytes),
             fwd_kernels,
-            &unit,
+            &with_fused(l.fwd_flops + other, fused_fwd),
             gpu,
             a,
         ),
@@ -323,9 +371,24 @@ pub fn device_layer(
             l.bwd_flops + other,
             (bwd_min, bwd_bytes),
             bwd_kernels,
-            &unit,
+            &with_fused(l.bwd_flops + other, fused_bwd),
             gpu,
             a,
         ),
+    }
+}
+
+/// The unit a fused SDPA kernel runs attention's core on. PyTorch's kernel choice
+/// (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp, `select_sdp_backend`): flash
+/// and cuDNN attention take fp16/bf16 only, so fp32 inputs go to the memory-efficient
+/// kernel, whose mem_eff_attention/gemm_kernel_utils.h runs fp32 on sm80+ tensor cores
+/// as `OpMultiplyAddFastF32` (three TF32 products per product, whatever `allow_tf32`
+/// says) and on older cards on CUDA cores. In 16 bit every fused kernel uses tensor
+/// cores, as a GEMM does.
+pub fn fused_attention_roof(maths: Maths, gpu: &GpuSpec) -> f64 {
+    match (maths.matmul, gpu.tf32_flops) {
+        (MathMode::Half, _) => roof(gpu, MathMode::Half),
+        (_, Some(tf32)) => tf32 / 3.0,
+        (_, None) => gpu.fp32_flops,
     }
 }

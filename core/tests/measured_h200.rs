@@ -64,6 +64,7 @@ fn cases() -> Vec<Case> {
             // The measuring machine: one SXM card (its only interconnect id) in a server.
             s["interconnect"] = "nvswitch".into();
             s["cpu"] = "server".into();
+            s["cudnn_benchmark"] = v["cudnn_benchmark"].as_bool().unwrap_or(false).into();
             let scenario =
                 scenario_from_json(&s.to_string()).unwrap_or_else(|e| panic!("{v}: {e:?}"));
             let measurement =

@@ -1,5 +1,5 @@
-//! The scenario inputs: dataset, model, GPU and its ECC, geometry, precision, optimizer,
-//! cards.
+//! The scenario inputs: dataset, model, GPU and its ECC, geometry, precision and
+//! cudnn.benchmark, optimizer, cards.
 
 use hsi_gpu_core::market::{self, Ecc};
 use hsi_gpu_core::scenario::{
@@ -120,6 +120,10 @@ pub fn ScenarioPanel() -> Html {
         let store = store.clone();
         Callback::from(move |i: usize| store.dispatch(Action::Precision(Precision::ALL[i])))
     };
+    let on_cudnn_benchmark = {
+        let store = store.clone();
+        Callback::from(move |on: bool| store.dispatch(Action::CudnnBenchmark(on)))
+    };
     let on_optimizer = send_id(&store, Optimizer::from_id, Action::Optimizer);
     let on_interconnect = send_id(&store, Interconnect::from_id, Action::Interconnect);
     let sizes = options(
@@ -191,6 +195,9 @@ pub fn ScenarioPanel() -> Html {
                 on_change: send_u32(Action::BatchPerGpu) }.view() }
             { StepSlider { id: "precision".into(), label: T::Precision.get(lang).into(), names: precision_names,
                 index: precision_index, on_change: on_precision }.view() }
+            { Toggle { id: "cudnn-benchmark".into(), label: T::CudnnBenchmark.get(lang).into(),
+                checked: s.cudnn_benchmark, on_change: on_cudnn_benchmark }.view() }
+            <p class="help">{ T::CudnnBenchmarkHelp.get(lang) }</p>
             { Choice { id: "optimizer".into(), label: T::Optimizer.get(lang).into(), options: optimizers,
                 selected: s.optimizer.id().into(), on_change: on_optimizer }.view() }
             { Toggle { id: "checkpointing".into(), label: T::Checkpointing.get(lang).into(),

@@ -308,6 +308,21 @@ const FIELD_LABELS: &[(&str, &str, &str)] = &[
     ),
     ("nics_per_node", "NICs per node", "每节点网卡数"),
     (
+        "tensor_parallel",
+        "Tensor parallel (1-8 cards: heads and MLP split, Megatron)",
+        "张量并行（1-8 卡：注意力头与 MLP 切分，Megatron）",
+    ),
+    (
+        "pipeline_parallel",
+        "Pipeline stages (1-8; cards = data x tensor x pipeline)",
+        "流水线级数（1-8；卡数 = 数据 x 张量 x 流水线）",
+    ),
+    (
+        "micro_batches",
+        "Micro-batches per step (1F1B; bubble (p-1)/(m+p-1))",
+        "每步微批次数（1F1B；气泡 (p-1)/(m+p-1)）",
+    ),
+    (
         "perf.scaling.network_efficiency",
         "Node network efficiency (fraction of line rate; empty = the link's)",
         "节点间网络效率（线速比例；留空用该网络的默认值）",

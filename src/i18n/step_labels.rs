@@ -43,6 +43,16 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
         "深度/分组卷积效率（FP32 峰值比例）",
     ),
     (
+        "perf.device.grouped_depth_half",
+        "Grouped conv: input channels per group x kernel area at half rate (FP32 cores)",
+        "分组卷积：半速率时的每组输入通道数×卷积核面积（FP32 核）",
+    ),
+    (
+        "perf.device.grouped_channels_half",
+        "Grouped conv: output channels per group at half rate (tensor cores)",
+        "分组卷积：半速率时的每组输出通道数（张量核）",
+    ),
+    (
         "perf.device.conv_traffic",
         "Convolution memory traffic (x input + output + weights)",
         "卷积显存流量（输入+输出+权重的倍数）",

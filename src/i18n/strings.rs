@@ -24,6 +24,9 @@ texts! {
     Classes => "Classes", "类别数";
     Batch => "Batch per GPU", "每卡批大小";
     Precision => "Precision", "精度";
+    CudnnBenchmark => "cudnn.benchmark", "cudnn.benchmark";
+    CudnnBenchmarkHelp => "torch.backends.cudnn.benchmark = True: cuDNN times its convolution algorithms on the first step and keeps the fastest. Off (PyTorch's default, and most HSI code) it takes its heuristics' pick.",
+        "torch.backends.cudnn.benchmark = True：cuDNN 在第一步实测各卷积算法并保留最快者。关闭时（PyTorch 默认，多数高光谱代码如此）采用其启发式选择。";
     Optimizer => "Optimizer", "优化器";
     Cards => "Cards", "显卡数量";
     Interconnect => "Interconnect", "互联";
@@ -59,8 +62,8 @@ texts! {
     TermInputCube => "Data cube on the GPU", "显卡上的数据立方体";
     TermShardingBuffers => "Sharding buffers and gathered layers", "分片缓冲区与聚合的层";
     Advanced => "Advanced / foundation model", "高级 / 基础模型";
-    AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests (docs/validation.md).",
-        "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %（见 docs/validation.md）。";
+    AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests; tensor parallelism -13 to +8 % of Megatron-LM's published scaling; pipeline: 1F1B, bubble (p-1)/(m+p-1), not checked against a measurement (docs/validation.md).",
+        "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %；张量并行与 Megatron-LM 公开的扩展效率相差 -13 % 至 +8 %；流水线：1F1B，气泡 (p-1)/(m+p-1)，尚未与实测对比（见 docs/validation.md）。";
     Nodes => "Nodes", "节点";
     BoundHost => "the host CPU (PyTorch dispatch, autograd, the optimizer loop)", "主机 CPU（PyTorch 调度、自动求导、优化器循环）";
     BoundInput => "the input pipeline (patches, DataLoader, copy to the GPU)", "输入管线（切块、DataLoader、拷贝到显卡）";

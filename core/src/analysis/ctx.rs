@@ -142,4 +142,7 @@ pub(super) struct LayerAccount {
     pub(super) scratch_per_sample: f64,
     /// LoRA adapter parameters (included in `params`; they train).
     pub(super) adapter_params: u64,
+    /// Forward and backward FLOPs of attention's core when a fused SDPA kernel runs it
+    /// (included in `fwd_flops` / `bwd_flops`; the kernel has its own math unit).
+    pub(super) fused_attention_flops: [f64; 2],
 }

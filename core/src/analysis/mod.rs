@@ -94,6 +94,9 @@ pub struct LayerReport {
     pub host_ops: Option<[u32; 2]>,
     /// The op class the device model times it by.
     pub class: OpClass,
+    /// A convolution's groups (1 for every other op): its implicit GEMM is this many
+    /// GEMMs of out_channels / groups columns.
+    pub groups: u64,
     /// Parameter tensors (what the optimizer loops over).
     pub param_tensors: u32,
     /// Temporaries the op makes and consumes inside itself (attention's scores and their
@@ -102,6 +105,9 @@ pub struct LayerReport {
     /// Parameters that train (all of them unless `finetune` freezes some; LoRA's
     /// adapters, which `params` includes).
     pub trainable_params: u64,
+    /// Forward and backward FLOPs of attention's core that a fused SDPA kernel runs
+    /// (part of `fwd_flops` / `bwd_flops`; zero when attention is written out).
+    pub fused_attention_flops: [f64; 2],
 }
 
 impl LayerReport {
@@ -379,6 +385,10 @@ pub fn analyze_with(
             kernels_bwd: account.kernels_bwd,
             host_ops: account.host_ops,
             class: op_class(&layer.op),
+            groups: match layer.op {
+                Op::Conv { groups, .. } => groups.max(1),
+                _ => 1,
+            },
             // The optimizer loops over what trains: the layer's tensors, or two per adapter.
             param_tensors: if ctx.train.params {
                 param_tensors(&layer.op)
@@ -398,6 +408,7 @@ pub fn analyze_with(
             } else {
                 account.adapter_params
             },
+            fused_attention_flops: account.fused_attention_flops.map(|f| f * n),
         });
         if values.insert(name.clone(), output.clone()).is_some() && layer.name.is_some() {
             return Err(err(

@@ -250,6 +250,11 @@ pub(super) fn attention(
                 + qkv_lora.bwd_flops
                 + proj_lora.bwd_flops,
             other_flops: 8.0 * scores as f64,
+            fused_attention_flops: if fused {
+                [core_fwd, core_bwd]
+            } else {
+                [0.0; 2]
+            },
             saved,
             tensor_core: true,
             kernels_fwd: 2 + core_kernels_fwd + qkv_lora.kernels_fwd + proj_lora.kernels_fwd,
