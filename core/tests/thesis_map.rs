@@ -169,6 +169,7 @@ fn aids_are_added_in_order_until_the_model_fits_and_not_one_more() {
             let mut fewer = base.clone();
             for aid in &t.aids[..t.aids.len() - 1] {
                 match aid {
+                    Aid::TensorParallel => fewer.tensor_parallel = 2,
                     Aid::Sharding => {
                         fewer.sharding = hsi_gpu_core::scenario::Sharding::Fsdp;
                     }
@@ -181,8 +182,13 @@ fn aids_are_added_in_order_until_the_model_fits_and_not_one_more() {
             }
             let r = hsi_gpu_core::estimate(&fewer).unwrap();
             assert!(r.max_batch < s.batch_per_gpu, "{:?} was enough", &t.aids);
-            // With more than one card, sharding comes first.
-            assert_eq!(t.aids[0] == Aid::Sharding, s.cards > 1, "{:?}", t.aids);
+            // With more than one card, tensor parallelism in pairs comes first.
+            assert_eq!(
+                t.aids[0] == Aid::TensorParallel,
+                s.cards > 1,
+                "{:?}",
+                t.aids
+            );
         }
     }
 }
@@ -270,7 +276,7 @@ fn the_articles_claims_are_counted_from_the_cells() {
 }
 
 #[test]
-fn on_a_bridged_pair_nvlink_pays_most_for_the_billion_parameter_vit() {
+fn on_a_pair_over_pcie_nvlink_pays_most_for_large_vits_and_never_for_small_hsi_models() {
     // Sec. 7.2: NVLink matters once the model's traffic outweighs its compute. Two RTX
     // A5500 over PCIe, where the lever is the pair's NVLink bridge.
     let pair = Scenario {
@@ -279,13 +285,34 @@ fn on_a_bridged_pair_nvlink_pays_most_for_the_billion_parameter_vit() {
     };
     let map = thesis_map(&pair).unwrap();
     print("2 x RTX A5500 over PCIe", &map);
-    let big = cell_of(&map, giant(), 8);
-    assert_eq!(
-        big.best.map(|b| b.lever),
-        Some(Lever::Interconnect),
-        "{big:?}"
+    // ViT-H fits each card: DDP all-reduces its 0.63 B gradients over PCIe every short
+    // step at small tiles, and the bridge pays most.
+    let huge = cell_of(
+        &map,
+        MapModel {
+            id: "vit",
+            size: Some(VitSize::Huge),
+        },
+        8,
     );
-    assert_eq!(big.limit, Some(Limit::Interconnect));
+    assert!(huge.aids.is_empty(), "{huge:?}");
+    assert_eq!(
+        huge.best.map(|b| b.lever),
+        Some(Lever::Interconnect),
+        "{huge:?}"
+    );
+    assert_eq!(huge.limit, Some(Limit::Interconnect));
+    check_against_levers(&pair, huge);
+    // ViT-g does not fit one card: tensor parallelism over the pair, whose all-reduces
+    // the bridge speeds up too.
+    let big = cell_of(&map, giant(), 8);
+    assert_eq!(big.aids.first(), Some(&Aid::TensorParallel), "{big:?}");
+    let link = big
+        .gains
+        .iter()
+        .find(|g| g.lever == Lever::Interconnect)
+        .unwrap();
+    assert!(link.speedup.is_some_and(|s| s > 1.0), "{link:?}");
     check_against_levers(&pair, big);
     // The small HSI models never need the link.
     let small_links = map

@@ -31,6 +31,7 @@ texts! {
 texts! {
     /// The names the map gives the core's values (aids, claims, verdicts).
     enum V;
+    TensorParallel => "tensor parallelism in pairs", "两卡一组的张量并行";
     Sharding => "FSDP over the cards", "多卡 FSDP 分片";
     MixedPrecision => "mixed precision", "混合精度";
     Checkpointing => "activation checkpointing", "激活检查点";
@@ -58,6 +59,7 @@ texts! {
 
 pub fn aid_name(aid: Aid, lang: Lang) -> &'static str {
     match aid {
+        Aid::TensorParallel => V::TensorParallel,
         Aid::Sharding => V::Sharding,
         Aid::MixedPrecision => V::MixedPrecision,
         Aid::Checkpointing => V::Checkpointing,

@@ -8,8 +8,10 @@
 //! computed, never copied.
 //!
 //! What a model needs to fit (`Aid`), added in this order until it fits (the fit test of
-//! the lever table: the largest batch is at least the scenario's): FSDP over the cards
-//! (with more than one), mixed precision (bf16 autocast where the card has bf16, else
+//! the lever table: the largest batch is at least the scenario's): Megatron tensor
+//! parallelism over pairs of cards (with two cards or more, for a model it splits: the
+//! article's sec. 7.2 case, where NVLink is essential), FSDP over the data-parallel ranks
+//! (with two or more), mixed precision (bf16 autocast where the card has bf16, else
 //! fp16), activation checkpointing, optimizer offload to the host. A model that fits as
 //! the scenario is needs none; one that never fits gets the capacity step that makes it
 //! fit as its lever, or none.
@@ -70,7 +72,10 @@ pub const PATCHES: [u32; 5] = [8, 16, 32, 64, 128];
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Aid {
-    /// FSDP (full sharding) over every card of the run.
+    /// Megatron tensor parallelism over pairs of cards (tensor innermost: a pair is what
+    /// an NVLink bridge joins), for the models it splits (transformers).
+    TensorParallel,
+    /// FSDP (full sharding) over the data-parallel ranks of the run.
     Sharding,
     /// bf16 autocast (fp16 on a card without bf16).
     MixedPrecision,
@@ -81,7 +86,8 @@ pub enum Aid {
 }
 
 impl Aid {
-    pub const ALL: [Aid; 4] = [
+    pub const ALL: [Aid; 5] = [
+        Aid::TensorParallel,
         Aid::Sharding,
         Aid::MixedPrecision,
         Aid::Checkpointing,
@@ -92,12 +98,19 @@ impl Aid {
     fn apply(self, s: &Scenario, bf16: bool) -> Option<Scenario> {
         let mut out = s.clone();
         match self {
-            Aid::Sharding => {
-                let (_, _, params_split) = s.sharding.splits();
-                if s.cards * s.nodes < 2 || params_split {
+            Aid::TensorParallel => {
+                if s.cards < 2 || s.tensor_parallel > 1 {
                     return None;
                 }
                 out.workload.mode = ParallelMode::Ddp;
+                out.tensor_parallel = 2;
+            }
+            Aid::Sharding => {
+                out.workload.mode = ParallelMode::Ddp;
+                let (_, _, params_split) = s.sharding.splits();
+                if crate::shard::ranks(&out) < 2 || params_split {
+                    return None;
+                }
                 out.sharding = Sharding::Fsdp;
             }
             Aid::MixedPrecision => {
@@ -317,7 +330,12 @@ pub fn trained(s: &Scenario) -> Result<Trained, Vec<FieldError>> {
             break;
         }
         if let Some(next) = aid.apply(&t.scenario, bf16) {
-            t.report = estimate(&next)?;
+            t.report = match estimate(&next) {
+                Ok(r) => r,
+                // A model with nothing to split, or heads a pair does not divide.
+                Err(_) if aid == Aid::TensorParallel => continue,
+                Err(e) => return Err(e),
+            };
             t.scenario = next;
             t.aids.push(aid);
         }
