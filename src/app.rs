@@ -31,7 +31,7 @@ use crate::components::thesis::map_view::LeversTile;
 use crate::components::thesis::WhatIfDetails;
 use crate::components::verdict::Verdict;
 use crate::ghost::Ghost;
-use crate::i18n::T;
+use crate::i18n::{self, T};
 use crate::platform;
 use crate::state::{Action, AppState};
 use crate::SharedReport;
@@ -51,10 +51,21 @@ pub fn App(props: &AppProps) -> Html {
     let result = use_memo(store.scenario.clone(), |s| {
         estimate(s).map(SharedReport::new)
     });
+    // A scenario the core rejects keeps the last valid estimate drawn, marked stale.
+    let last_valid = use_mut_ref(|| None::<SharedReport>);
+    let (shown, problems) = match &*result {
+        Ok(report) => {
+            *last_valid.borrow_mut() = Some(report.clone());
+            (Some(report.clone()), None)
+        }
+        Err(problems) => (last_valid.borrow().clone(), Some(problems)),
+    };
+    let stale = problems.is_some() || store.rejected.is_some();
     let ghost = {
         let memory = use_mut_ref(Ghost::default);
-        let shown = result.as_ref().as_ref().ok();
-        let ghost = memory.borrow_mut().update(shown, platform::now_ms());
+        let ghost = memory
+            .borrow_mut()
+            .update(shown.as_ref(), platform::now_ms());
         ghost
     };
     let what_ifs = use_what_ifs(&store.scenario);
@@ -105,16 +116,30 @@ pub fn App(props: &AppProps) -> Html {
     .into_iter()
     .flatten()
     .filter(|(_, fields)| !fields.is_empty())
-    .map(|(name, fields)| format!("{name}: {}", fields.join(", ")))
+    .map(|(name, fields)| {
+        let words: Vec<&str> = fields
+            .iter()
+            .map(|f| i18n::catalog_field_name(f, lang))
+            .collect();
+        format!("{name}: {}", words.join(", "))
+    })
     .collect();
     let on_dismiss = {
         let store = store.clone();
         Callback::from(move |()| store.dispatch(Action::DismissNotices))
     };
     // The dashboard: what a meeting watches while a slider moves, on one screen.
-    let dashboard = match &*result {
-        Ok(report) => html! {
+    let dashboard = match &shown {
+        Some(report) => html! {
             <>
+                if stale {
+                    <div class="stale-note" role="status" data-testid="stale">
+                        <p>{ T::StaleNote.get(lang) }</p>
+                        if let Some(problems) = problems {
+                            { errors(problems, lang) }
+                        }
+                    </div>
+                }
                 { Verdict { report: report.clone(), lang, gpu_name: gpu_name.clone(),
                     headroom: s.memory.headroom, cards: s.cards, unverified }.view() }
                 <div class="tiles">
@@ -138,12 +163,12 @@ pub fn App(props: &AppProps) -> Html {
                 </div>
             </>
         },
-        Err(problems) => errors(problems, lang),
+        None => errors(problems.map_or(&[][..], Vec::as_slice), lang),
     };
     // Below the dashboard: drawn from the rested scenario's report (the what-ifs', dimmed
     // while it is behind), so that a dragged slider redraws only the dashboard.
-    let details = match (&*result, embed) {
-        (Ok(report), false) => {
+    let details = match (&shown, embed) {
+        (Some(report), false) => {
             let stale = what_ifs.as_ref().is_some_and(|(_, stale)| *stale);
             let report = what_ifs.as_ref().map_or(report, |(full, _)| full);
             html! {
@@ -165,6 +190,7 @@ pub fn App(props: &AppProps) -> Html {
     html! {
         <ContextProvider<Store> context={store.clone()}>
             <div class={classes!("app", store.presentation.then_some("presentation"), embed.then_some("embed"))}>
+                <div class="first-screen">
                 if embed {
                     <p class="embed-bar">
                         <strong>{ T::Title.get(lang) }</strong>{ " · " }
@@ -179,9 +205,10 @@ pub fn App(props: &AppProps) -> Html {
                     <div class="side">
                         <ScenarioPanel />
                     </div>
-                    <main class="views">
+                    <main class={classes!("views", stale.then_some("stale"))}>
                         { dashboard }
                     </main>
+                </div>
                 </div>
                 <p class="estimates-note" data-testid="estimates-note">{ T::EstimatesNote.get(lang) }</p>
                 if !embed {

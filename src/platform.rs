@@ -6,6 +6,7 @@
 //! in the native tests never reaches a browser API.
 
 pub mod files;
+pub mod observe;
 
 use std::cell::RefCell;
 

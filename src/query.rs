@@ -160,6 +160,15 @@ pub fn set_field(scenario: &Scenario, path: &str, text: &str) -> Result<Scenario
 
 /// Every scalar field under the objects at `prefixes` (e.g. "memory"), as (path, value text).
 pub fn fields_under(scenario: &Scenario, prefixes: &[&str]) -> Vec<(String, String)> {
+    values_under(scenario, prefixes)
+        .into_iter()
+        .map(|(key, value)| (key, leaf_text(&value)))
+        .collect()
+}
+
+/// Every scalar field under the objects at `prefixes`, as (path, JSON value): the page
+/// draws a flag as a checkbox, an enum id as a select and a number as a box.
+pub fn values_under(scenario: &Scenario, prefixes: &[&str]) -> Vec<(String, Value)> {
     let value = to_value(scenario);
     let mut leaves = Vec::new();
     for prefix in prefixes {
@@ -168,9 +177,6 @@ pub fn fields_under(scenario: &Scenario, prefixes: &[&str]) -> Vec<(String, Stri
         }
     }
     leaves
-        .into_iter()
-        .map(|(key, value)| (key, leaf_text(&value)))
-        .collect()
 }
 
 /// `value` with every field set, if the result is a Scenario that keeps all of them.
@@ -241,7 +247,7 @@ fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, Value)>) {
 }
 
 /// Text of a leaf: strings as they are, an unset optional field as empty text.
-fn leaf_text(value: &Value) -> String {
+pub fn leaf_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),

@@ -23,9 +23,18 @@ pub struct AppState {
     pub presentation: bool,
     /// Link parameters that were dropped, shown until dismissed.
     pub notices: Vec<Notice>,
-    /// Assumption field whose typed text is not a valid value (the Scenario keeps the last
-    /// good one).
-    pub invalid_field: Option<String>,
+    /// Text typed into a box that is not an allowed value: kept out of the Scenario (which
+    /// keeps the last valid value) and shown, marked, in its box until fixed or Escape.
+    pub rejected: Option<Rejected>,
+}
+
+/// A box's rejected text: `field` is the control's id or the assumption's Scenario path;
+/// `allowed` is the core's reason for an assumption (a control knows its own range).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rejected {
+    pub field: String,
+    pub text: String,
+    pub allowed: Option<String>,
 }
 
 impl AppState {
@@ -38,7 +47,7 @@ impl AppState {
             embed: parsed.view.embed,
             presentation: parsed.view.presentation,
             notices: parsed.notices,
-            invalid_field: None,
+            rejected: None,
         }
     }
 
@@ -96,6 +105,14 @@ impl AppState {
             ModelChoice::Preset { size, .. } => *size,
             ModelChoice::Custom { .. } => None,
         }
+    }
+
+    /// The rejected text of the box for `field`, if it holds any.
+    pub fn rejected_text(&self, field: &str) -> Option<&str> {
+        self.rejected
+            .as_ref()
+            .filter(|r| r.field == field)
+            .map(|r| r.text.as_str())
     }
 
     pub fn model_id(&self) -> Option<&str> {
@@ -157,11 +174,18 @@ pub enum Action {
     Model(String),
     /// Size of a preset that has sizes (the ViT foundation model).
     ModelSize(VitSize),
-    /// Sets the assumption at a Scenario path from typed text.
+    /// Sets the field at a Scenario path from typed text or a choice's id.
     Field {
         path: String,
         text: String,
     },
+    /// Text typed into the box of control `field` that is not an allowed value.
+    Rejected {
+        field: String,
+        text: String,
+    },
+    /// Escape in a box holding rejected text: back to the Scenario's value.
+    Restore,
     /// A layer list of the user's own model (tools/export_model.py).
     CustomModel(ModelSpec),
     /// Replaces the whole scenario (a loaded Scenario JSON, calibration, its undo).
@@ -172,11 +196,33 @@ pub enum Action {
     Reset,
 }
 
+impl Action {
+    /// The control (number box id or Scenario path) whose value this action sets, for the
+    /// actions a box can send.
+    fn control(&self) -> Option<&str> {
+        Some(match self {
+            Action::Patch(_) => "patch",
+            Action::Bands(_) => "bands",
+            Action::Classes(_) => "classes",
+            Action::BatchPerGpu(_) => "batch",
+            Action::Cards(_) => "cards",
+            Action::Workers(_) => "workers",
+            Action::LoraRank(_) => "lora-rank",
+            Action::Field { path, .. } => path,
+            _ => return None,
+        })
+    }
+}
+
 impl Reducible for AppState {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
+        // A valid value for the box that held rejected text replaces it.
+        if next.rejected.as_ref().map(|r| r.field.as_str()) == action.control() {
+            next.rejected = None;
+        }
         let s = &mut next.scenario;
         match action {
             Action::Bands(v) => s.bands = v,
@@ -220,13 +266,36 @@ impl Reducible for AppState {
                     *size = Some(v);
                 }
             }
-            Action::Field { path, text } => match query::set_field(s, &path, &text) {
-                Ok(updated) => {
-                    *s = updated;
-                    next.invalid_field = None;
+            Action::Field { path, text } => {
+                // Text that does not read is "not a valid value"; a value that reads but is
+                // out of range says what is allowed.
+                let checked = query::set_field(s, &path, &text)
+                    .map_err(|_| None)
+                    .and_then(|updated| {
+                        match updated.validate().into_iter().find(|p| p.field == path) {
+                            Some(problem) => Err(Some(problem.allowed)),
+                            None => Ok(updated),
+                        }
+                    });
+                match checked {
+                    Ok(updated) => *s = updated,
+                    Err(allowed) => {
+                        next.rejected = Some(Rejected {
+                            field: path,
+                            text,
+                            allowed,
+                        })
+                    }
                 }
-                Err(_) => next.invalid_field = Some(path),
-            },
+            }
+            Action::Rejected { field, text } => {
+                next.rejected = Some(Rejected {
+                    field,
+                    text,
+                    allowed: None,
+                })
+            }
+            Action::Restore => next.rejected = None,
             Action::CustomModel(spec) => s.model = ModelChoice::Custom { spec },
             Action::Replace(scenario) => *s = *scenario,
             Action::Lang(lang) => {
@@ -351,7 +420,44 @@ mod tests {
             },
         );
         assert_eq!(bad.scenario.memory.headroom, 0.3);
-        assert_eq!(bad.invalid_field.as_deref(), Some("memory.headroom"));
+        assert_eq!(bad.rejected_text("memory.headroom"), Some("0.3x"));
+        let out_of_range = reduce(
+            bad,
+            Action::Field {
+                path: "memory.headroom".into(),
+                text: "7".into(),
+            },
+        );
+        let rejected = out_of_range.rejected.clone().expect("7 is rejected");
+        assert!(
+            rejected
+                .allowed
+                .as_deref()
+                .is_some_and(|a| a.contains("to")),
+            "{rejected:?}"
+        );
+        let restored = reduce(out_of_range, Action::Restore);
+        assert_eq!(restored.rejected, None);
+        assert_eq!(restored.scenario.memory.headroom, 0.3);
+    }
+
+    #[test]
+    fn a_rejected_number_stays_beside_the_last_valid_scenario_until_fixed() {
+        let typed = reduce(
+            initial(),
+            Action::Rejected {
+                field: "batch".into(),
+                text: "99999999".into(),
+            },
+        );
+        assert_eq!(typed.scenario, initial().scenario);
+        assert_eq!(typed.rejected_text("batch"), Some("99999999"));
+        // Another control's value leaves it; the box's own valid value replaces it.
+        let other = reduce(typed, Action::Patch(9));
+        assert_eq!(other.rejected_text("batch"), Some("99999999"));
+        let fixed = reduce(other, Action::BatchPerGpu(128));
+        assert_eq!(fixed.rejected, None);
+        assert_eq!(fixed.scenario.batch_per_gpu, 128);
     }
 
     #[test]

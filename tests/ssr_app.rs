@@ -38,7 +38,7 @@ async fn page_shows_controls_views_and_the_estimates_note() {
         "patch-slider",
         "bands-slider",
         "batch-slider",
-        "precision-slider",
+        "precision",
         "cards-slider",
         "dataset",
         "model",
@@ -64,7 +64,7 @@ async fn page_shows_controls_views_and_the_estimates_note() {
         testid_text(&html, "total-memory"),
         Some(expected_total.as_str())
     );
-    assert!(html.contains("<label for=\"patch-input\">"));
+    assert!(html.contains("<label for=\"patch-slider\">"));
 }
 
 #[tokio::test]
@@ -78,7 +78,10 @@ async fn figures_without_a_primary_source_are_named() {
     let html = page(s).await;
     let note = testid_text(&html, "unverified").expect("unverified note");
     assert!(note.contains(card.name), "{note}");
-    assert!(note.contains(card.unverified[0]), "{note}");
+    // In words, not by field name.
+    let words = hsi_gpu_planner::i18n::catalog_field_name(card.unverified[0], Lang::En);
+    assert!(note.contains(words), "{note}");
+    assert!(!note.contains(card.unverified[0]), "{note}");
 }
 
 #[tokio::test]
@@ -162,6 +165,10 @@ async fn the_advanced_group_offers_tensor_and_pipeline_parallelism_in_both_langu
             );
             assert!(html.contains(&input), "{input} {lang:?}");
         }
+        // The details say the layout, the all-reduces and the bubble.
+        assert!(html.contains("data-testid=\"layout-line\""), "{lang:?}");
+        assert!(html.contains("TP 2 × PP 2 × DP 1"), "{lang:?}");
+        assert!(html.contains(T::PipelineBubble.get(lang)));
     }
     // A layout the model cannot take is an error that names the field.
     let html = page(state("model.id=vit&patch=64&cards=4&tensor_parallel=3")).await;
@@ -215,7 +222,17 @@ async fn bad_link_values_show_a_notice_and_the_page_still_renders() {
     let html = page(state("bands=banana&cards=99")).await;
     let notices_at = html.find("data-testid=\"notices\"").expect("notice shown");
     let notices = &html[notices_at..];
-    assert!(notices.contains("bands=banana") && notices.contains("cards=99"));
+    // Each by its name (the parameter in a tooltip), its value and why.
+    for (key, name, value) in [("bands", T::Bands, "banana"), ("cards", T::Cards, "99")] {
+        assert!(
+            notices.contains(&format!("title=\"{key}\">{}</span>", name.get(Lang::En))),
+            "{notices}"
+        );
+        assert!(
+            notices.contains(&format!("<code>{value}</code>")),
+            "{notices}"
+        );
+    }
     assert!(html.contains("data-testid=\"total-memory\""));
 }
 
@@ -245,6 +262,8 @@ fn BatchSlider() -> Html {
         max: 4096,
         max_typed: 1 << 20,
         log2: true,
+        typing: Default::default(),
+        lang: Lang::En,
         on_change: Callback::noop(),
     }
     .view()

@@ -11,7 +11,7 @@ use hsi_gpu_planner::components::chart_tile::Chart;
 use hsi_gpu_planner::components::thesis::article_panel::{ArticlePanel, ArticlePanelProps};
 use hsi_gpu_planner::components::thesis::inference_view::InferenceView;
 use hsi_gpu_planner::components::thesis::levers_view::{LeversTable, LeversView};
-use hsi_gpu_planner::components::thesis::text::{lever_name, X};
+use hsi_gpu_planner::components::thesis::text::{lever_label, X};
 use hsi_gpu_planner::i18n::Lang;
 use ssr_support::{count, render, render_chart, render_view, testid_text};
 
@@ -32,7 +32,10 @@ async fn levers_view_draws_a_bar_and_a_row_per_lever_and_names_the_best() {
         assert!(html.contains(X::LeversTitle.get(lang)));
         assert_eq!(count(&html, "<rect x="), report.levers.len());
         for o in &report.levers {
-            assert!(html.contains(lever_name(o.lever, lang)), "{:?}", o.lever);
+            // The label says what changes (never in ×, which the bar's value uses).
+            let label = lever_label(o.lever, o.factor, lang);
+            assert!(html.contains(&label), "{:?}", o.lever);
+            assert!(!label.contains('×'), "{label}");
             if let Some(s) = o.speedup {
                 assert!(html.contains(&format::times(s)), "{s}");
             }
@@ -42,7 +45,7 @@ async fn levers_view_draws_a_bar_and_a_row_per_lever_and_names_the_best() {
             .expect("the default scenario has a best lever");
         let sentence = testid_text(&html, "best-lever").unwrap();
         assert!(
-            sentence.contains(lever_name(best.lever, lang)),
+            sentence.contains(&lever_label(best.lever, best.factor, lang)),
             "{sentence}"
         );
         assert!(

@@ -90,6 +90,7 @@ json_struct! {
         /// (`default_optimizer_kernels`).
         pub optimizer_kernels: Option<u32> [0, 100_000] = None,
         pub device: DeviceAssumptions = DeviceAssumptions::default(),
+        pub cudnn: CudnnAssumptions = CudnnAssumptions::default(),
         pub host: HostAssumptions = HostAssumptions::default(),
         pub pipeline: PipelineAssumptions = PipelineAssumptions::default(),
         pub scaling: ScalingAssumptions = ScalingAssumptions::default(),
@@ -158,6 +159,42 @@ json_struct! {
         pub l2_speedup: f64 [1.0, 20.0] = 2.72,
         /// The model runs channels_last (NHWC): no transposes around 16-bit convolutions.
         pub channels_last: bool = false,
+    }
+}
+
+json_struct! {
+    /// cuDNN's convolution algorithms without `cudnn_benchmark` and their workspaces (see
+    /// `cudnn.rs`): fitted on the H200 steps of the fit models (HybridSN,
+    /// core/tests/measured_h200.rs), checked on the held-out ones. Every field is
+    /// user-editable.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct CudnnAssumptions {
+        /// Time of the heuristics' FP32 algorithm for a 3-D convolution whose kernel spans
+        /// three dimensions over the timed one's (HybridSN's FP32 step ran 5.9x slower
+        /// untimed; the model 5.94x with this).
+        pub heuristic_fp32_slowdown: f64 [1.0, 100.0] = 5.15,
+        /// cuDNN's 3-D convolution kernels on Hopper's CUDA cores reach this fraction of
+        /// the rate the published (Ampere, Volta) 3-D U-Net points set: the median over
+        /// the H200's 8 C -> C convolutions in FP32 (`measured_h200/conv.jsonl`).
+        pub hopper_conv3d_fp32_factor: f64 [0.01, 4.0] = 0.51,
+        /// The same on tensor cores (the median over the sweep's TF32 and bf16 ones).
+        pub hopper_conv3d_tensor_factor: f64 [0.01, 4.0] = 0.86,
+        /// Elements of its lowered operand a narrow convolution's implicit GEMM reads per
+        /// second on CUDA cores, as a share of the card's bandwidth in 4-byte words: C -> C
+        /// 3-D convolutions with 4-32 channels read 1.4-1.7 TB/s of it on an H200, whatever
+        /// C (median 0.36 of its 4.8 TB/s; `measured_h200/conv.jsonl`). Bounds a backward
+        /// data over few input channels.
+        pub lowered_rate_fp32: f64 [0.01, 10.0] = 0.36,
+        /// The same on tensor cores (TF32 and bf16: 0.34-1.6 x 10^12 elements/s, median
+        /// 0.77 of the bandwidth in words).
+        pub lowered_rate_tensor: f64 [0.01, 10.0] = 0.77,
+        /// Workspace of a CUDA-core (FP32) algorithm for such a convolution, as a fraction
+        /// of its lowered (im2col) input: HybridSN's FP32 and untimed TF32 steps peaked
+        /// about 4.9 MB per sample above their tensors.
+        pub workspace_cuda_core: f64 [0.0, 16.0] = 0.39,
+        /// The same for a tensor-core algorithm (timed TF32, 16 bit): about 0.8 MB per
+        /// sample on HybridSN.
+        pub workspace_tensor_core: f64 [0.0, 16.0] = 0.07,
     }
 }
 

@@ -1,5 +1,10 @@
 //! Chart geometry for the web app's SVG views: scales, tick positions, stacked-bar
-//! layout and heat-map grids. Pure arithmetic, so it is tested natively and the components only draw.
+//! layout, heat-map grids, and labels that fit their axis (`fit`). Pure arithmetic, so it
+//! is tested natively and the components only draw.
+
+mod fit;
+
+pub use fit::{fitting_ticks, label_stride, text_width};
 
 /// Maps a linear domain onto a pixel range (the range may run backwards, as SVG's y does).
 #[derive(Clone, Copy, Debug, PartialEq)]

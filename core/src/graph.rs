@@ -120,6 +120,8 @@ json_enum! {
         Hardsigmoid = "hardsigmoid",
         /// min(max(x, 0), 6); keeps its input (in place too: autograd keeps a copy).
         Relu6 = "relu6",
+        /// log(softmax(x)), over one dimension: kept and computed as softmax.
+        LogSoftmax = "log_softmax",
     }
 }
 
@@ -129,6 +131,53 @@ json_enum! {
         Nearest = "nearest",
         /// Linear, bilinear or trilinear interpolation (by `dims`), align_corners=False.
         Linear = "linear",
+        /// Bicubic interpolation (4 x 4 neighbours).
+        Cubic = "cubic",
+    }
+}
+
+json_enum! {
+    /// How `Op::Pad` fills the border (F.pad's `mode`).
+    pub enum PadMode {
+        /// A constant value; keeps nothing for backward.
+        Constant = "constant",
+        /// The mirror image without the edge; keeps its input (for the sizes).
+        Reflect = "reflect",
+        /// The edge repeated; keeps its input.
+        Replicate = "replicate",
+        /// The opposite side (a wrap-around, made of slices); keeps nothing.
+        Circular = "circular",
+    }
+}
+
+json_enum! {
+    /// What an element-wise function (`Op::Pointwise`) keeps for backward.
+    pub enum Keeps {
+        /// x * c, x + c, -x, x / c, where: the gradient needs no tensor.
+        Nothing = "nothing",
+        /// x ** c, abs, clamp, ELU, softplus, sin: the gradient reads the input.
+        Input = "input",
+        /// exp, sqrt, rsqrt, c / x: the gradient reads the output.
+        Output = "output",
+    }
+}
+
+json_enum! {
+    /// A reduction (`Op::Reduce`) and what it keeps: sum and mean nothing; var its input;
+    /// max and min (over a dimension, with indices) the int64 indices; amax, amin,
+    /// prod, std, norm and logsumexp their input and output.
+    pub enum Reduction {
+        Sum = "sum",
+        Mean = "mean",
+        Max = "max",
+        Min = "min",
+        Amax = "amax",
+        Amin = "amin",
+        Prod = "prod",
+        Var = "var",
+        Std = "std",
+        Norm = "norm",
+        Logsumexp = "logsumexp",
     }
 }
 
@@ -238,7 +287,14 @@ json_ops! {
         LayerNorm = "layer_norm",
         /// nn.GroupNorm over the channel dimension.
         GroupNorm = "group_norm" { groups: u64 },
-        Act = "act" { kind: Activation },
+        Act = "act" {
+            kind: Activation,
+            /// Run in place (nn.LeakyReLU(inplace=True)): a leaky ReLU then keeps its
+            /// output, the input it overwrote, instead of its input. (ReLU keeps its output
+            /// either way; the other kinds keep a copy of their input in place too.)
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            inplace: bool = false,
+        },
         Dropout = "dropout" { p: f64 },
         MaxPool = "max_pool" {
             dims: u8,
@@ -274,13 +330,15 @@ json_ops! {
         /// Permute the per-sample dimensions (a view), e.g. [C, H*W] -> [H*W, C] with
         /// [1, 0].
         Permute = "permute" { order: Vec<usize> },
-        /// Element-wise sum of two or more inputs of equal shape (residual connection).
+        /// Element-wise sum of two or more inputs (residual connection); they may
+        /// broadcast (per-sample shapes aligned at the end, 1s stretched).
         Add = "add",
-        /// Element-wise product of two inputs; the second may broadcast (attention gates).
+        /// Element-wise product of two inputs that may broadcast (attention gates).
         Mul = "mul",
         /// Concatenate inputs along per-sample dimension `axis`.
         Concat = "concat" { axis: usize },
-        /// Batched matrix product of two inputs [.., M, K] x [.., K, N].
+        /// Batched matrix product of two inputs [.., M, K] x [.., K, N] (equal leading
+        /// dimensions); a 2-D `constant` on either side is folded as torch.matmul does.
         Matmul = "matmul",
         /// Multi-head self-attention on tokens [.., T, D] (leading dimensions are
         /// independent token sets, e.g. Swin's windows), written out as PyTorch reference
@@ -335,6 +393,79 @@ json_ops! {
             #[serde(skip_serializing_if = "is_one")]
             step: u64 = 1,
         },
+        /// F.pad: `pad` as F.pad takes it (before and after of the last dimension, then of
+        /// the one before, ...), a new tensor.
+        Pad = "pad" {
+            pad: Vec<u64>,
+            mode: PadMode = PadMode::Constant,
+        },
+        /// An element-wise function of one input and constants (x * 0.5, x + 1, x ** 2,
+        /// exp, clamp, ...): `keeps` says what its gradient reads, `fp32` that CUDA
+        /// autocast runs it in fp32 (exp, log, pow, reciprocal, rsqrt, softplus, ...),
+        /// `flops` per element.
+        Pointwise = "pointwise" {
+            keeps: Keeps = Keeps::Nothing,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            fp32: bool = false,
+            flops: u64 = 1,
+        },
+        /// a / b of two inputs that broadcast (per-sample shapes aligned at the end; an
+        /// input made from the parameters alone broadcasts over the batch): keeps b for
+        /// a's gradient, a and b for b's.
+        Div = "div",
+        /// A broadcast view of the input as `shape` (x.expand, expand_as): trailing
+        /// dimensions aligned, 1s stretched; an input made from the parameters alone
+        /// (`constant`) is expanded over the batch too.
+        Expand = "expand" { shape: Vec<u64> },
+        /// A reduction over per-sample dimensions `axes` (`keepdim` keeps them as 1s).
+        Reduce = "reduce" {
+            kind: Reduction,
+            axes: Vec<usize>,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            keepdim: bool = false,
+        },
+        /// nn.AdaptiveMaxPool1d/2d/3d to `output`: keeps its input and int64 indices.
+        AdaptiveMaxPool = "adaptive_max_pool" { dims: u8, output: Vec<u64> },
+        /// F.interpolate to an explicit size (or by a factor that is not an integer):
+        /// `size` per spatial dimension; keeps nothing.
+        Resize = "resize" {
+            dims: u8,
+            size: Vec<u64>,
+            #[serde(skip_serializing_if = "UpsampleMode::is_nearest")]
+            mode: UpsampleMode = UpsampleMode::Nearest,
+        },
+        /// F.unfold (im2col) of [C, H, W]: [C x kh x kw, L] with L the window positions;
+        /// keeps nothing.
+        Unfold = "unfold" {
+            kernel: Vec<u64>,
+            stride: Vec<u64> = vec![],
+            padding: Vec<u64> = vec![],
+            dilation: Vec<u64> = vec![],
+        },
+        /// F.fold (col2im), unfold's inverse: [C x kh x kw, L] summed into [C, H, W] with
+        /// `output` = [H, W]; keeps nothing.
+        Fold = "fold" {
+            output: Vec<u64>,
+            kernel: Vec<u64>,
+            stride: Vec<u64> = vec![],
+            padding: Vec<u64> = vec![],
+            dilation: Vec<u64> = vec![],
+        },
+        /// Tensor.unfold(axis, size, step): windows of `size` every `step` along per-sample
+        /// dimension `axis`, as a new last dimension (a view).
+        Windows = "windows" { axis: usize, size: u64, step: u64 },
+        /// A tensor that does not depend on the input, the same for every sample: a buffer
+        /// or a fixed grid (`learned` false), or one made from parameters (`learned`:
+        /// they train; `params` of them counted here). Layers that read only such tensors
+        /// run once per step, not per sample (a positional encoding made by a convolution
+        /// over a fixed grid); its `from` is empty.
+        Constant = "constant" {
+            shape: Vec<u64>,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            learned: bool = false,
+            #[serde(skip_serializing_if = "is_zero")]
+            params: u64 = 0,
+        },
     }
 }
 
@@ -349,7 +480,7 @@ impl Op {
             Op::BatchNorm => "batchnorm",
             Op::LayerNorm => "layernorm",
             Op::GroupNorm { .. } => "groupnorm",
-            Op::Act { kind } => kind.id(),
+            Op::Act { kind, .. } => kind.id(),
             Op::Dropout { .. } => "dropout",
             Op::MaxPool { .. } => "maxpool",
             Op::AvgPool { .. } => "avgpool",
@@ -371,6 +502,17 @@ impl Op {
             Op::DropPath => "drop_path",
             Op::Slice { .. } => "slice",
             Op::Rnn { cell, .. } => cell.id(),
+            Op::Pad { .. } => "pad",
+            Op::Pointwise { .. } => "pointwise",
+            Op::Div => "div",
+            Op::Expand { .. } => "expand",
+            Op::Reduce { kind, .. } => kind.id(),
+            Op::AdaptiveMaxPool { .. } => "adaptive_maxpool",
+            Op::Resize { .. } => "resize",
+            Op::Unfold { .. } => "unfold",
+            Op::Fold { .. } => "fold",
+            Op::Windows { .. } => "windows",
+            Op::Constant { .. } => "constant",
         }
     }
 }
@@ -445,7 +587,10 @@ pub mod ops {
         }
     }
     pub fn act(kind: Activation) -> Op {
-        Op::Act { kind }
+        Op::Act {
+            kind,
+            inplace: false,
+        }
     }
     pub fn relu() -> Op {
         act(Activation::Relu)

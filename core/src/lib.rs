@@ -9,6 +9,7 @@ pub mod choices;
 pub mod cluster;
 pub mod compare;
 pub mod cost;
+pub mod cudnn;
 pub mod dataset;
 pub mod device;
 pub mod format;

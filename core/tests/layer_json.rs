@@ -120,7 +120,14 @@ fn every_op() -> Vec<Op> {
         },
     ]
     .into_iter()
-    .chain(Activation::ALL.map(|kind| Op::Act { kind }))
+    .chain(Activation::ALL.map(|kind| Op::Act {
+        kind,
+        inplace: false,
+    }))
+    .chain([Op::Act {
+        kind: Activation::LeakyRelu,
+        inplace: true,
+    }])
     .collect()
 }
 

@@ -80,7 +80,10 @@ fn the_measured_batch_and_precision_are_the_ones_estimated() {
 
 #[test]
 fn a_run_with_cudnn_benchmark_is_estimated_with_it() {
-    let scenario = hybridsn();
+    let scenario = Scenario {
+        cudnn_benchmark: false,
+        ..hybridsn()
+    };
     let m = Measurement {
         batch: 64,
         cudnn_benchmark: Some(true),
@@ -103,11 +106,22 @@ fn a_run_with_cudnn_benchmark_is_estimated_with_it() {
     };
     let on = Scenario {
         cudnn_benchmark: true,
-        ..scenario
+        ..scenario.clone()
     };
     let same = compare(&on, &unsaid).unwrap();
     assert!(same.warnings.is_empty());
     assert_eq!(c.terms, same.terms);
+    // HybridSN's 3-D convolutions run cuDNN's untimed FP32 picks without it: slower.
+    let untimed = compare(&scenario, &unsaid).unwrap();
+    let step = |c: &hsi_gpu_core::measurement::PredictedVsMeasured| {
+        c.term("step_time_s").unwrap().predicted
+    };
+    assert!(
+        step(&untimed) > 2.0 * step(&c),
+        "{} {}",
+        step(&untimed),
+        step(&c)
+    );
 }
 
 #[test]

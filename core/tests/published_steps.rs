@@ -183,6 +183,9 @@ fn scenario(c: &Case, perf: &PerfAssumptions) -> Scenario {
         classes: p.classes.unwrap_or(1000) as u32,
         batch_per_gpu: p.batch_per_gpu,
         precision: p.precision,
+        // Throughput benchmarks (timm, Lambda, NVIDIA's) set cudnn.benchmark; the HSI
+        // code's whole run keeps PyTorch's default.
+        cudnn_benchmark: !whole_run,
         optimizer: p.optimizer,
         gpu: p.gpu.clone(),
         cards: p.cards,

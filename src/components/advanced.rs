@@ -5,7 +5,7 @@
 use hsi_gpu_core::scenario::{Attention, FineTune};
 use yew::prelude::*;
 
-use crate::components::controls::{Choice, NumberSlider};
+use crate::components::controls::{typing, Choice, NumberSlider};
 use crate::components::foundation::sharding_fields;
 use crate::i18n::T;
 use crate::state::{lora_rank, Action};
@@ -64,7 +64,7 @@ pub fn advanced_group(store: &Store) -> Html {
                 { NumberSlider { id: "lora-rank".into(), label: T::LoraRank.get(lang).into(),
                     unit: "".into(), value: rank, min: 1, max: SLIDER_MAX_RANK,
                     max_typed: hsi_gpu_core::foundation::MAX_LORA_RANK, log2: true,
-                    on_change: on_rank }.view() }
+                    typing: typing(store, "lora-rank"), lang, on_change: on_rank }.view() }
             }
             { sharding_fields(store) }
         </fieldset>

@@ -1,13 +1,15 @@
 //! Editable assumptions: every scalar field of the Scenario's memory, perf, cost and
 //! workload sections, listed from the Scenario itself so new core assumptions appear here
-//! without UI changes.
+//! without UI changes. A flag is a checkbox, an enum a select (its labels in
+//! `i18n::choice_labels`), a number a text box.
 
+use serde_json::Value;
 use yew::prelude::*;
 use yew::TargetCast;
 
 use web_sys::HtmlInputElement;
 
-use crate::components::controls::use_open;
+use crate::components::controls::{use_open, Choice, Toggle};
 use crate::i18n::{self, T};
 use crate::query;
 use crate::state::Action;
@@ -23,7 +25,7 @@ pub fn use_assumptions(store: &Store) -> Html {
     let lang = store.lang;
     // Closed, the panel renders no inputs: nothing to rebuild on every slider move.
     let fields = if open {
-        query::fields_under(&store.scenario, &ASSUMPTION_SECTIONS)
+        query::values_under(&store.scenario, &ASSUMPTION_SECTIONS)
             .into_iter()
             .filter(|(path, _)| !SCENARIO_PANEL_FIELDS.contains(&path.as_str()))
             .collect()
@@ -39,34 +41,102 @@ pub fn use_assumptions(store: &Store) -> Html {
     }
 }
 
-/// A labelled text box per (path, value) that writes its Scenario field (`Action::Field`);
-/// the assumptions and the advanced group share it.
-pub fn field_inputs(store: &Store, fields: Vec<(String, String)>) -> Html {
-    let lang = store.lang;
+/// The control for each (path, value) that writes its Scenario field (`Action::Field`):
+/// a checkbox for a flag, a select for an enum, else a text box that keeps rejected text
+/// marked with what is allowed. The assumptions and the advanced group share it.
+pub fn field_inputs(store: &Store, fields: Vec<(String, Value)>) -> Html {
     html! {
-        { for fields.into_iter().map(|(path, value)| {
-            let invalid = store.invalid_field.as_deref() == Some(path.as_str());
-            let on_input = {
-                let store = store.clone();
-                let path = path.clone();
-                Callback::from(move |e: InputEvent| {
-                    let input: HtmlInputElement = e.target_unchecked_into();
-                    store.dispatch(Action::Field { path: path.clone(), text: input.value() });
-                })
-            };
-            let id = format!("field-{}", path.replace('.', "-"));
-            html! {
-                <div class="control" key={path.clone()}>
-                    <label for={id.clone()}>{ i18n::field_label(&path, lang) }</label>
-                    <input type="text" inputmode="decimal" id={id.clone()}
-                        data-testid={id} value={value}
-                        aria-invalid={invalid.to_string()} oninput={on_input} />
-                    if invalid {
-                        <span class="field-error" role="alert">{ T::InvalidValue.get(lang) }</span>
-                    }
-                </div>
-            }
+        { for fields.into_iter().map(|(path, value)| html! {
+            <div class="field" key={path.clone()}>{ field_input(store, path, value) }</div>
         }) }
+    }
+}
+
+fn field_input(store: &Store, path: String, value: Value) -> Html {
+    let lang = store.lang;
+    let id = format!("field-{}", path.replace('.', "-"));
+    let label = i18n::field_label(&path, lang);
+    let set = {
+        let (store, path) = (store.clone(), path.clone());
+        move |text: String| {
+            store.dispatch(Action::Field {
+                path: path.clone(),
+                text,
+            })
+        }
+    };
+    let choices = value
+        .as_str()
+        .and_then(|_| i18n::choice_labels(&path, lang));
+    match (&value, choices) {
+        (Value::Bool(checked), _) => Toggle {
+            id: id.into(),
+            label: label.into(),
+            checked: *checked,
+            on_change: Callback::from(move |on: bool| set(on.to_string())),
+        }
+        .view(),
+        (Value::String(selected), Some(choices)) => Choice {
+            id: id.into(),
+            label: label.into(),
+            options: choices
+                .iter()
+                .map(|(id, label)| (AttrValue::from(*id), AttrValue::from(*label)))
+                .collect(),
+            selected: selected.clone().into(),
+            on_change: Callback::from(set),
+        }
+        .view(),
+        _ => text_box(store, &path, &id, label, &value, set),
+    }
+}
+
+/// A number (or an unset optional number) as typed text; text the core refuses stays in
+/// the box, marked with what is allowed, until fixed or Escape.
+fn text_box(
+    store: &Store,
+    path: &str,
+    id: &str,
+    label: String,
+    value: &Value,
+    set: impl Fn(String) + 'static,
+) -> Html {
+    let lang = store.lang;
+    let rejected = store.rejected.as_ref().filter(|r| r.field == path);
+    let shown = rejected.map_or_else(|| query::leaf_text(value), |r| r.text.clone());
+    let on_input = Callback::from(move |e: InputEvent| {
+        set(e.target_unchecked_into::<HtmlInputElement>().value())
+    });
+    let on_key = {
+        let store = store.clone();
+        let holds_rejected = rejected.is_some();
+        Callback::from(move |e: KeyboardEvent| {
+            if holds_rejected && e.key() == "Escape" {
+                store.dispatch(Action::Restore);
+            }
+        })
+    };
+    let error = rejected.map(|r| match &r.allowed {
+        Some(allowed) => format!(
+            "{}: {}",
+            T::Allowed.get(lang),
+            i18n::allowed_text(lang, allowed)
+        ),
+        None => T::InvalidValue.get(lang).to_string(),
+    });
+    let error_id = format!("{id}-error");
+    html! {
+        <div class="control">
+            <label for={id.to_string()}>{ label }</label>
+            <input type="text" inputmode="decimal" id={id.to_string()}
+                data-testid={id.to_string()} value={shown}
+                aria-invalid={error.is_some().to_string()}
+                aria-describedby={error.is_some().then(|| AttrValue::from(error_id.clone()))}
+                oninput={on_input} onkeydown={on_key} />
+            if let Some(error) = error {
+                <p class="field-error" id={error_id} role="alert">{ error }</p>
+            }
+        </div>
     }
 }
 
@@ -88,6 +158,32 @@ mod tests {
                     i18n::field_label(&path, lang),
                     path,
                     "{path} has no {lang:?} label"
+                );
+            }
+        }
+    }
+
+    /// A new enum among the generic fields needs its choices in `i18n::choice_labels`, or
+    /// it would be a text box.
+    #[test]
+    fn every_enum_of_the_generic_fields_is_a_choice_in_both_languages() {
+        let s = hsi_gpu_core::Scenario::default();
+        let values = query::values_under(&s, &ASSUMPTION_SECTIONS);
+        let enums = values
+            .iter()
+            .filter(|(path, value)| {
+                value.is_string() && !SCENARIO_PANEL_FIELDS.contains(&path.as_str())
+            })
+            .map(|(path, _)| path.as_str())
+            .chain(["sharding", "node_link"]);
+        for path in enums {
+            for lang in [Lang::En, Lang::Zh] {
+                let choices = i18n::choice_labels(path, lang).unwrap_or_default();
+                assert!(choices.len() >= 2, "{path} is not a choice in {lang:?}");
+                // Labels are words, never the ids themselves.
+                assert!(
+                    choices.iter().all(|(id, label)| !label.contains(id)),
+                    "{path}: {choices:?}"
                 );
             }
         }

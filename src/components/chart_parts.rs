@@ -1,7 +1,62 @@
-//! What the SVG charts share: marks (bars, points, segments) that tell their value on
-//! hover and on keyboard focus, and the readout line under the chart where they do.
+//! What the SVG charts share: the box each is drawn in, at one SVG unit per CSS pixel
+//! (`Frame`, measured by `use_frame`), marks (bars, points, segments) that tell their value
+//! on hover and on keyboard focus, and the readout line under the chart where they do.
 
 use yew::prelude::*;
+
+use crate::platform::observe::{observe_size, BoxSize};
+
+/// The box a chart is drawn in: its size in CSS pixels, which the SVG's units equal, the
+/// font size of its text, and the element it is measured on.
+#[derive(Clone, PartialEq)]
+pub struct Frame {
+    pub node: NodeRef,
+    pub size: BoxSize,
+}
+
+/// Until the box is measured (and in server-side rendering): a laptop tile's chart.
+const UNMEASURED: BoxSize = BoxSize {
+    width: 400.0,
+    height: 200.0,
+    font: 11.0,
+};
+
+/// A chart's frame: measured once the box is in the page and again whenever it changes
+/// size, so the chart is redrawn to fit (a window resize, presentation mode).
+#[hook]
+pub fn use_frame() -> Frame {
+    let node = use_node_ref();
+    let size = use_state_eq(|| UNMEASURED);
+    {
+        let size = size.clone();
+        use_effect_with(node.clone(), move |node| {
+            let observer = node.cast::<web_sys::Element>().and_then(|element| {
+                observe_size(&element, move |measured| {
+                    // A box that is not laid out (display: none) keeps its last size.
+                    if measured.width > 0.0 && measured.height > 0.0 {
+                        size.set(measured)
+                    }
+                })
+            });
+            move || drop(observer)
+        });
+    }
+    Frame { node, size: *size }
+}
+
+/// The chart's box and its SVG, drawn at the box's size: `body` in SVG units (CSS px).
+pub fn chart_box(frame: &Frame, label: String, testid: Option<&'static str>, body: Html) -> Html {
+    let BoxSize { width, height, .. } = frame.size;
+    html! {
+        <div class="chart-box" ref={frame.node.clone()}>
+            <svg class="chart" viewBox={format!("0 0 {width:.0} {height:.0}")}
+                width={px(width)} height={px(height)} role="group" aria-label={label}
+                data-testid={testid.map(AttrValue::from)}>
+                { body }
+            </svg>
+        </div>
+    }
+}
 
 /// A coordinate or length as SVG attribute text, to a tenth of a pixel. Every chart's
 /// numbers go through this one non-generic function (`{:.1}`, the formatting the figures

@@ -1,5 +1,11 @@
-//! Input controls: a slider with a typed number beside it, a select, a checkbox. Each
-//! reports on every `input` event, so the views follow a dragged slider live.
+//! Input controls: a slider with a typed number beside it, a number box, a select, a
+//! checkbox. Each reports on every `input` event, so the views follow a dragged slider
+//! live. Every enum of the Scenario is a `Choice` (a select) with translated labels, every
+//! flag a `Toggle`; only numbers are typed.
+//!
+//! A typed number outside its range (or not a number) never reaches the Scenario: the box
+//! reports it (`Typing::report`), the store keeps the text beside the last valid Scenario,
+//! the box shows it marked with the allowed range, and Escape (or a valid number) restores.
 //!
 //! Plain views (`Control { .. }.view()`), not components: their callbacks are new on
 //! every render of the panel, so a component's props check would never spare a render,
@@ -9,6 +15,116 @@ use yew::prelude::*;
 use yew::TargetCast;
 
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
+
+use crate::i18n::{self, Lang};
+use crate::state::Action;
+use crate::Store;
+
+/// A number box's link to the store: the text last typed into it that is not an allowed
+/// value (shown until fixed), and where the box reports such text (`Some`) or Escape
+/// (`None`).
+#[derive(Clone, Default)]
+pub struct Typing {
+    pub rejected: Option<AttrValue>,
+    pub report: Callback<Option<String>>,
+}
+
+/// The store's side of the box for `field`: its rejected text, and reporting to the store
+/// (`Action::Rejected`, or `Action::Restore` on Escape).
+pub fn typing(store: &Store, field: &'static str) -> Typing {
+    let report = {
+        let store = store.clone();
+        Callback::from(move |text: Option<String>| {
+            store.dispatch(match text {
+                Some(text) => Action::Rejected {
+                    field: field.into(),
+                    text,
+                },
+                None => Action::Restore,
+            })
+        })
+    };
+    Typing {
+        rejected: store.rejected_text(field).map(AttrValue::from),
+        report,
+    }
+}
+
+/// A typed whole number in `min..=max_typed`, else the text to keep and mark.
+fn read_typed(text: &str, min: u32, max: u32) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        _ => Err(text.to_string()),
+    }
+}
+
+/// The widest number box, in characters (app.css has a width for each up to it).
+const MAX_BOX_CHARS: usize = 12;
+
+/// The typed number box shared by `NumberSlider` and `NumberBox`, with its error line
+/// (the allowed range in the page's language) while it holds rejected text.
+#[allow(clippy::too_many_arguments)]
+fn number_input(
+    id: &AttrValue,
+    label: &AttrValue,
+    value: u32,
+    min: u32,
+    max: u32,
+    typing: &Typing,
+    lang: Lang,
+    on_change: &Callback<u32>,
+) -> (Html, Html) {
+    let on_type = {
+        let (on_change, report) = (on_change.clone(), typing.report.clone());
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            match read_typed(&input.value(), min, max) {
+                Ok(v) => on_change.emit(v),
+                Err(text) => report.emit(Some(text)),
+            }
+        })
+    };
+    let on_key = {
+        let report = typing.report.clone();
+        let rejected = typing.rejected.is_some();
+        Callback::from(move |e: KeyboardEvent| {
+            if rejected && e.key() == "Escape" {
+                report.emit(None);
+            }
+        })
+    };
+    let shown = typing
+        .rejected
+        .clone()
+        .unwrap_or_else(|| AttrValue::from(value.to_string()));
+    // Wide enough for the largest allowed value, or for what was typed (the style sheet
+    // sizes the box by `data-chars`: a strict CSP refuses style attributes).
+    let chars = shown
+        .len()
+        .max(max.to_string().len())
+        .clamp(2, MAX_BOX_CHARS);
+    let input_id = format!("{id}-input");
+    let error_id = format!("{id}-error");
+    let invalid = typing.rejected.is_some();
+    let input = html! {
+        <input type="number" id={input_id.clone()} data-testid={input_id}
+            class="number" inputmode="numeric" aria-label={label.clone()}
+            data-chars={chars.to_string()}
+            min={min.to_string()} max={max.to_string()} step="1"
+            value={shown} oninput={on_type} onkeydown={on_key}
+            aria-invalid={invalid.to_string()}
+            aria-describedby={invalid.then(|| AttrValue::from(error_id.clone()))} />
+    };
+    let error = if invalid {
+        html! {
+            <p class="field-error" id={error_id.clone()} data-testid={error_id} role="alert">
+                { i18n::allowed_range(lang, min, max) }</p>
+        }
+    } else {
+        html! {}
+    };
+    (input, error)
+}
 
 pub struct NumberSlider {
     /// Element id prefix; also the `data-testid` of the slider (`<id>-slider`) and the
@@ -23,6 +139,8 @@ pub struct NumberSlider {
     pub max_typed: u32,
     /// Slider moves in powers of two (batch sizes).
     pub log2: bool,
+    pub typing: Typing,
+    pub lang: Lang,
     pub on_change: Callback<u32>,
 }
 
@@ -59,75 +177,65 @@ impl NumberSlider {
                 }
             })
         };
-        let on_type = {
-            let on_change = self.on_change.clone();
-            Callback::from(move |e: InputEvent| {
-                let input: HtmlInputElement = e.target_unchecked_into();
-                // Half-typed text (empty, "-") is left alone until it reads as a number.
-                if let Ok(value) = input.value().trim().parse::<u32>() {
-                    on_change.emit(value);
-                }
-            })
-        };
         let slider_id = format!("{}-slider", self.id);
-        let input_id = format!("{}-input", self.id);
-        html! {
-            <div class="control slider-control">
-                <label for={input_id.clone()}>{ &self.label }</label>
-                <div class="slider-row">
-                    <input type="range" id={slider_id.clone()} data-testid={slider_id}
-                        aria-label={self.label.clone()}
-                        aria-valuetext={format!("{} {}", self.value, self.unit)}
-                        min={slider_min.to_string()} max={slider_max.to_string()} step="1"
-                        value={slider_position(self.value, self.log2).to_string()}
-                        oninput={on_slide} />
-                    <input type="number" id={input_id.clone()} data-testid={input_id}
-                        class="number" inputmode="numeric"
-                        min={self.min.to_string()} max={self.max_typed.to_string()} step="1"
-                        value={self.value.to_string()} oninput={on_type} />
-                    <span class="unit">{ &self.unit }</span>
-                </div>
-            </div>
-        }
-    }
-}
-
-pub struct StepSlider {
-    pub id: AttrValue,
-    pub label: AttrValue,
-    /// Names of the steps, in slider order.
-    pub names: Vec<AttrValue>,
-    pub index: usize,
-    pub on_change: Callback<usize>,
-}
-
-/// A slider over a short list of named choices (precision), showing the chosen name.
-impl StepSlider {
-    pub fn view(self) -> Html {
-        let steps = self.names.len();
-        let on_slide = {
-            let on_change = self.on_change.clone();
-            Callback::from(move |e: InputEvent| {
-                let input: HtmlInputElement = e.target_unchecked_into();
-                if let Ok(index) = input.value().parse::<usize>() {
-                    if index < steps {
-                        on_change.emit(index);
-                    }
-                }
-            })
-        };
-        let slider_id = format!("{}-slider", self.id);
-        let current = self.names.get(self.index).cloned().unwrap_or_default();
+        let (number, error) = number_input(
+            &self.id,
+            &self.label,
+            self.value,
+            self.min,
+            self.max_typed,
+            &self.typing,
+            self.lang,
+            &self.on_change,
+        );
         html! {
             <div class="control slider-control">
                 <label for={slider_id.clone()}>{ &self.label }</label>
                 <div class="slider-row">
                     <input type="range" id={slider_id.clone()} data-testid={slider_id}
-                        min="0" max={steps.saturating_sub(1).to_string()} step="1"
-                        value={self.index.to_string()} aria-valuetext={current.clone()}
+                        aria-valuetext={format!("{} {}", self.value, self.unit)}
+                        min={slider_min.to_string()} max={slider_max.to_string()} step="1"
+                        value={slider_position(self.value, self.log2).to_string()}
                         oninput={on_slide} />
-                    <output class="step-name" for={format!("{}-slider", self.id)}>{ current }</output>
+                    { number }
+                    <span class="unit">{ &self.unit }</span>
                 </div>
+                { error }
+            </div>
+        }
+    }
+}
+
+/// A typed whole number without a slider (nodes, NICs, parallel degrees).
+pub struct NumberBox {
+    /// Element id prefix: the box is `<id>-input`.
+    pub id: AttrValue,
+    pub label: AttrValue,
+    pub value: u32,
+    pub min: u32,
+    pub max: u32,
+    pub typing: Typing,
+    pub lang: Lang,
+    pub on_change: Callback<u32>,
+}
+
+impl NumberBox {
+    pub fn view(self) -> Html {
+        let (number, error) = number_input(
+            &self.id,
+            &self.label,
+            self.value,
+            self.min,
+            self.max,
+            &self.typing,
+            self.lang,
+            &self.on_change,
+        );
+        html! {
+            <div class="control">
+                <label for={format!("{}-input", self.id)}>{ &self.label }</label>
+                <div class="slider-row">{ number }</div>
+                { error }
             </div>
         }
     }
@@ -152,7 +260,7 @@ impl Choice {
             })
         };
         html! {
-            <div class="control">
+            <div class="control choice">
                 <label for={self.id.clone()}>{ &self.label }</label>
                 <select id={self.id.clone()} data-testid={self.id.clone()} oninput={on_input}>
                     { for self.options.iter().map(|(value, label)| html! {
@@ -202,4 +310,18 @@ pub fn use_open(initially: bool) -> (bool, Callback<Event>) {
         })
     };
     (*open, on_toggle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typed_number_counts_only_inside_its_range() {
+        assert_eq!(read_typed(" 256 ", 1, 1 << 20), Ok(256));
+        assert_eq!(read_typed("1", 1, 8), Ok(1));
+        for bad in ["99999999", "0", "", "-3", "2.5", "64x"] {
+            assert_eq!(read_typed(bad, 1, 1 << 20), Err(bad.to_string()), "{bad}");
+        }
+    }
 }

@@ -4,26 +4,17 @@
 //! reads out on hover or focus; a thin faint line under each bar shows it before the last
 //! change. The tables are `CostView`, below the dashboard.
 
-use hsi_gpu_core::chart::{bar_rows, BarRows};
+use hsi_gpu_core::chart::{bar_rows, fitting_ticks, text_width, BarRows};
 use hsi_gpu_core::choices::Currency;
 use hsi_gpu_core::cost::CostReport;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, px, readout, with_before, Focus};
+use crate::components::chart_parts::{chart_box, mark, px, readout, with_before, Focus, Frame};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
 use crate::SharedReport;
 
-const WIDTH: f64 = 400.0;
-/// Room for the row names on the left and the value after the longest bar on the right.
-const LEFT: f64 = 128.0;
-const RIGHT: f64 = 62.0;
-const ROW: f64 = 26.0;
-const BAR: f64 = 20.0;
-/// Each panel: its title, two rows, the axis and its tick labels.
-const PANEL: f64 = 2.0 * ROW + 44.0;
-const HEIGHT: f64 = 2.0 * PANEL + 18.0;
 const CLOUD_COLOUR: &str = OKABE_ITO[6];
 
 const TCO_TERMS: [T; 6] = [
@@ -82,6 +73,8 @@ struct Panel<'a> {
     /// Each row's total as shown, and its value before the last change.
     totals: [String; 2],
     ghost: Option<[f64; 2]>,
+    /// The ticks that fit the axis, and their labels.
+    ticks: Vec<f64>,
     tick_labels: Vec<String>,
     /// Colour of each segment of the first row; the second row is the cloud.
     colours: &'a [&'static str],
@@ -91,44 +84,63 @@ struct Panel<'a> {
     testids: [Option<&'static str>; 2],
 }
 
-fn draw(panel: &Panel, top: f64, focus: &Focus) -> Html {
-    let axis_y = top + 12.0 + 2.0 * ROW + 4.0;
+/// Where the panels go in the chart's box (CSS px): row names left of `left`, totals
+/// right of `right`, rows `row` px apart with bars `bar` px thick.
+struct Geometry {
+    left: f64,
+    right: f64,
+    row: f64,
+    bar: f64,
+    font: f64,
+}
+
+impl Geometry {
+    /// A panel's height: its title, two rows, the axis and its tick labels.
+    fn panel(&self) -> f64 {
+        self.font + 4.0 + 2.0 * self.row + self.font + 8.0
+    }
+}
+
+fn draw(panel: &Panel, top: f64, g: &Geometry, focus: &Focus) -> Html {
+    let rows_top = top + g.font + 4.0;
+    let axis_y = rows_top + 2.0 * g.row + 2.0;
     let x = panel.layout.scale;
     let first_row_marks = panel.layout.rows.first().map_or(0, Vec::len);
     let rows = panel.layout.rows.iter().enumerate().map(|(r, segments)| {
-        let y = top + 12.0 + ROW * r as f64;
-        let end = segments.last().map_or(LEFT, |s| s.end);
+        let y = rows_top + g.row * r as f64;
+        let text_y = y + g.bar / 2.0 + g.font * 0.35;
+        let end = segments.last().map_or(g.left, |s| s.end);
         let marks = segments.iter().enumerate().map(|(i, seg)| {
             let colour = if r == 0 { panel.colours[i % panel.colours.len()] } else { CLOUD_COLOUR };
             let index = panel.first_mark + if r == 0 { i } else { first_row_marks + i };
             let testid = if i == 0 { panel.testids[r] } else { None };
             mark(focus, index, &panel.labels[index - panel.first_mark], testid, html! {
                 <rect x={px(seg.start)} y={px(y)} width={px(seg.length().max(0.0))}
-                    height={px(BAR)} fill={colour} />
+                    height={px(g.bar)} fill={colour} />
             })
         }).collect::<Html>();
         html! {
             <g>
-                <text class="tick" x={px(LEFT - 6.0)} y={px(y + BAR * 0.7)} text-anchor="end">
+                <text class="tick" x={px(g.left - 6.0)} y={px(text_y)} text-anchor="end">
                     { panel.names[r] }</text>
                 { marks }
-                <text class="tick value" x={px(end + 4.0)} y={px(y + BAR * 0.7)}>
+                <text class="tick value" x={px(end + 4.0)} y={px(text_y)}>
                     { &panel.totals[r] }</text>
                 if let Some(ghost) = panel.ghost {
-                    <rect class="ghost" data-testid="ghost" x={px(LEFT)} y={px(y + BAR + 1.0)}
-                        width={px((x.map(ghost[r]).min(WIDTH - RIGHT) - LEFT).max(0.0))} height="3" />
+                    <rect class="ghost" data-testid="ghost" x={px(g.left)} y={px(y + g.bar + 1.0)}
+                        width={px((x.map(ghost[r]).min(g.right) - g.left).max(0.0))} height="3" />
                 }
             </g>
         }
     }).collect::<Html>();
     html! {
         <g>
-            <text class="chart-label panel-title" x={px(LEFT)} y={px(top + 8.0)}>{ panel.title }</text>
+            <text class="chart-label panel-title" x={px(g.left)} y={px(top + g.font)}>{ panel.title }</text>
             { rows }
-            <line class="axis" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
+            <line class="axis" x1={px(g.left)} x2={px(g.right)}
                 y1={px(axis_y)} y2={px(axis_y)} />
-            { for panel.layout.ticks.iter().zip(&panel.tick_labels).map(|(t, label)| html! {
-                <text class="tick" x={px(x.map(*t))} y={px(axis_y + 14.0)}
+            { for panel.ticks.iter().zip(&panel.tick_labels).map(|(t, label)| html! {
+                <text class="tick" x={px(x.map(*t))} y={px(axis_y + g.font + 3.0)}
                     text-anchor="middle">{ label }</text>
             }) }
         </g>
@@ -136,12 +148,11 @@ fn draw(panel: &Panel, top: f64, focus: &Focus) -> Html {
 }
 
 impl CostChart {
-    pub fn view(&self, focus: Focus) -> Html {
+    pub fn view(&self, focus: Focus, frame: &Frame) -> Html {
         let lang = self.lang;
         let c = &self.report.perf.cost;
         let before = self.ghost.as_ref().map(|g| &g.perf.cost);
         let (tco, [cloud_same, own_run, cloud_run]) = rows(c);
-        let range = (LEFT, WIDTH - RIGHT);
         let word = T::BeforeChange.get(lang);
         // A figure in the scenario's currency, or what is missing to compute it.
         let shown = |usd: Option<f64>, missing: X| {
@@ -177,14 +188,46 @@ impl CostChart {
             .map(|(n, now, then)| format!("{n}: {}", with_before(now.clone(), then.clone(), word)))
             .collect();
         let bar = |v: Option<f64>| [v.unwrap_or(0.0)];
-        let ticks = |layout: &BarRows| layout.ticks.iter().map(|t| c.money(*t)).collect();
+        // Drawn at the box's size: the row names set the left edge, the longest total the
+        // right one; rows share the height left after the titles and axes.
+        let (width, height, font) = (frame.size.width, frame.size.height, frame.size.font);
+        let widest = |texts: &mut dyn Iterator<Item = &str>| {
+            texts.map(|t| text_width(t, font)).fold(0.0, f64::max)
+        };
+        let left = widest(&mut names.iter().map(|n| n.get(lang))) + 10.0;
+        let right =
+            width - widest(&mut now.iter().chain([&own(tco_total)]).map(String::as_str)) - 8.0;
+        // Two panels' titles and axes, the axis title where the rows keep their least height.
+        let (panels_fixed, axis_title) = (2.0 * (2.0 * font + 12.0), font + 6.0);
+        let show_axis_title = height >= panels_fixed + axis_title + 4.0 * (font + 4.0);
+        let fixed = panels_fixed + if show_axis_title { axis_title } else { 0.0 };
+        let row = ((height - fixed) / 4.0).clamp(font + 4.0, 2.4 * font);
+        let g = Geometry {
+            left,
+            right,
+            row,
+            bar: row - 5.0,
+            font,
+        };
+        let range = (left, right.max(left + 1.0));
+        let ticks = |layout: &BarRows| {
+            let money = |t: f64| c.money(t);
+            let fitted = fitting_ticks(0.0, layout.axis_max, range.1 - range.0, 4, font, |t| {
+                text_width(&money(t), font)
+            });
+            let labels = fitted.iter().map(|t| money(*t)).collect();
+            (fitted, labels)
+        };
         let tco_layout = bar_rows(&[&tco, &bar(cloud_same)], range, 3);
         let run_layout = bar_rows(&[&bar(own_run), &bar(cloud_run)], range, 3);
         let ghost_of = |o: Option<f64>| o.unwrap_or(0.0);
+        let (tco_ticks, tco_tick_labels) = ticks(&tco_layout);
+        let (run_ticks, run_tick_labels) = ticks(&run_layout);
         let tco_panel = Panel {
             title: T::Tco.get(lang),
             names: [T::OwnBox.get(lang), T::CloudSameUsage.get(lang)],
-            tick_labels: ticks(&tco_layout),
+            ticks: tco_ticks,
+            tick_labels: tco_tick_labels,
             layout: tco_layout,
             totals: [own(tco_total), now[0].clone()],
             ghost: before.map(|b| {
@@ -202,7 +245,8 @@ impl CostChart {
         let run_panel = Panel {
             title: T::PerExperiment.get(lang),
             names: [T::OwnBox.get(lang), T::Cloud.get(lang)],
-            tick_labels: ticks(&run_layout),
+            ticks: run_ticks,
+            tick_labels: run_tick_labels,
             layout: run_layout,
             totals: [now[1].clone(), now[2].clone()],
             ghost: old.map(|(_, [_, own_run, cloud_run])| [ghost_of(own_run), ghost_of(cloud_run)]),
@@ -223,12 +267,16 @@ impl CostChart {
                     <span>{ T::Tco.get(lang) }{ ": " }<strong class="figure" data-testid="chart-tco">{ own(tco_total) }</strong></span>
                     <span>{ T::PerGpuHour.get(lang) }{ ": " }<strong class="figure">{ own(known(c.usd_per_gpu_hour, c.card_price_known)) }</strong></span>
                 </p>
-                <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group" aria-label={T::Cost.get(lang)}>
-                    { draw(&tco_panel, 0.0, &focus) }
-                    { draw(&run_panel, PANEL, &focus) }
-                    <text class="chart-label" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(HEIGHT - 4.0)}
-                        text-anchor="middle">{ axis.get(lang) }</text>
-                </svg>
+                { chart_box(frame, T::Cost.get(lang).to_string(), None, html! {
+                    <>
+                    { draw(&tco_panel, 0.0, &g, &focus) }
+                    { draw(&run_panel, g.panel(), &g, &focus) }
+                    if show_axis_title {
+                        <text class="chart-label" x={px((left + right) / 2.0)} y={px(height - 4.0)}
+                            text-anchor="middle">{ axis.get(lang) }</text>
+                    }
+                    </>
+                }) }
                 { readout(&texts, &focus, T::ChartHint.get(lang), "cost-readout") }
                 <ul class="legend">
                     { for TCO_TERMS.iter().enumerate().map(|(i, term)| html! {

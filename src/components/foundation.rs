@@ -1,11 +1,11 @@
 //! The sharding and cluster inputs of the "advanced / foundation model" group (drawn by
-//! `advanced::advanced_group`): sharding
-//! (ZeRO, FSDP), optimizer offload, nodes and the network between them, tensor and
-//! pipeline parallelism (stages, micro-batches), as the
-//! assumptions' text boxes (each label names what is allowed; a bad value is marked and
-//! kept out of the Scenario). A plain function: a component of its own costs the page
-//! more bytes.
+//! `advanced::advanced_group`): sharding (ZeRO, FSDP) and the network between nodes as
+//! selects, optimizer offload as a checkbox, the node and NIC counts and tensor and
+//! pipeline parallelism (stages, micro-batches) as number boxes
+//! (`assumptions::field_inputs`: a bad number is marked with what is allowed and kept out
+//! of the Scenario). A plain function: a component of its own costs the page more bytes.
 
+use serde_json::Value;
 use yew::prelude::*;
 
 use crate::components::assumptions::field_inputs;
@@ -18,18 +18,22 @@ pub fn sharding_fields(store: &Store) -> Html {
     // Read from the fields themselves: serialising the whole Scenario on every slider
     // move would cost more.
     let s = &store.scenario;
-    let fields = [
-        ("sharding", s.sharding.id().to_string()),
-        ("offload", s.offload.to_string()),
-        ("nodes", s.nodes.to_string()),
-        ("node_link", s.node_link.id().to_string()),
-        ("nics_per_node", s.nics_per_node.to_string()),
-        ("tensor_parallel", s.tensor_parallel.to_string()),
-        ("pipeline_parallel", s.pipeline_parallel.to_string()),
-        ("micro_batches", s.micro_batches.to_string()),
-    ]
-    .map(|(path, value)| (path.to_string(), value))
-    .to_vec();
+    let fields = vec![
+        ("sharding".to_string(), Value::from(s.sharding.id())),
+        ("offload".to_string(), Value::from(s.offload)),
+        ("nodes".to_string(), Value::from(s.nodes)),
+        ("node_link".to_string(), Value::from(s.node_link.id())),
+        ("nics_per_node".to_string(), Value::from(s.nics_per_node)),
+        (
+            "tensor_parallel".to_string(),
+            Value::from(s.tensor_parallel),
+        ),
+        (
+            "pipeline_parallel".to_string(),
+            Value::from(s.pipeline_parallel),
+        ),
+        ("micro_batches".to_string(), Value::from(s.micro_batches)),
+    ];
     html! {
         <>
             <p class="help">{ T::AdvancedHelp.get(store.lang) }</p>

@@ -2,26 +2,20 @@
 //! capacity less the headroom kept free. Each term reads out its value on hover or focus;
 //! a faint strip above the bar shows the terms before the last change.
 
-use hsi_gpu_core::chart::{linear_ticks, nice_domain, stack, LinearScale};
+use hsi_gpu_core::chart::{fitting_ticks, nice_domain, stack, text_width, LinearScale};
 use hsi_gpu_core::format;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, px, readout, with_before, Focus};
+use crate::components::chart_parts::{chart_box, mark, px, readout, with_before, Focus, Frame};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{memory_terms, Lang, T};
 use crate::SharedReport;
 
 const GIB: f64 = (1u64 << 30) as f64;
-const WIDTH: f64 = 400.0;
-const GHOST_TOP: f64 = 14.0;
-const GHOST_HEIGHT: f64 = 8.0;
-const BAR_TOP: f64 = 26.0;
-const BAR_HEIGHT: f64 = 40.0;
-const AXIS_Y: f64 = 84.0;
-const HEIGHT: f64 = 124.0;
-/// Room at both ends for the first and last tick labels.
-const MARGIN: f64 = 28.0;
+const GHOST_HEIGHT: f64 = 5.0;
+/// The bar's height at most, in fonts: a taller box leaves room below instead.
+const BAR_MAX_FONTS: f64 = 4.0;
 
 #[derive(PartialEq)]
 pub struct MemoryView {
@@ -39,17 +33,38 @@ fn in_gib(terms: &[(T, f64)]) -> Vec<f64> {
 }
 
 impl MemoryView {
-    pub fn view(&self, focus: Focus) -> Html {
+    pub fn view(&self, focus: Focus, frame: &Frame) -> Html {
         let lang = self.lang;
         let m = &self.report.memory;
         let terms = memory_terms(m);
         let before = self.ghost.as_ref().map(|g| memory_terms(&g.memory));
         let (_, axis_max) = nice_domain(0.0, (m.total.max(m.capacity)) / GIB, 6);
-        let x = LinearScale::new((0.0, axis_max), (MARGIN, WIDTH - MARGIN));
+        // Drawn at the box's size: rows from the top, the "Capacity" label, the ghost
+        // strip, the bar, the axis with its ticks and its title.
+        let (width, height, font) = (frame.size.width, frame.size.height, frame.size.font);
+        let tick_text = |t: f64| format::significant(t);
+        let margin = text_width(&tick_text(axis_max), font) / 2.0 + 2.0;
+        let x = LinearScale::new((0.0, axis_max), (margin, width - margin));
+        let ticks = fitting_ticks(0.0, axis_max, width - 2.0 * margin, 8, font * 0.8, |t| {
+            text_width(&tick_text(t), font)
+        });
+        let ghost_top = font + 4.0;
+        let bar_top = ghost_top + GHOST_HEIGHT + 2.0;
+        let below = 2.3 * font + 16.0;
+        let bar_height = (height - bar_top - below).clamp(font, BAR_MAX_FONTS * font);
+        let axis_y = bar_top + bar_height + 6.0;
         let segments = stack(&in_gib(&terms), &x);
         let ghost_segments = before.as_ref().map(|b| stack(&in_gib(b), &x));
         let capacity_x = x.map(m.capacity / GIB);
         let headroom_x = x.map(m.budget / GIB);
+        // "Capacity" left of its line, or right of it where the left has no room.
+        let capacity_label = T::Capacity.get(lang);
+        let (label_x, label_anchor) = if capacity_x - 4.0 - text_width(capacity_label, font) >= 0.0
+        {
+            (capacity_x - 4.0, "end")
+        } else {
+            (capacity_x + 4.0, "start")
+        };
         let status = if m.fits { T::Fits } else { T::DoesNotFit };
         let headroom_text = format::percent(self.headroom);
         // A mark's own label tells its value; the readout adds the value before the change.
@@ -84,37 +99,38 @@ impl MemoryView {
                     <span>{ T::MaxBatch.get(lang) }{ ": " }
                         <strong class="figure" data-testid="max-batch">{ self.report.max_batch }</strong></span>
                 </p>
-                <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group"
-                    aria-label={format!("{}: {} / {}", T::Memory.get(lang), format::bytes(m.total), format::bytes(m.capacity))}>
+                { chart_box(frame, format!("{}: {} / {}", T::Memory.get(lang), format::bytes(m.total), format::bytes(m.capacity)), None, html! {
+                    <>
                     if let Some(ghost) = &ghost_segments {
                         <g class="ghost" data-testid="ghost">
                             { for ghost.iter().enumerate().map(|(i, seg)| html! {
-                                <rect x={px(seg.start)} y={px(GHOST_TOP)}
+                                <rect x={px(seg.start)} y={px(ghost_top)}
                                     width={px(seg.length())} height={px(GHOST_HEIGHT)}
                                     fill={OKABE_ITO[i % OKABE_ITO.len()]} />
                             }) }
                         </g>
                     }
                     { for segments.iter().enumerate().map(|(i, seg)| mark(&focus, i, &labels[i], None, html! {
-                        <rect x={px(seg.start)} y={px(BAR_TOP)}
-                            width={px(seg.length())} height={px(BAR_HEIGHT)}
+                        <rect x={px(seg.start)} y={px(bar_top)}
+                            width={px(seg.length())} height={px(bar_height)}
                             fill={OKABE_ITO[i % OKABE_ITO.len()]} />
                     })) }
                     <line class="capacity-line" x1={px(capacity_x)} x2={px(capacity_x)}
-                        y1="8" y2={px(BAR_TOP + BAR_HEIGHT + 8.0)} />
-                    <text class="chart-label" x={px(capacity_x - 4.0)} y="10" text-anchor="end">
-                        { T::Capacity.get(lang) }</text>
+                        y1={px(ghost_top - 2.0)} y2={px(axis_y)} />
+                    <text class="chart-label" x={px(label_x)} y={px(font)} text-anchor={label_anchor}>
+                        { capacity_label }</text>
                     <line class="headroom-line" x1={px(headroom_x)} x2={px(headroom_x)}
-                        y1={px(BAR_TOP)} y2={px(BAR_TOP + BAR_HEIGHT + 8.0)} />
-                    <line class="axis" x1={px(MARGIN)} x2={px(WIDTH - MARGIN)}
-                        y1={px(AXIS_Y)} y2={px(AXIS_Y)} />
-                    { for linear_ticks(0.0, axis_max, 6).into_iter().map(|tick| html! {
-                        <text class="tick" x={px(x.map(tick))} y={px(AXIS_Y + 14.0)}
-                            text-anchor="middle">{ format::significant(tick) }</text>
+                        y1={px(bar_top)} y2={px(axis_y)} />
+                    <line class="axis" x1={px(margin)} x2={px(width - margin)}
+                        y1={px(axis_y)} y2={px(axis_y)} />
+                    { for ticks.into_iter().map(|tick| html! {
+                        <text class="tick" x={px(x.map(tick))} y={px(axis_y + font + 3.0)}
+                            text-anchor="middle">{ tick_text(tick) }</text>
                     }) }
-                    <text class="chart-label" x={px(WIDTH / 2.0)} y={px(HEIGHT - 4.0)}
+                    <text class="chart-label" x={px(width / 2.0)} y={px(axis_y + 2.0 * font + 9.0)}
                         text-anchor="middle">{ T::MemoryAxis.get(lang) }</text>
-                </svg>
+                    </>
+                }) }
                 { readout(&texts, &focus, T::ChartHint.get(lang), "memory-readout") }
                 <ul class="legend" aria-label={T::Memory.get(lang)}>
                     { for terms.iter().enumerate().map(|(i, (term, bytes))| html! {

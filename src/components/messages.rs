@@ -1,11 +1,30 @@
 //! Notices about dropped link parameters, and the core's errors for a scenario it cannot
-//! estimate (field, value, what is allowed).
+//! estimate: each field by its name in the page's language (its path in a tooltip), the
+//! value, and what is allowed.
 
 use hsi_gpu_core::FieldError;
 use yew::prelude::*;
 
-use crate::i18n::{Lang, T};
+use crate::i18n::{self, Lang, T};
 use crate::query::Notice;
+
+/// "Spectral bands = 5000 — allowed: …", the field's path in the tooltip.
+fn problem(field: &str, value: &str, why: String, lang: Lang) -> Html {
+    html! {
+        <>
+            <span title={field.to_string()}>{ i18n::field_name(field, lang) }</span>
+            { " = " }<code>{ value.to_string() }</code>{ " — " }{ why }
+        </>
+    }
+}
+
+fn allowed(lang: Lang, allowed: &str) -> String {
+    format!(
+        "{}: {}",
+        T::Allowed.get(lang),
+        i18n::allowed_text(lang, allowed)
+    )
+}
 
 /// The link's dropped parameters, with a button that dismisses them.
 pub fn notices(notices: &[Notice], lang: Lang, on_dismiss: Callback<()>) -> Html {
@@ -18,7 +37,7 @@ pub fn notices(notices: &[Notice], lang: Lang, on_dismiss: Callback<()>) -> Html
             <strong>{ T::Notices.get(lang) }</strong>
             <ul>
                 { for notices.iter().map(|n| html! {
-                    <li><code>{ format!("{}={}", n.key, n.value) }</code>{ ": " }{ &n.reason }
+                    <li>{ problem(&n.key, &n.value, i18n::notice_reason(lang, &n.reason), lang) }
                         { " — " }{ T::NoticeFallback.get(lang) }</li>
                 }) }
             </ul>
@@ -34,8 +53,7 @@ pub fn errors(errors: &[FieldError], lang: Lang) -> Html {
             <h2>{ T::Errors.get(lang) }</h2>
             <ul>
                 { for errors.iter().map(|e| html! {
-                    <li><code>{ &e.field }</code>{ " = " }<code>{ &e.value }</code>
-                        { format!(" — {}: {}", T::Allowed.get(lang), e.allowed) }</li>
+                    <li>{ problem(&e.field, &e.value, allowed(lang, &e.allowed), lang) }</li>
                 }) }
             </ul>
         </section>

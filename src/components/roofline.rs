@@ -3,23 +3,16 @@
 //! throughput) and one for the whole step. Hovering or focusing a point says which layer
 //! it is and why it is bound; the points before the last change stay faintly.
 
-use hsi_gpu_core::chart::{decade_domain, decade_ticks, LogScale};
+use hsi_gpu_core::chart::{decade_domain, decade_ticks, label_stride, text_width, LogScale};
 use hsi_gpu_core::perf::Bound;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, px, readout, Focus};
+use crate::components::chart_parts::{chart_box, mark, px, readout, Focus, Frame};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::i18n::{self, Lang, T};
 use crate::SharedReport;
 
-const WIDTH: f64 = 400.0;
-const HEIGHT: f64 = 290.0;
-/// Room for "100 TFLOP/s" tick labels and the rotated axis title.
-const LEFT: f64 = 102.0;
-const RIGHT: f64 = 16.0;
-const TOP: f64 = 14.0;
-const BOTTOM: f64 = 40.0;
 const ROOF_COLOUR: &str = OKABE_ITO[4];
 const FP32_ROOF_COLOUR: &str = OKABE_ITO[1];
 const MEMORY_BOUND_COLOUR: &str = OKABE_ITO[5];
@@ -90,7 +83,7 @@ fn plotted(report: &Report, lang: Lang) -> Vec<Point> {
 }
 
 impl RooflineView {
-    pub fn view(&self, focused: Focus) -> Html {
+    pub fn view(&self, focused: Focus, frame: &Frame) -> Html {
         let lang = self.lang;
         let perf = &self.report.perf;
         let points = plotted(&self.report, lang);
@@ -114,8 +107,30 @@ impl RooflineView {
             .fold(perf.fp32_flops.min(perf.peak_flops), f64::min)
             / 2.0;
         let (y_lo, y_hi) = decade_domain(min_y, perf.peak_flops.max(perf.fp32_flops) * 1.5);
-        let x = LogScale::new((x_lo, x_hi), (LEFT, WIDTH - RIGHT));
-        let y = LogScale::new((y_lo, y_hi), (HEIGHT - BOTTOM, TOP));
+        // Drawn at the box's size: the rate labels and the rotated title on the left, the
+        // intensity labels and title below; every n-th decade labelled where they crowd.
+        let (width, height, font) = (frame.size.width, frame.size.height, frame.size.font);
+        let x_ticks = decade_ticks(x_lo, x_hi);
+        let y_ticks = decade_ticks(y_lo, y_hi);
+        let rate_width = y_ticks
+            .iter()
+            .map(|t| text_width(&format::flop_rate(*t), font))
+            .fold(0.0, f64::max);
+        let (top, right, bottom) = (font * 0.6 + 2.0, font * 1.2, 2.0 * font + 12.0);
+        let left = rate_width + 6.0 + font + 6.0;
+        let (plot_width, plot_height) = (width - left - right, height - top - bottom);
+        let x = LogScale::new((x_lo, x_hi), (left, width - right));
+        let y = LogScale::new((y_lo, y_hi), (height - bottom, top));
+        let decades = |ticks: &[f64]| ticks.len().saturating_sub(1).max(1) as f64;
+        let x_label_width = x_ticks
+            .iter()
+            .map(|t| text_width(&format::significant(*t), font))
+            .fold(0.0, f64::max);
+        let x_stride = label_stride(plot_width / decades(&x_ticks), x_label_width + font * 0.6);
+        let y_stride = label_stride(plot_height / decades(&y_ticks), font * 1.3);
+        let (x_title, y_title) = (T::IntensityAxis.get(lang), T::FlopRateAxis.get(lang));
+        let show_x_title = text_width(x_title, font) <= plot_width + 2.0 * right;
+        let show_y_title = text_width(y_title, font) <= plot_height;
 
         // A roof is the bandwidth slope up to its ridge, then flat: three points suffice.
         let roof_path = |roof: f64| {
@@ -142,29 +157,37 @@ impl RooflineView {
                     <span>{ T::Bandwidth.get(lang) }{ ": " }<strong class="figure">{ format::bandwidth(perf.bandwidth_bytes_per_s) }</strong></span>
                     <span>{ T::Ridge.get(lang) }{ ": " }<strong class="figure">{ format!("{} FLOP/B", format::significant(perf.ridge)) }</strong></span>
                 </p>
-                <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group"
-                    aria-label={T::Roofline.get(lang)} data-testid="roofline-chart">
-                    { for decade_ticks(x_lo, x_hi).into_iter().map(|t| html! {
+                { chart_box(frame, T::Roofline.get(lang).to_string(), Some("roofline-chart"), html! {
+                    <>
+                    { for x_ticks.iter().enumerate().map(|(i, t)| html! {
                         <g>
-                            <line class="grid" x1={px(x.map(t))} x2={px(x.map(t))}
-                                y1={px(TOP)} y2={px(HEIGHT - BOTTOM)} />
-                            <text class="tick" x={px(x.map(t))} y={px(HEIGHT - BOTTOM + 14.0)}
-                                text-anchor="middle">{ format::significant(t) }</text>
+                            <line class="grid" x1={px(x.map(*t))} x2={px(x.map(*t))}
+                                y1={px(top)} y2={px(height - bottom)} />
+                            if i.is_multiple_of(x_stride) {
+                                <text class="tick" x={px(x.map(*t))} y={px(height - bottom + font + 3.0)}
+                                    text-anchor="middle">{ format::significant(*t) }</text>
+                            }
                         </g>
                     }) }
-                    { for decade_ticks(y_lo, y_hi).into_iter().map(|t| html! {
+                    { for y_ticks.iter().enumerate().map(|(i, t)| html! {
                         <g>
-                            <line class="grid" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
-                                y1={px(y.map(t))} y2={px(y.map(t))} />
-                            <text class="tick" x={px(LEFT - 4.0)} y={px(y.map(t) + 4.0)}
-                                text-anchor="end">{ format::flop_rate(t) }</text>
+                            <line class="grid" x1={px(left)} x2={px(width - right)}
+                                y1={px(y.map(*t))} y2={px(y.map(*t))} />
+                            if i.is_multiple_of(y_stride) {
+                                <text class="tick" x={px(left - 4.0)} y={px(y.map(*t) + font * 0.35)}
+                                    text-anchor="end">{ format::flop_rate(*t) }</text>
+                            }
                         </g>
                     }) }
-                    <text class="chart-label" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(HEIGHT - 6.0)}
-                        text-anchor="middle">{ T::IntensityAxis.get(lang) }</text>
-                    <text class="chart-label" text-anchor="middle"
-                        transform={format!("translate(14 {}) rotate(-90)", (TOP + HEIGHT - BOTTOM) / 2.0)}>
-                        { T::FlopRateAxis.get(lang) }</text>
+                    if show_x_title {
+                        <text class="chart-label" x={px((left + width - right) / 2.0)} y={px(height - 4.0)}
+                            text-anchor="middle">{ x_title }</text>
+                    }
+                    if show_y_title {
+                        <text class="chart-label" text-anchor="middle"
+                            transform={format!("translate({:.1} {:.1}) rotate(-90)", font + 1.0, top + plot_height / 2.0)}>
+                            { y_title }</text>
+                    }
                     if let Some(ghost) = &ghost_points {
                         <g class="ghost" data-testid="ghost">
                             // Only points inside the current axes: a log scale extrapolates off the chart.
@@ -199,7 +222,8 @@ impl RooflineView {
                             html! { <circle cx={px(cx)} cy={px(cy)} r="5" fill={colour} fill-opacity="0.85" /> }
                         })
                     }) }
-                </svg>
+                    </>
+                }) }
                 { readout(&texts, &focused, T::RooflineHint.get(lang), "roofline-detail") }
                 <ul class="legend">
                     <li>{ swatch(ROOF_COLOUR) }{ T::RoofPrecision.get(lang) }</li>

@@ -4,25 +4,18 @@
 //! the chosen curve before the last change is drawn faintly. The per-card table is its
 //! own component (`ScalingTable`), shown with the details below the dashboard.
 
-use hsi_gpu_core::chart::{linear_ticks, nice_domain, LinearScale};
+use hsi_gpu_core::chart::{fitting_ticks, label_stride, nice_domain, text_width, LinearScale};
 use hsi_gpu_core::format;
 use hsi_gpu_core::scaling::{ScalingPoint, ScalingReport};
 use hsi_gpu_core::steptime::StepBound;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{mark, px, readout, Focus};
+use crate::components::chart_parts::{chart_box, mark, px, readout, Focus, Frame};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::i18n::step_parts;
 use crate::i18n::{self, Lang, T};
 use crate::SharedReport;
 
-const WIDTH: f64 = 400.0;
-const HEIGHT: f64 = 250.0;
-/// Room for the tick labels and the rotated axis title.
-const LEFT: f64 = 62.0;
-const RIGHT: f64 = 16.0;
-const TOP: f64 = 12.0;
-const BOTTOM: f64 = 40.0;
 const PARALLEL_COLOUR: &str = OKABE_ITO[6];
 /// Colours of the DDP curves, the chosen topology first.
 const CURVE_COLOURS: [&str; 3] = [OKABE_ITO[4], OKABE_ITO[0], OKABE_ITO[2]];
@@ -79,7 +72,7 @@ fn max_cards(scaling: &ScalingReport) -> u32 {
 }
 
 impl ScalingView {
-    pub fn view(&self, focus: Focus) -> Html {
+    pub fn view(&self, focus: Focus, frame: &Frame) -> Html {
         let lang = self.lang;
         let perf = &self.report.perf;
         let time = &perf.time;
@@ -92,8 +85,21 @@ impl ScalingView {
             .chain(scaling.parallel_experiments.iter().map(|p| p.speedup))
             .fold(f64::from(max_cards), f64::max);
         let (_, y_hi) = nice_domain(0.0, max_speedup, 5);
-        let x = LinearScale::new((1.0, f64::from(max_cards)), (LEFT, WIDTH - RIGHT));
-        let y = LinearScale::new((0.0, y_hi), (HEIGHT - BOTTOM, TOP));
+        // Drawn at the box's size: the tick labels' room and the rotated axis title on the
+        // left, the card counts and the axis title below.
+        let (width, height, font) = (frame.size.width, frame.size.height, frame.size.font);
+        let y_title = T::SpeedupAxis.get(lang);
+        let tick_width = text_width(&format::times(y_hi), font);
+        let (top, right, bottom) = (font * 0.6 + 2.0, font, 2.0 * font + 12.0);
+        let left = tick_width + 6.0 + font + 6.0;
+        let plot_height = height - top - bottom;
+        let x = LinearScale::new((1.0, f64::from(max_cards)), (left, width - right));
+        let y = LinearScale::new((0.0, y_hi), (height - bottom, top));
+        let y_ticks = fitting_ticks(0.0, y_hi, plot_height, 6, font * 0.3, |_| font * 1.2);
+        let card_spacing = (width - right - left) / f64::from(max_cards - 1);
+        let card_stride = label_stride(card_spacing, text_width("8", font) + font * 0.6);
+        // The rotated title only where the plot is tall enough for it.
+        let show_y_title = text_width(y_title, font) <= plot_height;
         let chosen = scaling.chosen_point(self.cards);
         let chosen_curve: &[ScalingPoint] = scaling.ddp.first().map_or(&[], |c| &c.points);
         let ghost_curve = self
@@ -133,25 +139,27 @@ impl ScalingView {
                         <span>{ T::AllreduceShare.get(lang) }{ ": " }<strong class="figure">{ format::percent(point.allreduce_share) }</strong></span>
                     }
                 </p>
-                <svg class="chart" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="group" data-testid="scaling-chart"
-                    aria-label={T::Scaling.get(lang)}>
-                    { for (1..=max_cards).map(|n| html! {
-                        <text class="tick" x={px(x.map(f64::from(n)))} y={px(HEIGHT - BOTTOM + 14.0)}
+                { chart_box(frame, T::Scaling.get(lang).to_string(), Some("scaling-chart"), html! {
+                    <>
+                    { for (1..=max_cards).filter(|n| ((n - 1) as usize).is_multiple_of(card_stride)).map(|n| html! {
+                        <text class="tick" x={px(x.map(f64::from(n)))} y={px(height - bottom + font + 3.0)}
                             text-anchor="middle">{ n }</text>
                     }) }
-                    { for linear_ticks(0.0, y_hi, 5).into_iter().map(|t| html! {
+                    { for y_ticks.into_iter().map(|t| html! {
                         <g>
-                            <line class="grid" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
+                            <line class="grid" x1={px(left)} x2={px(width - right)}
                                 y1={px(y.map(t))} y2={px(y.map(t))} />
-                            <text class="tick" x={px(LEFT - 4.0)} y={px(y.map(t) + 4.0)}
+                            <text class="tick" x={px(left - 4.0)} y={px(y.map(t) + font * 0.35)}
                                 text-anchor="end">{ format::times(t) }</text>
                         </g>
                     }) }
-                    <text class="chart-label" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(HEIGHT - 6.0)}
+                    <text class="chart-label" x={px((left + width - right) / 2.0)} y={px(height - 4.0)}
                         text-anchor="middle">{ T::Cards.get(lang) }</text>
-                    <text class="chart-label" text-anchor="middle"
-                        transform={format!("translate(14 {}) rotate(-90)", (TOP + HEIGHT - BOTTOM) / 2.0)}>
-                        { T::SpeedupAxis.get(lang) }</text>
+                    if show_y_title {
+                        <text class="chart-label" text-anchor="middle"
+                            transform={format!("translate({:.1} {:.1}) rotate(-90)", font + 1.0, top + plot_height / 2.0)}>
+                            { y_title }</text>
+                    }
                     if let Some(points) = &ghost_curve {
                         <polyline class="curve ghost" data-testid="ghost" stroke={CURVE_COLOURS[0]} points={points.clone()} />
                     }
@@ -173,7 +181,8 @@ impl ScalingView {
                                 r={if here { "7" } else { "4" }} fill={CURVE_COLOURS[0]} />
                         })
                     }) }
-                </svg>
+                    </>
+                }) }
                 { readout(&texts, &focus, T::ChartHint.get(lang), "scaling-readout") }
                 <ul class="legend">
                     { for scaling.ddp.iter().enumerate().map(|(i, curve)| html! {
@@ -240,6 +249,9 @@ impl ScalingTable {
                         </tbody>
                     </table>
                 </div>
+                if let Some(line) = layout_line(lang, &self.report) {
+                    <p data-testid="layout-line">{ line }</p>
+                }
                 if !scaling.nodes.is_empty() {
                     <p data-testid="nodes-line">{ T::Nodes.get(lang) }{ ": " }{
                         scaling.nodes.iter().map(|p| format!("{} ({}×): {}, {}", p.nodes, p.cards,
@@ -250,4 +262,36 @@ impl ScalingTable {
             </section>
         }
     }
+}
+
+/// "Layout: TP 2 x PP 2 x DP 1 · ... all-reduces: 12 ms · pipeline bubble: 27 %" with
+/// tensor or pipeline parallelism; None without.
+fn layout_line(lang: Lang, report: &hsi_gpu_core::Report) -> Option<String> {
+    let p = &report.parallel;
+    if p.tensor_parallel * p.pipeline_parallel <= 1 {
+        return None;
+    }
+    let mut parts = vec![format!(
+        "{}: TP {} × PP {} × DP {}",
+        T::Layout.get(lang),
+        p.tensor_parallel,
+        p.pipeline_parallel,
+        p.data_parallel
+    )];
+    if p.tensor_parallel > 1 {
+        let t = report.perf.time.tensor_allreduce_s;
+        parts.push(format!(
+            "{}: {}",
+            T::TensorAllreduces.get(lang),
+            format::duration(t)
+        ));
+    }
+    if p.pipeline_parallel > 1 {
+        parts.push(format!(
+            "{}: {}",
+            T::PipelineBubble.get(lang),
+            format::percent(p.bubble_fraction)
+        ));
+    }
+    Some(parts.join(" · "))
 }

@@ -9,7 +9,7 @@ use hsi_gpu_core::{dataset, gpu, scaling, zoo};
 use yew::prelude::*;
 
 use crate::components::advanced::advanced_group;
-use crate::components::controls::{Choice, NumberSlider, StepSlider, Toggle};
+use crate::components::controls::{typing, Choice, NumberSlider, Toggle};
 use crate::components::model_loader::use_model_loader;
 use crate::components::thesis::text::X;
 use crate::i18n::{self, T};
@@ -62,6 +62,8 @@ pub fn ScenarioPanel() -> Html {
         })
     }
 
+    let typing = |field| typing(&store, field);
+
     let datasets = options(
         dataset::DATASETS
             .iter()
@@ -107,19 +109,13 @@ pub fn ScenarioPanel() -> Html {
             .map(|m| (m.id().to_string(), i18n::mode_name(*m, lang).to_string())),
     );
     let mode_id = s.workload.mode.id();
-    let precision_names: Vec<AttrValue> = Precision::ALL
-        .iter()
-        .map(|p| AttrValue::from(i18n::precision_name(*p, lang)))
-        .collect();
-    let precision_index = Precision::ALL
-        .iter()
-        .position(|p| *p == s.precision)
-        .unwrap_or_default();
-
-    let on_precision = {
-        let store = store.clone();
-        Callback::from(move |i: usize| store.dispatch(Action::Precision(Precision::ALL[i])))
-    };
+    let precisions = options(Precision::ALL.iter().map(|p| {
+        (
+            p.id().to_string(),
+            i18n::precision_name(*p, lang).to_string(),
+        )
+    }));
+    let on_precision = send_id(&store, Precision::from_id, Action::Precision);
     let on_cudnn_benchmark = {
         let store = store.clone();
         Callback::from(move |on: bool| store.dispatch(Action::CudnnBenchmark(on)))
@@ -159,52 +155,53 @@ pub fn ScenarioPanel() -> Html {
         Callback::from(move |on: bool| store.dispatch(Action::CubeOnGpu(on)))
     };
 
-    html! {
-        <section class="panel inputs" aria-labelledby="inputs-heading">
-            <h2 id="inputs-heading">{ T::Inputs.get(lang) }</h2>
+    // The meeting's inputs first: in presentation mode they are all the panel shows, the
+    // rest waits in a drawer.
+    let key_inputs = html! {
+        <>
             { Choice { id: "dataset".into(), label: T::Dataset.get(lang).into(), options: datasets,
                 selected: s.dataset.clone().into(), on_change: send(Action::Dataset) }.view() }
             { Choice { id: "model".into(), label: T::Model.get(lang).into(), options: models,
                 selected: store.model_id().unwrap_or_default().to_string().into(),
                 on_change: send(Action::Model) }.view() }
-            // Embedded (a wiki page), the panel keeps to the sliders.
-            if !store.embed {
-                { model_loader }
-            }
             if store.model_id().is_some_and(|id| SIZED_MODELS.contains(&id)) {
                 { Choice { id: "model-size".into(), label: T::ModelSize.get(lang).into(), options: sizes,
                     selected: size_id.into(), on_change: on_size }.view() }
             }
             { Choice { id: "gpu".into(), label: T::Gpu.get(lang).into(), options: gpus,
                 selected: s.gpu.clone().into(), on_change: send(Action::Gpu) }.view() }
-            { Toggle { id: "ecc".into(), label: X::Ecc.get(lang).into(), checked: s.ecc, on_change: on_ecc }.view() }
-            if let Some(note) = ecc_note {
-                <p class="help">{ note }</p>
-            }
             { NumberSlider { id: "patch".into(), label: T::Patch.get(lang).into(), unit: T::UnitPixels.get(lang).into(),
                 value: s.patch, min: 1, max: SLIDER_MAX_PATCH, max_typed: scenario::MAX_PATCH, log2: false,
-                on_change: send_u32(Action::Patch) }.view() }
+                typing: typing("patch"), lang, on_change: send_u32(Action::Patch) }.view() }
             { NumberSlider { id: "bands".into(), label: T::Bands.get(lang).into(), unit: T::UnitBands.get(lang).into(),
                 value: s.bands, min: 1, max: SLIDER_MAX_BANDS, max_typed: scenario::MAX_BANDS, log2: false,
-                on_change: send_u32(Action::Bands) }.view() }
-            { NumberSlider { id: "classes".into(), label: T::Classes.get(lang).into(), unit: "".into(),
-                value: s.classes, min: 2, max: 64, max_typed: scenario::MAX_CLASSES, log2: false,
-                on_change: send_u32(Action::Classes) }.view() }
+                typing: typing("bands"), lang, on_change: send_u32(Action::Bands) }.view() }
             { NumberSlider { id: "batch".into(), label: T::Batch.get(lang).into(), unit: "".into(),
                 value: s.batch_per_gpu, min: 1, max: SLIDER_MAX_BATCH, max_typed: scenario::MAX_BATCH, log2: true,
-                on_change: send_u32(Action::BatchPerGpu) }.view() }
-            { StepSlider { id: "precision".into(), label: T::Precision.get(lang).into(), names: precision_names,
-                index: precision_index, on_change: on_precision }.view() }
+                typing: typing("batch"), lang, on_change: send_u32(Action::BatchPerGpu) }.view() }
+            { Choice { id: "precision".into(), label: T::Precision.get(lang).into(), options: precisions,
+                selected: s.precision.id().into(), on_change: on_precision }.view() }
             { Toggle { id: "cudnn-benchmark".into(), label: T::CudnnBenchmark.get(lang).into(),
                 checked: s.cudnn_benchmark, on_change: on_cudnn_benchmark }.view() }
             <p class="help">{ T::CudnnBenchmarkHelp.get(lang) }</p>
+            { NumberSlider { id: "cards".into(), label: T::Cards.get(lang).into(), unit: "×".into(),
+                value: s.cards, min: 1, max: scenario::MAX_CARDS, max_typed: scenario::MAX_CARDS, log2: false,
+                typing: typing("cards"), lang, on_change: send_u32(Action::Cards) }.view() }
+        </>
+    };
+    let more_inputs = html! {
+        <>
+            { NumberSlider { id: "classes".into(), label: T::Classes.get(lang).into(), unit: "".into(),
+                value: s.classes, min: 2, max: 64, max_typed: scenario::MAX_CLASSES, log2: false,
+                typing: typing("classes"), lang, on_change: send_u32(Action::Classes) }.view() }
             { Choice { id: "optimizer".into(), label: T::Optimizer.get(lang).into(), options: optimizers,
                 selected: s.optimizer.id().into(), on_change: on_optimizer }.view() }
             { Toggle { id: "checkpointing".into(), label: T::Checkpointing.get(lang).into(),
                 checked: s.checkpointing, on_change: on_checkpointing }.view() }
-            { NumberSlider { id: "cards".into(), label: T::Cards.get(lang).into(), unit: "×".into(),
-                value: s.cards, min: 1, max: scenario::MAX_CARDS, max_typed: scenario::MAX_CARDS, log2: false,
-                on_change: send_u32(Action::Cards) }.view() }
+            { Toggle { id: "ecc".into(), label: X::Ecc.get(lang).into(), checked: s.ecc, on_change: on_ecc }.view() }
+            if let Some(note) = ecc_note {
+                <p class="help">{ note }</p>
+            }
             { Choice { id: "interconnect".into(), label: T::Interconnect.get(lang).into(), options: interconnects,
                 selected: s.interconnect.id().into(), on_change: on_interconnect }.view() }
             { Choice { id: "mode".into(), label: T::Mode.get(lang).into(), options: modes,
@@ -213,10 +210,29 @@ pub fn ScenarioPanel() -> Html {
                 selected: s.cpu.id().into(), on_change: on_cpu }.view() }
             { NumberSlider { id: "workers".into(), label: T::Workers.get(lang).into(), unit: "".into(),
                 value: s.pipeline.num_workers, min: 0, max: 16, max_typed: 256, log2: false,
-                on_change: send_u32(Action::Workers) }.view() }
+                typing: typing("workers"), lang, on_change: send_u32(Action::Workers) }.view() }
             { Toggle { id: "cube-on-gpu".into(), label: T::CubeOnGpu.get(lang).into(),
                 checked: s.pipeline.cube_on_gpu, on_change: on_cube }.view() }
+            // Embedded (a wiki page), the panel keeps to the sliders.
+            if !store.embed {
+                { model_loader }
+            }
             { advanced_group(&store) }
+        </>
+    };
+
+    html! {
+        <section class="panel inputs" aria-labelledby="inputs-heading" data-testid="inputs">
+            <h2 id="inputs-heading">{ T::Inputs.get(lang) }</h2>
+            <div class="key-inputs">{ key_inputs }</div>
+            if store.presentation {
+                <details class="more-inputs" data-testid="more-inputs">
+                    <summary>{ T::MoreInputs.get(lang) }</summary>
+                    { more_inputs }
+                </details>
+            } else {
+                <div class="more-inputs">{ more_inputs }</div>
+            }
         </section>
     }
 }

@@ -75,6 +75,102 @@ pub fn interconnect_name(i: hsi_gpu_core::scenario::Interconnect, lang: Lang) ->
     }
 }
 
+pub fn sharding_name(s: hsi_gpu_core::scenario::Sharding, lang: Lang) -> &'static str {
+    use hsi_gpu_core::scenario::Sharding::*;
+    match (s, lang) {
+        (None, Lang::En) => "None: each card holds everything (DDP)",
+        (None, Lang::Zh) => "不分片：每卡保存全部（DDP）",
+        (Zero1, Lang::En) => "ZeRO-1: optimizer states split",
+        (Zero1, Lang::Zh) => "ZeRO-1：切分优化器状态",
+        (Zero2, Lang::En) => "ZeRO-2: and gradients",
+        (Zero2, Lang::Zh) => "ZeRO-2：再切分梯度",
+        (Zero3, Lang::En) => "ZeRO-3: and parameters",
+        (Zero3, Lang::Zh) => "ZeRO-3：再切分参数",
+        (Fsdp, Lang::En) => "FSDP, full shard",
+        (Fsdp, Lang::Zh) => "FSDP 完全分片",
+    }
+}
+
+pub fn node_link_name(l: hsi_gpu_core::scenario::NodeLink, lang: Lang) -> &'static str {
+    use hsi_gpu_core::scenario::NodeLink::*;
+    match (l, lang) {
+        (Eth25, Lang::En) => "Ethernet 25 Gb/s (TCP)",
+        (Eth25, Lang::Zh) => "以太网 25 Gb/s（TCP）",
+        (Eth100, Lang::En) => "Ethernet 100 Gb/s (TCP)",
+        (Eth100, Lang::Zh) => "以太网 100 Gb/s（TCP）",
+        (Roce100, Lang::En) => "RoCE 100 Gb/s (RDMA)",
+        (Roce100, Lang::Zh) => "RoCE 100 Gb/s（RDMA）",
+        (Roce200, Lang::En) => "RoCE 200 Gb/s (RDMA)",
+        (Roce200, Lang::Zh) => "RoCE 200 Gb/s（RDMA）",
+        (IbHdr, Lang::En) => "InfiniBand HDR 200 Gb/s",
+        (IbHdr, Lang::Zh) => "InfiniBand HDR（200 Gb/s）",
+        (IbNdr, Lang::En) => "InfiniBand NDR 400 Gb/s",
+        (IbNdr, Lang::Zh) => "InfiniBand NDR（400 Gb/s）",
+    }
+}
+
+pub fn currency_name(c: hsi_gpu_core::choices::Currency, lang: Lang) -> &'static str {
+    use hsi_gpu_core::choices::Currency::*;
+    match (c, lang) {
+        (Usd, Lang::En) => "US dollars (USD)",
+        (Usd, Lang::Zh) => "美元（USD）",
+        (Cny, Lang::En) => "Chinese yuan (CNY)",
+        (Cny, Lang::Zh) => "人民币（CNY）",
+    }
+}
+
+/// The choices of an enum field drawn by the generic field controls (the assumptions, the
+/// advanced group), by Scenario path: (id, label) in the reader's language. Every enum in
+/// those sections needs its entry (a test walks them), so none is left a text box.
+pub fn choice_labels(path: &str, lang: Lang) -> Option<Vec<(&'static str, &'static str)>> {
+    use hsi_gpu_core::choices::Currency;
+    use hsi_gpu_core::scenario::{NodeLink, Sharding};
+    Some(match path {
+        "cost.currency" => Currency::ALL
+            .iter()
+            .map(|c| (c.id(), currency_name(*c, lang)))
+            .collect(),
+        "sharding" => Sharding::ALL
+            .iter()
+            .map(|s| (s.id(), sharding_name(*s, lang)))
+            .collect(),
+        "node_link" => NodeLink::ALL
+            .iter()
+            .map(|l| (l.id(), node_link_name(*l, lang)))
+            .collect(),
+        _ => return None,
+    })
+}
+
+/// A catalog figure's name in words (`GpuSpec::unverified`, `Dataset::unverified` list
+/// them by field name); an unknown one stays as it is.
+pub fn catalog_field_name(field: &str, lang: Lang) -> &str {
+    const NAMES: &[(&str, &str, &str)] = &[
+        ("memory_bytes", "memory size", "显存容量"),
+        ("bandwidth_bytes_per_s", "memory bandwidth", "显存带宽"),
+        ("fp32_flops", "FP32 compute", "FP32 算力"),
+        ("tf32_flops", "TF32 compute", "TF32 算力"),
+        (
+            "fp16_tensor_flops",
+            "FP16 tensor-core compute",
+            "FP16 张量核心算力",
+        ),
+        ("nvlink", "NVLink support", "NVLink 支持"),
+        ("pcie_p2p", "PCIe peer-to-peer", "PCIe 点对点传输"),
+        ("tdp_watts", "power draw", "功耗"),
+        ("ecc", "ECC support", "ECC 支持"),
+        ("launch_price_usd", "launch price", "首发价格"),
+        ("labeled_pixels", "labelled pixel count", "标注像素数"),
+    ];
+    NAMES
+        .iter()
+        .find(|(name, _, _)| *name == field)
+        .map_or(field, |(_, en, zh)| match lang {
+            Lang::En => en,
+            Lang::Zh => zh,
+        })
+}
+
 /// Labels of the memory, workload, perf and cost assumptions, by Scenario path:
 /// (path, English, 中文). A table (data) rather than a match (code).
 const FIELD_LABELS: &[(&str, &str, &str)] = &[
@@ -270,11 +366,7 @@ const FIELD_LABELS: &[(&str, &str, &str)] = &[
         "云租用（美元/GPU 小时；留空用目录价）",
     ),
     ("cost.cny_per_usd", "CNY per USD", "人民币/美元汇率"),
-    (
-        "cost.currency",
-        "Costs shown in (usd or cny)",
-        "成本显示币种（usd 或 cny）",
-    ),
+    ("cost.currency", "Costs shown in", "成本显示币种"),
     (
         "cost.chassis_slots",
         "Workstation expansion slots",
@@ -290,22 +382,14 @@ const FIELD_LABELS: &[(&str, &str, &str)] = &[
         "Network port between nodes: NIC, switch port, cable (USD)",
         "节点间网络端口：网卡、交换机端口、线缆（美元）",
     ),
-    (
-        "sharding",
-        "Sharding: none (DDP), zero1, zero2, zero3, fsdp",
-        "分片：none（DDP）、zero1、zero2、zero3、fsdp",
-    ),
+    ("sharding", "Sharding of the model states", "模型状态分片"),
     (
         "offload",
-        "Optimizer offload to CPU (true/false)",
-        "优化器卸载到 CPU（true/false）",
+        "Optimizer states offloaded to the CPU",
+        "优化器状态卸载到 CPU",
     ),
-    ("nodes", "Nodes (1-64)", "节点数（1-64）"),
-    (
-        "node_link",
-        "Network: eth_25g, eth_100g, roce_100g, roce_200g, ib_hdr, ib_ndr",
-        "节点间网络：eth_25g、eth_100g、roce_100g、roce_200g、ib_hdr、ib_ndr",
-    ),
+    ("nodes", "Nodes", "节点数"),
+    ("node_link", "Network between nodes", "节点间网络"),
     ("nics_per_node", "NICs per node", "每节点网卡数"),
     (
         "tensor_parallel",
@@ -344,6 +428,34 @@ const FIELD_LABELS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// A Scenario field's name for people (errors, link notices): the scenario panel's label
+/// for its inputs, else the assumption's label (`field_label`).
+pub fn field_name(path: &str, lang: Lang) -> String {
+    use super::T;
+    let panel = match path {
+        "bands" => T::Bands,
+        "patch" => T::Patch,
+        "classes" => T::Classes,
+        "batch_per_gpu" => T::Batch,
+        "cards" => T::Cards,
+        "gpu" => T::Gpu,
+        "dataset" => T::Dataset,
+        "precision" => T::Precision,
+        "optimizer" => T::Optimizer,
+        "interconnect" => T::Interconnect,
+        "checkpointing" => T::Checkpointing,
+        "cpu" => T::Cpu,
+        "attention" => T::Attention,
+        "pipeline.num_workers" => T::Workers,
+        "pipeline.cube_on_gpu" => T::CubeOnGpu,
+        "workload.mode" => T::Mode,
+        p if p.starts_with("model") => T::Model,
+        p if p.starts_with("finetune") => T::FineTune,
+        _ => return field_label(path, lang),
+    };
+    panel.get(lang).into()
+}
+
 /// Label of an assumption field by its Scenario path; unknown paths show the path itself,
 /// so a field the core adds later is still editable.
 pub fn field_label(path: &str, lang: Lang) -> String {
@@ -355,5 +467,27 @@ pub fn field_label(path: &str, lang: Lang) -> String {
         (Some((_, en, _)), Lang::En) => (*en).into(),
         (Some((_, _, zh)), Lang::Zh) => (*zh).into(),
         (None, _) => path.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_unsourced_catalog_figure_is_named_in_words() {
+        let fields = hsi_gpu_core::gpu::GPUS
+            .iter()
+            .flat_map(|g| g.unverified.iter())
+            .chain(
+                hsi_gpu_core::dataset::DATASETS
+                    .iter()
+                    .flat_map(|d| d.unverified.iter()),
+            );
+        for field in fields {
+            for lang in [Lang::En, Lang::Zh] {
+                assert_ne!(catalog_field_name(field, lang), *field, "{field} {lang:?}");
+            }
+        }
     }
 }

@@ -6,10 +6,10 @@ use super::{Lang, T};
 /// Label of a predicted-versus-measured term (`measurement::Term::name`).
 pub fn measured_term_label(name: &str, lang: Lang) -> String {
     let label = match (name, lang) {
-        ("peak_allocated_bytes", Lang::En) => "Peak allocated (max_memory_allocated)",
-        ("peak_allocated_bytes", Lang::Zh) => "已分配峰值（max_memory_allocated）",
-        ("peak_reserved_bytes", Lang::En) => "Peak reserved (max_memory_reserved)",
-        ("peak_reserved_bytes", Lang::Zh) => "保留峰值（max_memory_reserved）",
+        ("peak_allocated_bytes", Lang::En) => "Peak allocated by PyTorch's allocator",
+        ("peak_allocated_bytes", Lang::Zh) => "PyTorch 分配器的已分配峰值",
+        ("peak_reserved_bytes", Lang::En) => "Peak reserved by PyTorch's allocator",
+        ("peak_reserved_bytes", Lang::Zh) => "PyTorch 分配器的保留峰值",
         ("context_bytes", Lang::En) => "CUDA context and libraries",
         ("context_bytes", Lang::Zh) => "CUDA 上下文与库",
         ("device_total_bytes", Lang::En) => "Device total (as nvidia-smi shows)",

@@ -144,3 +144,58 @@ pub fn cannot_compare_sentence(lang: Lang, source: &str) -> String {
         Lang::Zh => format!("{source} 无法与此场景对比："),
     }
 }
+
+/// What a number box allows, shown under it while it holds a value outside the range.
+pub fn allowed_range(lang: Lang, min: u32, max: u32) -> String {
+    match lang {
+        Lang::En => format!("Allowed: a whole number from {min} to {max}. Esc restores."),
+        Lang::Zh => format!("允许范围：{min} 到 {max} 的整数。按 Esc 恢复。"),
+    }
+}
+
+/// The core's "allowed" text (`FieldError::allowed`, English) in the reader's language:
+/// its usual forms (ranges, "one of") are worded in Chinese, anything else stays as it is.
+pub fn allowed_text(lang: Lang, allowed: &str) -> String {
+    if lang == Lang::En {
+        return allowed.to_string();
+    }
+    // "from LO to HI", read word by word (a substring search would cost the page bytes).
+    let range = |prefix: &str| {
+        let mut words = allowed.strip_prefix(prefix)?.split(' ');
+        match (words.next(), words.next(), words.next(), words.next()) {
+            (Some(lo), Some("to"), Some(hi), None) => Some((lo.to_string(), hi.to_string())),
+            _ => None,
+        }
+    };
+    if let Some((lo, hi)) = range("an integer from ").or_else(|| range("a whole number from ")) {
+        format!("{lo} 到 {hi} 的整数")
+    } else if let Some((lo, hi)) = range("a number from ") {
+        format!("{lo} 到 {hi} 之间的数")
+    } else if let Some(ids) = allowed.strip_prefix("one of ") {
+        format!("以下之一：{ids}")
+    } else if allowed == "a number" {
+        "一个数".into()
+    } else {
+        allowed.to_string()
+    }
+}
+
+/// Why a link parameter was dropped (`query::Notice::reason`, English) in the reader's
+/// language: the query's own reasons, or the core's "allowed" text.
+pub fn notice_reason(lang: Lang, reason: &str) -> String {
+    use super::T;
+    // A core error reads "field: got value; allowed: ...".
+    let allowed = match reason.rsplit_once(':') {
+        Some((head, tail)) if head.ends_with("allowed") => tail.trim(),
+        _ => reason,
+    };
+    let known = match reason {
+        "not a valid value" => T::InvalidValue,
+        "not a field of the scenario" | "not a field name" => T::NotAField,
+        "a group of fields, not one value" => T::GroupOfFields,
+        _ => {
+            return format!("{}: {}", T::Allowed.get(lang), allowed_text(lang, allowed));
+        }
+    };
+    known.get(lang).to_string()
+}

@@ -6,8 +6,8 @@ texts! {
     Title => "HSI GPU Planner", "高光谱 GPU 规划器";
     Tagline => "Will this hyperspectral model fit on this GPU, how fast does it train, how does it scale and what does it cost?",
         "这个高光谱模型能否放进这块 GPU？训练多快？多卡如何扩展？成本多少？";
-    EstimatesNote => "All figures are estimates from an analytic model (shapes, FLOPs, datasheet peaks and the assumptions below), not measurements. Checked against measured runs (docs/validation.md): step time off by 10 % at the median on published benchmarks and 31 % on our own H200 runs; peak memory by 6 %.",
-        "所有数字均为解析模型（张量形状、FLOPs、官方规格峰值与下方假设）的估算值，并非实测。与实测对比（见 docs/validation.md）：单步时间在公开基准上的中位误差为 10 %，在本项目的 H200 实测上为 31 %；显存峰值为 6 %。";
+    EstimatesNote => "All figures are estimates from an analytic model (shapes, FLOPs, datasheet peaks and the assumptions below), not measurements. Checked against measured runs (see the validation notes): step time off by 10 % at the median on published benchmarks and 22 % on our own H200 runs (HSI 3-D CNNs without cudnn.benchmark: 8 %); peak memory by 6 %.",
+        "所有数字均为解析模型（张量形状、FLOPs、官方规格峰值与下方假设）的估算值，并非实测。与实测对比（见验证说明）：单步时间在公开基准上的中位误差为 10 %，在本项目的 H200 实测上为 22 %（未开 cudnn.benchmark 的高光谱 3-D CNN：8 %）；显存峰值为 6 %。";
     LanguageToggleLabel => "Switch language to Chinese", "切换到英文";
     Presentation => "Presentation mode", "演示模式";
     CopyLink => "Copy link", "复制链接";
@@ -16,6 +16,7 @@ texts! {
     OpenFull => "Open the full planner", "打开完整版";
     Reset => "Reset to defaults", "恢复默认";
     Inputs => "Scenario", "场景";
+    MoreInputs => "More inputs", "更多输入";
     Dataset => "Dataset", "数据集";
     Model => "Model", "模型";
     Gpu => "GPU", "GPU";
@@ -40,10 +41,14 @@ texts! {
     AssumptionsHelp => "Constants that cannot be derived from the model; each default is documented with its source in the core. Changing one updates every figure.",
         "无法从模型推导的常数；每个默认值及其来源都记录在核心代码中。修改后所有数字随之更新。";
     InvalidValue => "not a valid value", "数值无效";
+    NotAField => "not a field of the scenario", "不是场景中的字段";
+    GroupOfFields => "a group of fields, not one value", "这是一组字段，不是单个值";
     Notices => "Some link parameters were not used", "部分链接参数未被采用";
     NoticeFallback => "the default is used instead", "已改用默认值";
     Dismiss => "Dismiss", "关闭";
     Errors => "This scenario cannot be estimated", "无法估算此场景";
+    StaleNote => "The charts show the last valid estimate until the marked input is fixed (Esc restores it).",
+        "图表显示的是上一次有效输入的估算结果，请修正标出的输入（按 Esc 恢复）。";
     Allowed => "allowed", "允许";
     Memory => "Memory per GPU", "每卡显存";
     MemoryHelp => "Stacked terms of the peak memory on one card; the line marks the usable capacity, the dashed line the capacity less the headroom you keep free.",
@@ -62,9 +67,12 @@ texts! {
     TermInputCube => "Data cube on the GPU", "显卡上的数据立方体";
     TermShardingBuffers => "Sharding buffers and gathered layers", "分片缓冲区与聚合的层";
     Advanced => "Advanced / foundation model", "高级 / 基础模型";
-    AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests; tensor parallelism -13 to +8 % of Megatron-LM's published scaling; pipeline: 1F1B, bubble (p-1)/(m+p-1), not checked against a measurement (docs/validation.md).",
-        "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %；张量并行与 Megatron-LM 公开的扩展效率相差 -13 % 至 +8 %；流水线：1F1B，气泡 (p-1)/(m+p-1)，尚未与实测对比（见 docs/validation.md）。";
+    AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests; tensor parallelism -13 to +8 % of Megatron-LM's published scaling; pipeline: 1F1B, bubble (p-1)/(m+p-1), not checked against a measurement (see the validation notes).",
+        "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %；张量并行与 Megatron-LM 公开的扩展效率相差 -13 % 至 +8 %；流水线：1F1B，气泡 (p-1)/(m+p-1)，尚未与实测对比（见验证说明）。";
     Nodes => "Nodes", "节点";
+    Layout => "Layout", "并行布局";
+    TensorAllreduces => "tensor-parallel all-reduces per micro-batch", "每个微批次的张量并行 all-reduce";
+    PipelineBubble => "pipeline bubble", "流水线气泡";
     BoundHost => "the host CPU (PyTorch dispatch, autograd, the optimizer loop)", "主机 CPU（PyTorch 调度、自动求导、优化器循环）";
     BoundInput => "the input pipeline (patches, DataLoader, copy to the GPU)", "输入管线（切块、DataLoader、拷贝到显卡）";
     BoundDevice => "the GPU", "显卡";
@@ -111,7 +119,7 @@ texts! {
     PeakCompute => "Compute roof", "算力上限";
     Bandwidth => "Memory bandwidth", "显存带宽";
     Ridge => "Ridge point", "拐点";
-    IntensityAxis => "Arithmetic intensity (FLOP per byte of device memory traffic)", "算术强度（每字节显存访问的 FLOP）";
+    IntensityAxis => "Arithmetic intensity (FLOP per byte moved)", "算术强度（FLOP/字节）";
     RoofPrecision => "Roof of the chosen precision", "所选精度的上限";
     RoofFp32 => "FP32 CUDA-core roof (element-wise layers)", "FP32 CUDA 核心上限（逐元素层）";
     Speed => "Speed", "速度";
@@ -146,12 +154,12 @@ texts! {
     PerSweep => "Per sweep", "每轮超参搜索";
     OwnBox => "This box", "自建";
     Cloud => "Cloud rental", "云租用";
-    LoadModel => "Your model (layer list from tools/export_model.py, or a scenario JSON)", "自己的模型（tools/export_model.py 导出的层列表，或场景 JSON）";
+    LoadModel => "Your model (a layer list exported from PyTorch, or a saved scenario)", "自己的模型（从 PyTorch 导出的层列表，或保存的场景文件）";
     ComparisonFile => "this is a comparison: import it in the comparison view below", "这是一个对比文件：请在下方的对比视图中导入";
     Custom => "custom", "自定义";
     Measured => "Measured vs estimated", "实测与估算对比";
-    MeasuredHelp => "Load the JSON that tools/measure.py writes on a CUDA machine (see docs/guide.md). Each figure is set beside the estimate for the scenario as measured: one card, the measurement's batch, geometry and precision. Error = (estimate − measured) / measured; positive means the estimate is high.",
-        "载入 tools/measure.py 在 CUDA 机器上写出的 JSON（见 docs/guide.zh.md）。每项实测值与按实测条件（单卡、实测的批大小、尺寸与精度）得到的估算值并列。误差 =（估算 − 实测）/ 实测，正值表示估算偏高。";
+    MeasuredHelp => "Load the file the planner's measuring script writes on a CUDA machine (see the user guide). Each figure is set beside the estimate for the scenario as measured: one card, the measurement's batch, geometry and precision. Error = (estimate − measured) / measured; positive means the estimate is high.",
+        "载入测量脚本在 CUDA 机器上写出的测量文件（见使用指南）。每项实测值与按实测条件（单卡、实测的批大小、尺寸与精度）得到的估算值并列。误差 =（估算 − 实测）/ 实测，正值表示估算偏高。";
     LoadMeasurements => "Measurement files", "测量文件";
     PasteMeasurement => "…or paste measurement JSON here", "……或在此粘贴测量 JSON";
     LoadPasted => "Load pasted JSON", "载入粘贴的 JSON";
@@ -185,8 +193,8 @@ texts! {
     BeforeChange => "before", "改动前";
     GhostLegend => "Faint: before the last change", "浅色：上次改动前";
     Details => "Details: per-layer table, assumptions, measurements, comparison", "详细信息：逐层明细、假设、实测对比、方案对比";
-    PriceUnknown => "No price is known for this card, so the figures that need one are left out. Enter one under Assumptions (cost.card_price_usd).",
-        "这张卡没有已知价格，需要价格的数字暂不显示。请在“假设”中输入（cost.card_price_usd）。";
+    PriceUnknown => "No price is known for this card, so the figures that need one are left out. Enter one under Assumptions (card price).",
+        "这张卡没有已知价格，需要价格的数字暂不显示。请在“假设”中输入（显卡单价）。";
 }
 
 #[cfg(test)]

@@ -124,12 +124,16 @@ pub fn best_lever_sentence(lang: Lang, lever: &str, speedup: Option<&str>) -> St
     }
 }
 
-/// A lever option's name: "Compute 2×"; the data cube on the GPU is a switch, not an
-/// amount.
+/// A lever option's name, worded as what changes so it cannot be read as its result
+/// (the bar and the table give the speed-up in ×): "Memory capacity +50 %", "Best link:
+/// bandwidth +96 %"; the data cube on the GPU is a switch, not an amount.
 pub fn lever_label(lever: Lever, factor: f64, lang: Lang) -> String {
-    match lever {
-        Lever::InputPipeline => lever_name(lever, lang).to_string(),
-        _ => format!("{} {}", lever_name(lever, lang), format::times(factor)),
+    let gain = format!("+{:.0} %", (factor - 1.0) * 100.0);
+    match (lever, lang) {
+        (Lever::InputPipeline, _) => lever_name(lever, lang).to_string(),
+        (Lever::Interconnect, Lang::En) => format!("Best link: bandwidth {gain}"),
+        (Lever::Interconnect, Lang::Zh) => format!("最佳链路：带宽 {gain}"),
+        _ => format!("{} {gain}", lever_name(lever, lang)),
     }
 }
 

@@ -37,7 +37,7 @@ async function open(viewport, query = "") {
 
 /** The charts every dashboard shows. */
 const CHARTS = ["chart-memory", "chart-roofline", "chart-scaling", "chart-cost", "chart-levers"];
-const CONTROLS = ["patch-slider", "bands-slider", "batch-slider", "precision-slider", "cards-slider", "gpu", "model", "verdict"];
+const CONTROLS = ["patch-slider", "bands-slider", "batch-slider", "precision", "cards-slider", "gpu", "model", "verdict"];
 
 /** Test ids whose box is not wholly inside the first viewport (page not scrolled). */
 function outsideFirstViewport(page, ids) {
@@ -147,7 +147,7 @@ test("a chart reads out a mark on focus and keeps a ghost of the figures before 
   // Once the levers catch up, focusing a bar reads out its speed-up and time to a result.
   await page.locator('.levers-tile:not(.stale) [data-testid="chart-levers"]').waitFor();
   await page.locator('[data-testid="chart-levers"] .point').first().focus();
-  assert.match(await app.text("levers-readout"), /^Memory capacity .+×.*time to result/i);
+  assert.match(await app.text("levers-readout"), /^Memory capacity \+50 %: .+×.*time to result/i);
   await app.screenshot("dashboard-ghost", { fullPage: false });
 });
 

@@ -5,6 +5,8 @@ Recognised by their parts: vit-pytorch style (`to_qkv`, `to_out`, `heads`), timm
 MaxViT (`to_qkv`, `merge`, `n_heads`), and
 nn.MultiheadAttention used as self-attention (one input for query, key and value)."""
 
+import math
+
 import torch
 from torch import nn
 
@@ -30,9 +32,22 @@ def attention_parts(module):
         heads = getattr(module, heads_name, None)
         if isinstance(out, nn.Sequential):
             out = next((m for m in out if isinstance(m, nn.Linear)), None)
-        if isinstance(qkv, nn.Linear) and isinstance(out, nn.Linear) and isinstance(heads, int):
+        if isinstance(qkv, nn.Linear) and isinstance(out, nn.Linear) and isinstance(heads, int) \
+                and is_plain_attention(module, qkv, out):
             return qkv.out_features, qkv.bias is not None, out, heads
     return None
+
+
+def is_plain_attention(module, qkv, out):
+    """True where q, k and v are equal thirds of the qkv projection, the output projection
+    reads them, and the block holds no parameters but these and EXTRA_PARAMS: what the
+    `attention` op describes. Other blocks (LeViT's and EfficientFormer's narrower keys
+    and attention biases) are traced through, op by op."""
+    extra = [getattr(module, n, None) for n in EXTRA_PARAMS]
+    known = sum(p.numel() for m in (qkv, out) for p in m.parameters())
+    known += sum(t.numel() for t in extra if isinstance(t, nn.Parameter))
+    return qkv.out_features % 3 == 0 and qkv.out_features // 3 == out.in_features and \
+        known == sum(p.numel() for p in module.parameters())
 
 
 def partitions_windows(module):
@@ -77,6 +92,24 @@ def window_attention_layers(ex, m, name, x, output, params):
         nxt = output if last else torch.empty(0)
         ex.emit(f"{name}.{suffix}" if suffix else name, [current], step, nxt, params if step is op else ())
         current = nxt
+
+
+def attends_across_sets(ex, m, x):
+    """True where a block given [.., S, T, D] (no windows folded into the batch) attends over
+    all S x T tokens (VOLO reshapes [H, W, C] to [H x W, C]) rather than within each of
+    the S sets (torchvision's MaxViT): told apart by the FLOPs the block counts."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    qkv_features, _, _, heads = attention_parts(m)
+    shape = ex.sample_shape(x)
+    if len(shape) < 3 or ex.folded(x) or partitions_windows(m):
+        return False
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        m(x)
+    sets, tokens, dim = x.shape[0] * math.prod(shape[:-2]), shape[-2], shape[-1]
+    projections = 2 * sets * tokens * dim * (qkv_features + qkv_features // 3)
+    within = projections + 4 * sets * tokens * tokens * qkv_features // 3
+    return abs(counter.get_total_flops() - within) > 0.01 * within
 
 
 def attention_op(ex, m, name, x, output):

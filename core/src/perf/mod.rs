@@ -173,7 +173,7 @@ pub fn step_setup<'a>(
         layers,
         collectives: &[],
         params,
-        maths: Maths::of(precision, gpu),
+        maths: Maths::of(precision, gpu).benchmarked(scenario.cudnn_benchmark),
         optimizer_states: scenario.optimizer.states_per_param(),
         decoupled_decay: scenario.optimizer == Optimizer::Adamw,
         foreach_ops: f64::from(
@@ -488,7 +488,7 @@ pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warni
 /// evaluation or prediction batch costs. The host issues every op (a view costs one too)
 /// while the device runs them, so the slower of the two sets the time.
 pub fn forward_s(layers: &[LayerReport], scenario: &Scenario, gpu: &GpuSpec) -> f64 {
-    let maths = Maths::of(scenario.precision, gpu);
+    let maths = Maths::of(scenario.precision, gpu).benchmarked(scenario.cudnn_benchmark);
     let device_s: f64 = layers
         .iter()
         .map(|l| {

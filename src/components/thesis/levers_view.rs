@@ -2,25 +2,18 @@
 //! line) and the best lever named (`LeversView`, on the dashboard), and a table of time to
 //! result, largest batch and patch and what limits next (`LeversTable`, below it).
 
-use hsi_gpu_core::chart::{bars_from, linear_ticks, nice_domain, LinearScale};
+use hsi_gpu_core::chart::{bars_from, fitting_ticks, nice_domain, text_width, LinearScale};
 use hsi_gpu_core::levers::{LeverOutcome, LeverPoint};
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
 use super::text::{best_lever_text, lever_label, limit_name, limit_sentence, X};
-use crate::components::chart_parts::{mark, px, readout, Focus};
+use crate::components::chart_parts::{chart_box, mark, px, readout, Focus, Frame};
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::thesis_map::M;
 use crate::i18n::{Lang, T};
 use crate::SharedReport;
 
-const WIDTH: f64 = 640.0;
-const ROW: f64 = 26.0;
-const LEFT: f64 = 210.0;
-const RIGHT: f64 = 56.0;
-const TOP: f64 = 8.0;
-/// Room for the tick labels and the axis title.
-const BOTTOM: f64 = 40.0;
 const BAR: &str = OKABE_ITO[4];
 const BEST: &str = OKABE_ITO[5];
 
@@ -59,6 +52,22 @@ fn row(name: String, p: &LeverPoint, speedup: Option<f64>, lang: Lang, best: boo
     }
 }
 
+/// The rows drawn when only `room` fit: all of them, else those with the largest
+/// speed-ups, in their order.
+fn shown_rows(levers: &[LeverOutcome], room: usize) -> Vec<usize> {
+    let mut shown: Vec<usize> = (0..levers.len()).collect();
+    let speedup = |i: usize| levers[i].speedup.unwrap_or(0.0);
+    // Dropping the least one at a time (a handful of rows) needs no sort in the page.
+    while shown.len() > room.max(1) {
+        if let Some(k) =
+            (0..shown.len()).min_by(|a, b| speedup(shown[*a]).total_cmp(&speedup(shown[*b])))
+        {
+            shown.remove(k);
+        }
+    }
+    shown
+}
+
 /// Whether an outcome is the report's best lever.
 fn is_best(report: &Report, o: &LeverOutcome) -> bool {
     report
@@ -67,7 +76,7 @@ fn is_best(report: &Report, o: &LeverOutcome) -> bool {
 }
 
 impl LeversView {
-    pub fn view(&self, focus: Focus) -> Html {
+    pub fn view(&self, focus: Focus, frame: &Frame) -> Html {
         let lang = self.lang;
         let report = &self.report;
         let (Some(base), levers) = (report.lever_baseline, &report.levers) else {
@@ -77,17 +86,48 @@ impl LeversView {
         let speedups: Vec<Option<f64>> = levers.iter().map(|o| o.speedup).collect();
         let top = speedups.iter().flatten().fold(1.1f64, |m, s| m.max(*s));
         let (_, x_hi) = nice_domain(0.0, top, 5);
-        let height = TOP + ROW * levers.len() as f64 + BOTTOM;
-        let x = LinearScale::new((0.0, x_hi), (LEFT, WIDTH - RIGHT));
+        // Drawn at the box's size: a row per option, as many as have room for their label
+        // (those with the least speed-up give way; the table below lists them all), the
+        // names on the left, each value after its bar, the axis below.
+        let (width, height, font) = (frame.size.width, frame.size.height, frame.size.font);
+        let (top_pad, bottom) = (2.0, 2.0 * font + 12.0);
+        let room = (height - top_pad - bottom).max(0.0);
+        let shown = shown_rows(levers, (room / (font + 4.0)).floor() as usize);
+        let row = (room / shown.len().max(1) as f64).min(2.2 * font);
+        let names: Vec<String> = levers
+            .iter()
+            .map(|o| lever_label(o.lever, o.factor, lang))
+            .collect();
+        let values: Vec<String> = levers
+            .iter()
+            .map(|o| {
+                o.speedup
+                    .map(format::times)
+                    .unwrap_or_else(|| time_text(o.time_to_result_s, lang))
+            })
+            .collect();
+        let widest = |texts: &[String]| {
+            texts
+                .iter()
+                .map(|t| text_width(t, font))
+                .fold(0.0, f64::max)
+        };
+        let left = widest(&names) + 10.0;
+        let right = width - widest(&values) - 8.0;
+        let x = LinearScale::new((0.0, x_hi), (left, right.max(left + 1.0)));
+        let ticks = fitting_ticks(0.0, x_hi, right - left, 6, font * 0.8, |t| {
+            text_width(&format::times(t), font)
+        });
+        let plot_bottom = top_pad + row * shown.len() as f64;
         let bars = bars_from(0.0, &speedups, &x);
         // What a bar reads out on hover or focus: the option, its speed-up and its time to result.
         let texts: Vec<String> = levers
             .iter()
-            .map(|o| {
+            .zip(&names)
+            .map(|(o, name)| {
                 let speedup = o.speedup.map(format::times).unwrap_or_else(|| "—".into());
                 format!(
-                    "{}: {speedup}, {} {}",
-                    lever_label(o.lever, o.factor, lang),
+                    "{name}: {speedup}, {} {}",
                     X::TimeToResult.get(lang),
                     time_text(o.time_to_result_s, lang)
                 )
@@ -107,37 +147,38 @@ impl LeversView {
                     <strong data-testid="best-lever">{ best_lever_text(report, lang) }</strong>
                     { " " }{ limit_sentence(lang, limit_name(base.limit, lang)) }
                 </p>
-                <svg class="chart" viewBox={format!("0 0 {WIDTH} {height}")} role="group" data-testid="levers-chart"
-                    aria-label={X::LeversTitle.get(lang)}>
-                    { for linear_ticks(0.0, x_hi, 5).into_iter().map(|t| html! {
+                { chart_box(frame, X::LeversTitle.get(lang).to_string(), Some("levers-chart"), html! {
+                    <>
+                    { for ticks.into_iter().map(|t| html! {
                         <g>
                             <line class="grid" x1={px(x.map(t))} x2={px(x.map(t))}
-                                y1={px(TOP)} y2={px(height - BOTTOM)} />
-                            <text class="tick" x={px(x.map(t))} y={px(height - BOTTOM + 14.0)}
+                                y1={px(top_pad)} y2={px(plot_bottom)} />
+                            <text class="tick" x={px(x.map(t))} y={px(plot_bottom + font + 3.0)}
                                 text-anchor="middle">{ format::times(t) }</text>
                         </g>
                     }) }
-                    { for levers.iter().zip(&bars).enumerate().map(|(i, (o, bar))| {
-                        let y = TOP + ROW * i as f64;
-                        let value = o.speedup.map(format::times)
-                            .unwrap_or_else(|| time_text(o.time_to_result_s, lang));
+                    { for shown.iter().enumerate().map(|(k, &i)| {
+                        let (o, bar) = (&levers[i], &bars[i]);
+                        let y = top_pad + row * k as f64;
+                        let text_y = y + row / 2.0 + font * 0.35;
                         html! {
                             <g>
-                                <text class="tick" x={px(LEFT - 6.0)} y={px(y + ROW * 0.65)}
-                                    text-anchor="end">{ lever_label(o.lever, o.factor, lang) }</text>
+                                <text class="tick" x={px(left - 6.0)} y={px(text_y)}
+                                    text-anchor="end">{ &names[i] }</text>
                                 { mark(&focus, i, &texts[i], None, html! {
-                                    <rect x={px(bar.start)} y={px(y + 4.0)} width={px(bar.length())}
-                                    height={px(ROW - 8.0)} fill={if is_best(o) { BEST } else { BAR }} />
+                                    <rect x={px(bar.start)} y={px(y + 2.0)} width={px(bar.length())}
+                                    height={px((row - 4.0).max(1.0))} fill={if is_best(o) { BEST } else { BAR }} />
                                 }) }
-                                <text class="tick" x={px(bar.end + 4.0)} y={px(y + ROW * 0.65)}>{ value }</text>
+                                <text class="tick" x={px(bar.end + 4.0)} y={px(text_y)}>{ &values[i] }</text>
                             </g>
                         }
                     }) }
                     <line class="ideal" x1={px(x.map(1.0))} x2={px(x.map(1.0))}
-                        y1={px(TOP)} y2={px(height - BOTTOM)} />
-                    <text class="chart-label" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(height - 4.0)}
+                        y1={px(top_pad)} y2={px(plot_bottom)} />
+                    <text class="chart-label" x={px((left + right) / 2.0)} y={px(height - 4.0)}
                         text-anchor="middle">{ X::SpeedupAxis.get(lang) }</text>
-                </svg>
+                    </>
+                }) }
                 { readout(&texts, &focus, T::ChartHint.get(lang), "levers-readout") }
             </section>
         }

@@ -10,7 +10,7 @@ use std::cell::Cell as Flag;
 use std::rc::Rc;
 use std::time::Duration;
 
-use hsi_gpu_core::chart::{Grid, Rect};
+use hsi_gpu_core::chart::{label_stride, text_width, Grid, Rect};
 use hsi_gpu_core::levers::Lever;
 use hsi_gpu_core::thesis::{self, ThesisMap};
 use hsi_gpu_core::{format, Scenario};
@@ -18,20 +18,13 @@ use yew::prelude::*;
 
 use super::levers_view::LeversView;
 use super::text::{lever_label, lever_name, limit_name};
-use crate::components::chart_parts::{mark, px, readout, Focus};
+use crate::components::chart_parts::{chart_box, mark, px, readout, Focus, Frame};
 use crate::components::chart_tile::{Chart, ChartTile};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::i18n::thesis_map::{aid_name, claim_detail, claim_finding, claim_short, progress, M};
 use crate::i18n::{Lang, T};
 use crate::{SharedReport, Store};
 
-const WIDTH: f64 = 380.0;
-const LEFT: f64 = 86.0;
-const RIGHT: f64 = 44.0;
-const TOP: f64 = 4.0;
-const ROW: f64 = 15.0;
-/// Room for the patch labels and the axis title.
-const BOTTOM: f64 = 30.0;
 /// Cells with no best lever (none gains 2 %) and cells the model cannot be built for.
 const NO_LEVER: &str = "#d1d5db";
 const NOT_BUILT: &str = "#ffffff";
@@ -127,20 +120,39 @@ fn cell_text(map: &ThesisMap, i: usize, lang: Lang) -> String {
     out
 }
 
-/// The chart, its legend and the claims.
-fn body(map: &ThesisMap, lang: Lang, focus: &Focus) -> Html {
+/// The chart, drawn at its box's size (a row per model, a column per patch, the names on
+/// the left and the sizes on the right), its legend and the claims.
+fn body(map: &ThesisMap, lang: Lang, focus: &Focus, frame: &Frame) -> Html {
     let (rows, cols) = (map.models.len(), map.patches.len());
-    let height = TOP + ROW * rows as f64 + BOTTOM;
+    let (width, height, font) = (frame.size.width, frame.size.height, frame.size.font);
+    let names: Vec<&str> = map.models.iter().map(|m| short_name(&m.model)).collect();
+    let sizes: Vec<String> = map
+        .models
+        .iter()
+        .map(|m| format::params(m.params))
+        .collect();
+    let widest = |texts: &mut dyn Iterator<Item = &str>| {
+        texts.map(|t| text_width(t, font)).fold(0.0, f64::max)
+    };
+    let left = widest(&mut names.iter().copied()) + 6.0;
+    let right = widest(&mut sizes.iter().map(String::as_str)) + 6.0;
+    // Below the grid: the patch labels and the axis title.
+    let bottom = 2.0 * font + 8.0;
+    let row = ((height - 2.0 - bottom) / rows.max(1) as f64).clamp(1.0, 2.2 * font);
     let grid = Grid::new(
         Rect {
-            x: LEFT,
-            y: TOP,
-            width: WIDTH - LEFT - RIGHT,
-            height: ROW * rows as f64,
+            x: left,
+            y: 2.0,
+            width: (width - left - right).max(1.0),
+            height: row * rows as f64,
         },
         rows,
         cols,
     );
+    // Labels where they fit: every row's when a row holds the text, else every n-th.
+    let stride = label_stride(row, font + 1.0);
+    let values_fit = row >= font + 1.0 && grid.cell_width() >= text_width("8.88×", font) + 4.0;
+    let grid_bottom = 2.0 + row * rows as f64;
     let texts: Vec<String> = (0..map.cells.len())
         .map(|i| cell_text(map, i, lang))
         .collect();
@@ -152,50 +164,52 @@ fn body(map: &ThesisMap, lang: Lang, focus: &Focus) -> Html {
                 .any(|c| c.best.map(|b| b.lever) == Some(*l))
         })
         .collect();
+    let chart = html! { <>
+        { for names.iter().zip(&sizes).enumerate().filter(|(r, _)| r % stride == 0).map(|(r, (name, size))| {
+            let y = grid.cell(r, 0).center().1 + font * 0.35;
+            html! { <g>
+                <text class="tick" x={px(left - 4.0)} y={px(y)} text-anchor="end">{ *name }</text>
+                <text class="tick" x={px(width - right + 4.0)} y={px(y)}>{ size.clone() }</text>
+            </g> }
+        }) }
+        { for map.cells.iter().enumerate().map(|(i, c)| {
+            let r = grid.cell(i / cols, i % cols);
+            let (fill, light) = match (&c.error, c.best) {
+                (Some(_), _) => (NOT_BUILT, false),
+                (None, Some(b)) => colour(b.lever),
+                (None, None) => (NO_LEVER, false),
+            };
+            let value = match (&c.error, c.best) {
+                (None, Some(b)) => b.speedup.map(format::times)
+                    .unwrap_or_else(|| M::MakesFit.get(lang).to_string()),
+                (None, None) => "—".into(),
+                (Some(_), _) => String::new(),
+            };
+            let (cx, cy) = r.center();
+            mark(focus, i, &texts[i], Some("map-cell"), html! { <>
+                <rect x={px(r.x + 0.5)} y={px(r.y + 0.5)} width={px(r.width - 1.0)}
+                    height={px(r.height - 1.0)} fill={fill} class="map-cell" />
+                if values_fit {
+                    <text class={classes!("tick", "cell-value", light.then_some("light"))}
+                        x={px(cx)} y={px(cy + font * 0.35)} text-anchor="middle">{ value }</text>
+                }
+            </> })
+        }) }
+        { for map.flips.iter().map(|f| {
+            let (x1, x2, y) = grid.edge_below(f.row, f.col);
+            html! { <line class="flip" data-testid="map-flip" x1={px(x1)} x2={px(x2)} y1={px(y)} y2={px(y)} /> }
+        }) }
+        { for map.patches.iter().enumerate().map(|(col, p)| {
+            let x = grid.cell(0, col).center().0;
+            html! { <text class="tick" x={px(x)} y={px(grid_bottom + font + 2.0)}
+                text-anchor="middle">{ p.to_string() }</text> }
+        }) }
+        <text class="chart-label" x={px(left + grid.area.width / 2.0)} y={px(grid_bottom + 2.0 * font + 5.0)}
+            text-anchor="middle">{ M::PatchAxis.get(lang) }</text>
+    </> };
     html! { <>
         <div class="map-body">
-            <svg class="chart" viewBox={format!("0 0 {WIDTH} {height}")} role="group"
-                data-testid="thesis-map-chart" aria-label={M::Title.get(lang)}>
-                { for map.models.iter().enumerate().map(|(row, m)| {
-                    let y = grid.cell(row, 0).center().1 + 4.0;
-                    html! { <g>
-                        <text class="tick" x={px(LEFT - 4.0)} y={px(y)} text-anchor="end">{ short_name(&m.model) }</text>
-                        <text class="tick" x={px(WIDTH - RIGHT + 4.0)} y={px(y)}>{ format::params(m.params) }</text>
-                    </g> }
-                }) }
-                { for map.cells.iter().enumerate().map(|(i, c)| {
-                    let r = grid.cell(i / cols, i % cols);
-                    let (fill, light) = match (&c.error, c.best) {
-                        (Some(_), _) => (NOT_BUILT, false),
-                        (None, Some(b)) => colour(b.lever),
-                        (None, None) => (NO_LEVER, false),
-                    };
-                    let value = match (&c.error, c.best) {
-                        (None, Some(b)) => b.speedup.map(format::times)
-                            .unwrap_or_else(|| M::MakesFit.get(lang).to_string()),
-                        (None, None) => "—".into(),
-                        (Some(_), _) => String::new(),
-                    };
-                    let (cx, cy) = r.center();
-                    mark(focus, i, &texts[i], Some("map-cell"), html! { <>
-                        <rect x={px(r.x + 0.5)} y={px(r.y + 0.5)} width={px(r.width - 1.0)}
-                            height={px(r.height - 1.0)} fill={fill} class="map-cell" />
-                        <text class={classes!("tick", "cell-value", light.then_some("light"))}
-                            x={px(cx)} y={px(cy + 4.0)} text-anchor="middle">{ value }</text>
-                    </> })
-                }) }
-                { for map.flips.iter().map(|f| {
-                    let (x1, x2, y) = grid.edge_below(f.row, f.col);
-                    html! { <line class="flip" data-testid="map-flip" x1={px(x1)} x2={px(x2)} y1={px(y)} y2={px(y)} /> }
-                }) }
-                { for map.patches.iter().enumerate().map(|(col, p)| {
-                    let x = grid.cell(0, col).center().0;
-                    html! { <text class="tick" x={px(x)} y={px(TOP + ROW * rows as f64 + 12.0)}
-                        text-anchor="middle">{ p.to_string() }</text> }
-                }) }
-                <text class="chart-label" x={px(LEFT + grid.area.width / 2.0)} y={px(height - 3.0)}
-                    text-anchor="middle">{ M::PatchAxis.get(lang) }</text>
-            </svg>
+            { chart_box(frame, M::Title.get(lang).to_string(), Some("thesis-map-chart"), chart) }
             <div class="map-side">
                 <ul class="legend" data-testid="map-legend">
                     { for used.iter().map(|l| html! {
@@ -220,7 +234,7 @@ fn body(map: &ThesisMap, lang: Lang, focus: &Focus) -> Html {
 }
 
 impl MapView {
-    pub fn view(&self, focus: Focus) -> Html {
+    pub fn view(&self, focus: Focus, frame: &Frame) -> Html {
         let lang = self.lang;
         html! {
             <section class={classes!("panel", "view", "levers", "thesis-map", self.stale.then_some("stale"))}
@@ -234,7 +248,7 @@ impl MapView {
                     <p class="notice" data-testid="map-progress">{ progress(done, total, lang) }</p>
                 }
                 if let Some(map) = &self.map {
-                    { body(&map.0, lang, &focus) }
+                    { body(&map.0, lang, &focus, frame) }
                 }
             </section>
         }
