@@ -122,7 +122,14 @@ fn cell_text(map: &ThesisMap, i: usize, lang: Lang) -> String {
 
 /// The chart, drawn at its box's size (a row per model, a column per patch, the names on
 /// the left and the sizes on the right), its legend and the claims.
-fn body(map: &ThesisMap, lang: Lang, focus: &Focus, frame: &Frame) -> Html {
+/// Without a map yet, the box alone: it is in the page from the start, so its size is
+/// measured before the first map is drawn.
+fn body(map: Option<&ThesisMap>, lang: Lang, focus: &Focus, frame: &Frame) -> Html {
+    let Some(map) = map else {
+        return html! {
+            <div class="map-body">{ chart_box(frame, M::Title.get(lang).to_string(), None, html! {}) }</div>
+        };
+    };
     let (rows, cols) = (map.models.len(), map.patches.len());
     let (width, height, font) = (frame.size.width, frame.size.height, frame.size.font);
     let names: Vec<&str> = map.models.iter().map(|m| short_name(&m.model)).collect();
@@ -135,7 +142,8 @@ fn body(map: &ThesisMap, lang: Lang, focus: &Focus, frame: &Frame) -> Html {
         texts.map(|t| text_width(t, font)).fold(0.0, f64::max)
     };
     let left = widest(&mut names.iter().copied()) + 6.0;
-    let right = widest(&mut sizes.iter().map(String::as_str)) + 6.0;
+    // `text_width` is an estimate: a few pixels more than it says.
+    let right = widest(&mut sizes.iter().map(String::as_str)) + 10.0;
     // Below the grid: the patch labels and the axis title.
     let bottom = 2.0 * font + 8.0;
     let row = ((height - 2.0 - bottom) / rows.max(1) as f64).clamp(1.0, 2.2 * font);
@@ -247,9 +255,7 @@ impl MapView {
                 if let Some((done, total)) = self.progress {
                     <p class="notice" data-testid="map-progress">{ progress(done, total, lang) }</p>
                 }
-                if let Some(map) = &self.map {
-                    { body(&map.0, lang, &focus, frame) }
-                }
+                { body(self.map.as_ref().map(|m| &*m.0), lang, &focus, frame) }
             </section>
         }
     }
@@ -331,11 +337,12 @@ pub fn LeversTile(props: &LeversTileProps) -> Html {
             let stale = map.as_ref().is_some_and(|(_, stale)| *stale);
             let map = map.map(|(m, _)| m);
             html! {
-                <ChartTile chart={Chart::Map(MapView { map, lang, stale, progress: done, on_back })} />
+                // Keyed: the map's own ChartTile, so its box is measured afresh.
+                <ChartTile key="map" chart={Chart::Map(MapView { map, lang, stale, progress: done, on_back })} />
             }
         }
         (false, _) => html! {
-            <ChartTile chart={Chart::Levers(LeversView { report: props.report.clone(), lang,
+            <ChartTile key="levers" chart={Chart::Levers(LeversView { report: props.report.clone(), lang,
                 on_map: Some(on_open) })} />
         },
     }
