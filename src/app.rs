@@ -27,7 +27,7 @@ use crate::components::roofline::RooflineView;
 use crate::components::scaling_view::{ScalingTable, ScalingView};
 use crate::components::scenario_panel::ScenarioPanel;
 use crate::components::thesis::article_panel::ArticlePanel;
-use crate::components::thesis::levers_view::LeversView;
+use crate::components::thesis::map_view::LeversTile;
 use crate::components::thesis::WhatIfDetails;
 use crate::components::verdict::Verdict;
 use crate::ghost::Ghost;
@@ -85,6 +85,17 @@ pub fn App(props: &AppProps) -> Html {
         platform::set_html_lang(state.lang.html_lang());
     });
     let embed = store.embed;
+    // The details below the dashboard (their tables, the assumptions, the article and the
+    // comparison with its lever rows) are drawn once the first screen, then the lever chart
+    // have been painted; rendered on the server (the native tests) there is no paint to
+    // wait for.
+    let below = use_state_eq(|| !cfg!(target_arch = "wasm32"));
+    let show_below = *below;
+    use_effect_with(what_ifs.is_some(), move |levers_drawn| {
+        if *levers_drawn {
+            platform::after_paint(move || below.set(true));
+        }
+    });
     use_effect_with((), move |()| {
         let listeners = (
             platform::flush_on_pagehide(),
@@ -156,7 +167,7 @@ pub fn App(props: &AppProps) -> Html {
                         // What would help most: computed once the scenario rests, dimmed until then.
                         if let Some((full, stale)) = what_ifs.clone() {
                             <div class={classes!("levers-tile", "what-ifs", stale.then_some("stale"))}>
-                                <ChartTile chart={Chart::Levers(LeversView { report: full, lang })} />
+                                <LeversTile report={full} lang={lang} />
                             </div>
                         }
                     }
@@ -214,15 +225,17 @@ pub fn App(props: &AppProps) -> Html {
                 if !embed {
                     <section class="details" aria-label={T::Details.get(lang)}>
                         <h2 class="details-heading">{ T::Details.get(lang) }</h2>
-                        <div class="details-grid">
-                            { details }
-                            { assumptions }
-                            // Outside the estimate's match: an invalid scenario keeps the loaded files.
-                            { measured }
-                            <ArticlePanel lang={lang} />
-                        </div>
-                        // Comparison view (issue 5).
-                        <CompareView lang={lang} scenario={current_scenario} />
+                        if show_below {
+                            <div class="details-grid">
+                                { details }
+                                { assumptions }
+                                // Outside the estimate's match: an invalid scenario keeps the loaded files.
+                                { measured }
+                                <ArticlePanel lang={lang} />
+                            </div>
+                            // Comparison view (issue 5).
+                            <CompareView lang={lang} scenario={current_scenario} />
+                        }
                     </section>
                 }
             </div>
@@ -233,7 +246,7 @@ pub fn App(props: &AppProps) -> Html {
 /// How long the scenario must rest before the what-ifs (levers, inference: a dozen more
 /// estimates and searches, several milliseconds) are recomputed, so that dragging a
 /// slider stays within a frame.
-const WHAT_IFS_DELAY: Duration = Duration::from_millis(150);
+pub(crate) const WHAT_IFS_DELAY: Duration = Duration::from_millis(150);
 
 /// The scenario's full report with the what-ifs, computed once the scenario has rested
 /// for `WHAT_IFS_DELAY`; `true` while it belongs to an earlier scenario (shown dimmed).
@@ -241,19 +254,28 @@ const WHAT_IFS_DELAY: Duration = Duration::from_millis(150);
 fn use_what_ifs(scenario: &Scenario) -> Option<(SharedReport, bool)> {
     let latest = use_state_eq(|| None::<(Scenario, SharedReport)>);
     {
+        // At load there is no drag to wait for: right after the first paint.
+        let first = latest.is_none();
         let latest = latest.clone();
         use_effect_with(scenario.clone(), move |s| {
             let cancelled = Rc::new(Cell::new(false));
             let s = s.clone();
             let flag = cancelled.clone();
-            yew::platform::spawn_local(async move {
-                yew::platform::time::sleep(WHAT_IFS_DELAY).await;
+            let run = move || {
                 if !flag.get() {
                     if let Ok(report) = estimate_all(&s) {
                         latest.set(Some((s, SharedReport::new(report))));
                     }
                 }
-            });
+            };
+            if first {
+                platform::after_paint(run);
+            } else {
+                yew::platform::spawn_local(async move {
+                    yew::platform::time::sleep(WHAT_IFS_DELAY).await;
+                    run();
+                });
+            }
             move || cancelled.set(true)
         });
     }

@@ -347,6 +347,9 @@ json_struct! {
         /// Price of one card, USD; None = the card's dated street price, else its launch
         /// price (`market`; unknown for some cards).
         pub card_price_usd: Option<f64> [0.0, 1e6] = None,
+        /// NVLink bridge(s) joining one pair of cards, USD, counted per bridged pair with
+        /// `interconnect: "nvlink_bridge"`; None = the card's dated bridge price (`market`).
+        pub bridge_usd_per_pair: Option<f64> [0.0, 1e5] = None,
         /// Workstation without GPUs: board, CPU, 64 GB RAM, SSD, case. Rough 2025 retail
         /// estimate, USD.
         pub platform_base_usd: f64 [0.0, MONEY] = 2000.0,

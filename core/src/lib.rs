@@ -33,6 +33,7 @@ pub mod scaling;
 pub mod scenario;
 pub mod shard;
 pub mod steptime;
+pub mod thesis;
 pub mod warning;
 pub mod whatifs;
 pub mod zoo;

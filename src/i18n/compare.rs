@@ -162,6 +162,7 @@ fn vit_size_name(size: VitSize) -> &'static str {
         VitSize::Base => "B",
         VitSize::Large => "L",
         VitSize::Huge => "H",
+        VitSize::Giant => "g",
     }
 }
 

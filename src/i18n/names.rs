@@ -50,6 +50,7 @@ pub fn vit_size_name(size: hsi_gpu_core::scenario::VitSize) -> &'static str {
         Base => "ViT-B",
         Large => "ViT-L",
         Huge => "ViT-H",
+        Giant => "ViT-g",
     }
 }
 
@@ -287,6 +288,11 @@ const FIELD_LABELS: &[(&str, &str, &str)] = &[
         "cost.card_price_usd",
         "Card price (USD; empty = dated street or launch price)",
         "显卡单价（美元；留空用目录中的市场价或首发价）",
+    ),
+    (
+        "cost.bridge_usd_per_pair",
+        "NVLink bridge(s) per bridged pair (USD; empty = dated catalog price)",
+        "每对显卡的 NVLink 桥（美元；留空用目录中的标价）",
     ),
     (
         "cost.platform_base_usd",

@@ -136,6 +136,14 @@ texts! {
     PerGpuHour => "Per GPU-hour", "每 GPU 小时";
     SweepWall => "Sweep wall time", "超参搜索总耗时";
     CostCards => "Cards", "显卡";
+    CostBridges => "NVLink bridges", "NVLink 桥";
+    CardPrice => "Card price", "显卡单价";
+    PriceListed => "dated listing", "有日期的标价";
+    PriceGuess => "a guess, not a listing", "估计值，不是标价";
+    PriceLaunch => "launch price", "首发价";
+    PriceYours => "yours (cost.card_price_usd)", "您输入的（cost.card_price_usd）";
+    BridgeUnknown => "No price is known for this card's NVLink bridge, so capex and TCO leave the bridges out. Enter one under Assumptions (cost.bridge_usd_per_pair).",
+        "这张卡的 NVLink 桥没有已知价格，资本支出和总拥有成本未计入桥。请在“假设”中输入（cost.bridge_usd_per_pair）。";
     CostPlatform => "Platform (board, CPU, RAM, chassis)", "平台（主板、CPU、内存、机箱）";
     CostPsu => "Power supply", "电源";
     CostCooling => "Cooling", "散热";

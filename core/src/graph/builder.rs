@@ -24,6 +24,7 @@ impl ModelBuilder {
         self.spec.layers.push(Layer {
             name: None,
             from: Vec::new(),
+            shares: None,
             op,
         });
         self
@@ -39,6 +40,7 @@ impl ModelBuilder {
         self.spec.layers.push(Layer {
             name: Some(name.into()),
             from: from.iter().map(|s| s.to_string()).collect(),
+            shares: None,
             op,
         });
         self

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::assumptions::PerfAssumptions;
 
 use crate::analysis::LayerReport;
-use crate::choices::{Optimizer, ParallelMode, Precision};
+use crate::choices::{Interconnect, Optimizer, ParallelMode, Precision};
 use crate::cost::{CostReport, Usage};
 use crate::dataset::dataset_by_id;
 use crate::device::Maths;
@@ -413,6 +413,11 @@ pub fn usage(scenario: &Scenario, time: &StepTime, epoch: &EpochTime) -> Usage {
         samples_per_s: time.samples_per_s,
         run_s: epoch.run_s,
         cards_per_run: run_cards(scenario),
+        bridged_pairs: if scenario.interconnect == Interconnect::NvlinkBridge {
+            cards / 2
+        } else {
+            0
+        },
         concurrent_runs: if ddp { 1 } else { cards },
         sweep_runs: scenario.workload.sweep_runs,
     }
