@@ -94,6 +94,8 @@ cargo fetch --locked
 if $with_browser; then
   say "chromium (Debian package; Playwright never downloads a browser here)"
   command -v chromium >/dev/null || apt_install chromium
+  # A CJK font, so the Chinese page lays out (and its screenshots read) as users see it.
+  fc-list :lang=zh 2>/dev/null | grep -q . || apt_install fonts-wqy-microhei
   say "e2e node packages (tests/e2e)"
   # playwright-core has no browser download step; the variable guards against a future one.
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix tests/e2e --no-audit --no-fund
