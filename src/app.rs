@@ -86,6 +86,17 @@ pub fn App(props: &AppProps) -> Html {
         platform::set_html_lang(state.lang.html_lang());
     });
     let embed = store.embed;
+    // The details below the dashboard (their tables, the assumptions, the article and the
+    // comparison with its lever rows) are drawn once the first screen, then the lever chart
+    // have been painted; rendered on the server (the native tests) there is no paint to
+    // wait for.
+    let below = use_state_eq(|| !cfg!(target_arch = "wasm32"));
+    let show_below = *below;
+    use_effect_with(what_ifs.is_some(), move |levers_drawn| {
+        if *levers_drawn {
+            platform::after_paint(move || below.set(true));
+        }
+    });
     use_effect_with((), move |()| {
         let listeners = (
             platform::flush_on_pagehide(),
@@ -215,15 +226,17 @@ pub fn App(props: &AppProps) -> Html {
                 if !embed {
                     <section class="details" aria-label={T::Details.get(lang)}>
                         <h2 class="details-heading">{ T::Details.get(lang) }</h2>
-                        <div class="details-grid">
-                            { details }
-                            { assumptions }
-                            // Outside the estimate's match: an invalid scenario keeps the loaded files.
-                            { measured }
-                            <ArticlePanel lang={lang} />
-                        </div>
-                        // Comparison view (issue 5).
-                        <CompareView lang={lang} scenario={current_scenario} />
+                        if show_below {
+                            <div class="details-grid">
+                                { details }
+                                { assumptions }
+                                // Outside the estimate's match: an invalid scenario keeps the loaded files.
+                                { measured }
+                                <ArticlePanel lang={lang} />
+                            </div>
+                            // Comparison view (issue 5).
+                            <CompareView lang={lang} scenario={current_scenario} />
+                        }
                     </section>
                 }
             </div>
@@ -242,19 +255,28 @@ pub(crate) const WHAT_IFS_DELAY: Duration = Duration::from_millis(150);
 fn use_what_ifs(scenario: &Scenario) -> Option<(SharedReport, bool)> {
     let latest = use_state_eq(|| None::<(Scenario, SharedReport)>);
     {
+        // At load there is no drag to wait for: right after the first paint.
+        let first = latest.is_none();
         let latest = latest.clone();
         use_effect_with(scenario.clone(), move |s| {
             let cancelled = Rc::new(Cell::new(false));
             let s = s.clone();
             let flag = cancelled.clone();
-            yew::platform::spawn_local(async move {
-                yew::platform::time::sleep(WHAT_IFS_DELAY).await;
+            let run = move || {
                 if !flag.get() {
                     if let Ok(report) = estimate_all(&s) {
                         latest.set(Some((s, SharedReport::new(report))));
                     }
                 }
-            });
+            };
+            if first {
+                platform::after_paint(run);
+            } else {
+                yew::platform::spawn_local(async move {
+                    yew::platform::time::sleep(WHAT_IFS_DELAY).await;
+                    run();
+                });
+            }
             move || cancelled.set(true)
         });
     }

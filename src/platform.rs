@@ -155,6 +155,17 @@ pub fn set_html_lang(lang: &str) {
     }
 }
 
+/// Runs `f` once the browser has painted the current frame: a task posted from the next
+/// animation frame runs after that frame's rendering. The work below the fold starts so,
+/// after the first screen is on it.
+pub fn after_paint(f: impl FnOnce() + 'static) {
+    use wasm_bindgen::JsCast;
+    let callback = wasm_bindgen::closure::Closure::once_into_js(move || {
+        Timeout::new(0, f).forget();
+    });
+    let _ = window().request_animation_frame(callback.unchecked_ref());
+}
+
 /// The browser tests wait for `<body data-ready="1">`.
 pub fn mark_ready() {
     let _ = body().dataset().set("ready", "1");

@@ -5,10 +5,11 @@
 //   node tools/static-server.mjs DIR [PORT] [MOUNT]
 
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 
 const CONTENT_TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -34,10 +35,12 @@ function resolveFile(root, mount, urlPath) {
 }
 
 /**
- * Starts serving `root` at http://host:port/mount. Port 0 picks a free port.
+ * Starts serving `root` at http://host:port/mount. Port 0 picks a free port. With `gzip`,
+ * answers a client that accepts it with gzip-compressed bodies, as web servers do (the
+ * load benchmark's slow link would otherwise carry the wasm uncompressed).
  * Resolves to { origin, url, close } where `url` is the page's address.
  */
-export async function startStaticServer({ root, mount = "/", host = "127.0.0.1", port = 0 }) {
+export async function startStaticServer({ root, mount = "/", host = "127.0.0.1", port = 0, gzip = false }) {
   if (!mount.startsWith("/") || !mount.endsWith("/")) {
     throw new Error(`mount must start and end with "/", got ${JSON.stringify(mount)}`);
   }
@@ -57,10 +60,17 @@ export async function startStaticServer({ root, mount = "/", host = "127.0.0.1",
       response.writeHead(404, { "Content-Type": "text/plain" }).end(`not found: ${urlPath}\n`);
       return;
     }
-    response.writeHead(200, {
+    const headers = {
       "Content-Type": CONTENT_TYPES[path.extname(file)] ?? "application/octet-stream",
       "Cache-Control": "no-store",
-    });
+    };
+    if (gzip && /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")) {
+      const body = gzipSync(await readFile(file), { level: 9 });
+      response.writeHead(200, { ...headers, "Content-Encoding": "gzip", "Content-Length": body.length });
+      response.end(body);
+      return;
+    }
+    response.writeHead(200, headers);
     createReadStream(file).pipe(response);
   });
   await new Promise((resolve, reject) => {

@@ -99,6 +99,23 @@ fn main() {
     };
     median_time("estimate: ViT-Base foundation model", &vit);
     median_time_of("estimate_all: ViT-Base", &vit, estimate_all);
+    median_time(
+        "estimate: ViT-Base, tensor parallel 2",
+        &Scenario {
+            cards: 2,
+            tensor_parallel: 2,
+            ..vit.clone()
+        },
+    );
+    median_time(
+        "estimate: ViT-Base, 4 stages x 8 micro-batches",
+        &Scenario {
+            cards: 4,
+            pipeline_parallel: 4,
+            micro_batches: 8,
+            ..vit
+        },
+    );
     thesis_times("thesis map: default (1 x RTX A5500)", &Scenario::default());
     thesis_times(
         "thesis map: 4 x RTX A5500",

@@ -43,7 +43,18 @@
 //! Timed single convolutions (`tools/measure_conv.py`) cannot show any of this: the
 //! script timed every shape with `benchmark = True` first, and the plan cache then
 //! served the same plans to the `False` pass (`measured_h200/conv.jsonl`: off/on 0.98-1.02
-//! on every compute-bound shape).
+//! on every compute-bound shape). Which kernels ran was not recorded; `device` times each
+//! pass from this module's `PassAlgo` (its unit, work, slowdown and GEMM shape).
+//!
+//! For the memory model: `workspaces(layers, maths, &perf.cudnn)`, with
+//! `maths = Maths::of(precision, card).benchmarked(cudnn_benchmark)`, lists every
+//! convolution pass of a model with its algorithm; `PassAlgo::workspace_bytes(batch)` is
+//! what the pass allocates from the caching allocator (freed when the call returns) and
+//! `workspace_within(batch, available, cudnn_benchmark)` what it allocates when only
+//! `available` bytes can be had. The workspace shares (`perf.cudnn.workspace_*`) are
+//! first values read off HybridSN's peaks, assuming the workspace peaks with the tensors;
+//! the batch split follows `Conv_v7.cpp` (the H200 sweep's peaks per sample fall past
+//! the batches where it cuts HybridSN's layers).
 
 use serde::{Deserialize, Serialize};
 

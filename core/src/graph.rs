@@ -7,8 +7,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::json::{self, json_enum, FromJson};
+use crate::json::{self, FromJson};
 use crate::problems::FieldError;
+
+mod builder;
+pub use builder::{ops, ModelBuilder};
+mod kinds;
+pub use kinds::{Activation, Keeps, PadMode, Reduction, RnnCell, UpsampleMode};
 
 /// A layer list. Written by serde; read by `FromJson` below.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -32,13 +37,17 @@ pub struct Layer {
     /// Layers feeding this one ("input" is the model input). Empty = the previous layer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub from: Vec<String>,
+    /// An earlier layer whose parameters this one reuses (a module called more than
+    /// once): they are counted, trained and cast once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shares: Option<String>,
     #[serde(flatten)]
     pub op: Op,
 }
 
 impl Layer {
     /// A layer's own fields, besides its op's.
-    pub const FIELDS: [&'static str; 3] = ["name", "from", "op"];
+    pub const FIELDS: [&'static str; 4] = ["name", "from", "shares", "op"];
 }
 
 impl FromJson for ModelSpec {
@@ -76,6 +85,7 @@ impl FromJson for Layer {
         Ok(Layer {
             name: json::field(map, "name")?,
             from: json::field(map, "from")?.unwrap_or_default(),
+            shares: json::field(map, "shares")?,
             op: Op::read(tag, map)?,
         })
     }
@@ -100,110 +110,6 @@ fn unknown_op(tag: Option<&Value>) -> FieldError {
         field: "op".into(),
         value: tag.map_or("missing".into(), Value::to_string),
         allowed: format!("one of {}", names.join(", ")),
-    }
-}
-
-json_enum! {
-    pub enum Activation {
-        Relu = "relu",
-        LeakyRelu = "leaky_relu",
-        Gelu = "gelu",
-        Mish = "mish",
-        Silu = "silu",
-        Tanh = "tanh",
-        Sigmoid = "sigmoid",
-        /// Softmax over the last dimension.
-        Softmax = "softmax",
-        /// x * relu6(x + 3) / 6 (MobileNetV3).
-        Hardswish = "hardswish",
-        /// relu6(x + 3) / 6 (MobileNetV3's squeeze-excitation gate).
-        Hardsigmoid = "hardsigmoid",
-        /// min(max(x, 0), 6); keeps its input (in place too: autograd keeps a copy).
-        Relu6 = "relu6",
-        /// log(softmax(x)), over one dimension: kept and computed as softmax.
-        LogSoftmax = "log_softmax",
-    }
-}
-
-json_enum! {
-    /// How `Op::Upsample` fills the new positions (neither keeps anything for backward).
-    pub enum UpsampleMode {
-        Nearest = "nearest",
-        /// Linear, bilinear or trilinear interpolation (by `dims`), align_corners=False.
-        Linear = "linear",
-        /// Bicubic interpolation (4 x 4 neighbours).
-        Cubic = "cubic",
-    }
-}
-
-json_enum! {
-    /// How `Op::Pad` fills the border (F.pad's `mode`).
-    pub enum PadMode {
-        /// A constant value; keeps nothing for backward.
-        Constant = "constant",
-        /// The mirror image without the edge; keeps its input (for the sizes).
-        Reflect = "reflect",
-        /// The edge repeated; keeps its input.
-        Replicate = "replicate",
-        /// The opposite side (a wrap-around, made of slices); keeps nothing.
-        Circular = "circular",
-    }
-}
-
-json_enum! {
-    /// What an element-wise function (`Op::Pointwise`) keeps for backward.
-    pub enum Keeps {
-        /// x * c, x + c, -x, x / c, where: the gradient needs no tensor.
-        Nothing = "nothing",
-        /// x ** c, abs, clamp, ELU, softplus, sin: the gradient reads the input.
-        Input = "input",
-        /// exp, sqrt, rsqrt, c / x: the gradient reads the output.
-        Output = "output",
-    }
-}
-
-json_enum! {
-    /// A reduction (`Op::Reduce`) and what it keeps: sum and mean nothing; var its input;
-    /// max and min (over a dimension, with indices) the int64 indices; amax, amin,
-    /// prod, std, norm and logsumexp their input and output.
-    pub enum Reduction {
-        Sum = "sum",
-        Mean = "mean",
-        Max = "max",
-        Min = "min",
-        Amax = "amax",
-        Amin = "amin",
-        Prod = "prod",
-        Var = "var",
-        Std = "std",
-        Norm = "norm",
-        Logsumexp = "logsumexp",
-    }
-}
-
-json_enum! {
-    /// The cell `Op::Rnn` repeats over the steps.
-    pub enum RnnCell {
-        /// nn.LSTM: 4 gates (input, forget, cell, output) and a cell state.
-        Lstm = "lstm",
-        /// nn.GRU: 3 gates (reset, update, new).
-        Gru = "gru",
-    }
-}
-
-impl RnnCell {
-    /// Gate blocks of the weight matrices (4 x hidden rows for an LSTM).
-    pub fn gates(self) -> u64 {
-        match self {
-            RnnCell::Lstm => 4,
-            RnnCell::Gru => 3,
-        }
-    }
-}
-
-impl UpsampleMode {
-    fn is_nearest(&self) -> bool {
-        *self == UpsampleMode::Nearest
     }
 }
 
@@ -514,88 +420,5 @@ impl Op {
             Op::Windows { .. } => "windows",
             Op::Constant { .. } => "constant",
         }
-    }
-}
-
-/// Builder used by the model zoo: `b.push(op)` appends after the previous layer,
-/// `b.push_from(name, &["a", "b"], op)` names a layer and its inputs.
-pub struct ModelBuilder {
-    spec: ModelSpec,
-}
-
-impl ModelBuilder {
-    pub fn new(name: &str, input: Vec<u64>) -> Self {
-        ModelBuilder {
-            spec: ModelSpec {
-                name: name.into(),
-                input,
-                layers: Vec::new(),
-            },
-        }
-    }
-
-    /// Appends an unnamed layer fed by the previous one.
-    pub fn push(&mut self, op: Op) -> &mut Self {
-        self.spec.layers.push(Layer {
-            name: None,
-            from: Vec::new(),
-            op,
-        });
-        self
-    }
-
-    /// Appends a named layer fed by the previous one.
-    pub fn named(&mut self, name: &str, op: Op) -> &mut Self {
-        self.push_from(name, &[], op)
-    }
-
-    /// Appends a named layer fed by the named layers (`"input"` = model input).
-    pub fn push_from(&mut self, name: &str, from: &[&str], op: Op) -> &mut Self {
-        self.spec.layers.push(Layer {
-            name: Some(name.into()),
-            from: from.iter().map(|s| s.to_string()).collect(),
-            op,
-        });
-        self
-    }
-
-    pub fn build(self) -> ModelSpec {
-        self.spec
-    }
-}
-
-/// Shorthand constructors for the zoo.
-pub mod ops {
-    use super::{Activation, Op};
-
-    pub fn conv(dims: u8, out: u64, kernel: &[u64], padding: &[u64]) -> Op {
-        Op::Conv {
-            dims,
-            out_channels: out,
-            kernel: kernel.to_vec(),
-            stride: vec![],
-            padding: padding.to_vec(),
-            dilation: vec![],
-            groups: 1,
-            bias: true,
-        }
-    }
-    pub fn linear(out: u64) -> Op {
-        Op::Linear {
-            out_features: out,
-            bias: true,
-        }
-    }
-    pub fn act(kind: Activation) -> Op {
-        Op::Act {
-            kind,
-            inplace: false,
-        }
-    }
-    pub fn relu() -> Op {
-        act(Activation::Relu)
-    }
-    pub fn dropout(p: f64) -> Op {
-        Op::Dropout { p }
     }
 }

@@ -7,6 +7,7 @@ fn layer(op: Op) -> Layer {
     Layer {
         name: Some("x".into()),
         from: vec!["input".into()],
+        shares: None,
         op,
     }
 }

@@ -7,11 +7,14 @@ use yew::prelude::*;
 use crate::platform::observe::{observe_size, BoxSize};
 
 /// The box a chart is drawn in: its size in CSS pixels, which the SVG's units equal, the
-/// font size of its text, and the element it is measured on.
+/// font size of its text, and the element it is measured on. In the page a chart is drawn
+/// only once its box is measured (before the first paint), so it is not drawn twice at load;
+/// rendered on the server (the native tests) it is drawn at `UNMEASURED`.
 #[derive(Clone, PartialEq)]
 pub struct Frame {
     pub node: NodeRef,
     pub size: BoxSize,
+    pub measured: bool,
 }
 
 /// Until the box is measured (and in server-side rendering): a laptop tile's chart.
@@ -26,7 +29,7 @@ const UNMEASURED: BoxSize = BoxSize {
 #[hook]
 pub fn use_frame() -> Frame {
     let node = use_node_ref();
-    let size = use_state_eq(|| UNMEASURED);
+    let size = use_state_eq(|| (!cfg!(target_arch = "wasm32")).then_some(UNMEASURED));
     {
         let size = size.clone();
         use_effect_with(node.clone(), move |node| {
@@ -34,14 +37,18 @@ pub fn use_frame() -> Frame {
                 observe_size(&element, move |measured| {
                     // A box that is not laid out (display: none) keeps its last size.
                     if measured.width > 0.0 && measured.height > 0.0 {
-                        size.set(measured)
+                        size.set(Some(measured))
                     }
                 })
             });
             move || drop(observer)
         });
     }
-    Frame { node, size: *size }
+    Frame {
+        node,
+        size: size.unwrap_or(UNMEASURED),
+        measured: size.is_some(),
+    }
 }
 
 /// The chart's box and its SVG, drawn at the box's size: `body` in SVG units (CSS px).
@@ -52,7 +59,7 @@ pub fn chart_box(frame: &Frame, label: String, testid: Option<&'static str>, bod
             <svg class="chart" viewBox={format!("0 0 {width:.0} {height:.0}")}
                 width={px(width)} height={px(height)} role="group" aria-label={label}
                 data-testid={testid.map(AttrValue::from)}>
-                { body }
+                if frame.measured { { body } }
             </svg>
         </div>
     }

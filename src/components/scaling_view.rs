@@ -249,7 +249,7 @@ impl ScalingTable {
                         </tbody>
                     </table>
                 </div>
-                if let Some(line) = layout_line(lang, &self.report) {
+                if let Some(line) = i18n::layout_line(lang, &self.report) {
                     <p data-testid="layout-line">{ line }</p>
                 }
                 if !scaling.nodes.is_empty() {
@@ -262,36 +262,4 @@ impl ScalingTable {
             </section>
         }
     }
-}
-
-/// "Layout: TP 2 x PP 2 x DP 1 · ... all-reduces: 12 ms · pipeline bubble: 27 %" with
-/// tensor or pipeline parallelism; None without.
-fn layout_line(lang: Lang, report: &hsi_gpu_core::Report) -> Option<String> {
-    let p = &report.parallel;
-    if p.tensor_parallel * p.pipeline_parallel <= 1 {
-        return None;
-    }
-    let mut parts = vec![format!(
-        "{}: TP {} × PP {} × DP {}",
-        T::Layout.get(lang),
-        p.tensor_parallel,
-        p.pipeline_parallel,
-        p.data_parallel
-    )];
-    if p.tensor_parallel > 1 {
-        let t = report.perf.time.tensor_allreduce_s;
-        parts.push(format!(
-            "{}: {}",
-            T::TensorAllreduces.get(lang),
-            format::duration(t)
-        ));
-    }
-    if p.pipeline_parallel > 1 {
-        parts.push(format!(
-            "{}: {}",
-            T::PipelineBubble.get(lang),
-            format::percent(p.bubble_fraction)
-        ));
-    }
-    Some(parts.join(" · "))
 }

@@ -16,6 +16,9 @@ texts! {
     BestLever => "Best improvement", "最佳改进";
     HostCpu => "Host CPU", "主机 CPU";
     InputPipeline => "Input pipeline", "输入管线";
+    Stage => "Stage", "阶段";
+    StageLayers => "Layers", "层";
+    Idle => "Idle", "空闲";
 }
 
 /// "label: value" with the language's colon.

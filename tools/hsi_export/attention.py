@@ -5,12 +5,10 @@ Recognised by their parts: vit-pytorch style (`to_qkv`, `to_out`, `heads`), timm
 MaxViT (`to_qkv`, `merge`, `n_heads`), and
 nn.MultiheadAttention used as self-attention (one input for query, key and value)."""
 
-import math
-
 import torch
 from torch import nn
 
-from .common import ExportError, dropout_op, module_kind
+from .common import ExportError, dropout_op, module_kind, tensors_in
 
 # Learned tensors of an attention block besides its projections, which change neither its
 # FLOPs nor its kept bytes: a relative position bias table added to the scores (Swin,
@@ -94,22 +92,38 @@ def window_attention_layers(ex, m, name, x, output, params):
         current = nxt
 
 
-def attends_across_sets(ex, m, x):
-    """True where a block given [.., S, T, D] (no windows folded into the batch) attends over
-    all S x T tokens (VOLO reshapes [H, W, C] to [H x W, C]) rather than within each of
-    the S sets (torchvision's MaxViT): told apart by the FLOPs the block counts."""
-    from torch.utils.flop_counter import FlopCounterMode
+def attention_layout(ex, m, args, kwargs):
+    """How block `m` attends on its input, told by the FLOPs it counts when run once on
+    it: "sets" (over the last two dimensions' tokens [.., T, D], each leading index a set
+    of its own, as torchvision's MaxViT), "tokens" (over all tokens of [H, W, C]: VOLO
+    reshapes them to [H x W, C]), or None where neither matches: the block is no softmax
+    attention over T x T scores (CoaT's factorized attention, linear attention) and is
+    traced through op by op. Window attention (Swin) has its own layers."""
+    if partitions_windows(m):
+        return "sets"
+    from torch.utils import flop_counter
 
-    qkv_features, _, _, heads = attention_parts(m)
-    shape = ex.sample_shape(x)
-    if len(shape) < 3 or ex.folded(x) or partitions_windows(m):
-        return False
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        m(x)
-    sets, tokens, dim = x.shape[0] * math.prod(shape[:-2]), shape[-2], shape[-1]
-    projections = 2 * sets * tokens * dim * (qkv_features + qkv_features // 3)
-    within = projections + 4 * sets * tokens * tokens * qkv_features // 3
-    return abs(counter.get_total_flops() - within) > 0.01 * within
+    x = next(iter(tensors_in(args)), None)
+    if x is None or x.dim() < 3:
+        return None
+    qkv_features, _, _, _ = attention_parts(m)
+    try:
+        # (The CPU's flash kernel has no formula in the counter: the CUDA kernels' one.)
+        cpu_flash = {torch.ops.aten._scaled_dot_product_flash_attention_for_cpu:
+                     lambda q, k, v, *_, out_shape=None, **__: flop_counter.sdpa_flop_count(q, k, v)}
+        with torch.enable_grad(), flop_counter.FlopCounterMode(display=False, custom_mapping=cpu_flash) as counter:
+            m(*args, **kwargs)  # grad on: no inference fast path (nn.MultiheadAttention's)
+    except Exception:  # the block refuses to run twice: trace it
+        return None
+    inner, dim = qkv_features // 3, x.shape[-1]
+    rows = x.numel() // dim
+    projections = 2 * rows * dim * (qkv_features + inner)
+    layouts = {"sets": x.shape[-2], "tokens": rows // x.shape[0]}
+    for layout, tokens in layouts.items():
+        expected = projections + 4 * rows * tokens * inner
+        if abs(counter.get_total_flops() - expected) <= 0.01 * expected:
+            return layout
+    return None
 
 
 def attention_op(ex, m, name, x, output):

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from .attention import attends_across_sets, attention_op, attention_parts, partitions_windows, window_attention_layers
+from .attention import attention_layout, attention_op, attention_parts, partitions_windows, window_attention_layers
 from .common import TRACE_BATCH, ExportError, module_kind, tensors_in
 from .functions import ALIASES, BATCH_MOVED_FUNCTIONS, COUNTED_FUNCTIONS, FUNCTION_HANDLERS, NEAREST_FUNCTIONS
 from .modules import MODULE_HANDLERS, NEAREST_MODULES
@@ -34,6 +34,7 @@ class Exporter:
         self.param_names = {id(p): n for n, p in model.named_parameters()}
         self.param_sizes = {n: p.numel() for n, p in model.named_parameters()}
         self.used_params = set()
+        self.param_layer = {}  # parameter name -> the first layer that counts it
         self.unsupported = []
         self.keep = []  # every tensor seen stays alive so no id() is reused
         self.module_names = {m: n for n, m in model.named_modules()}
@@ -41,10 +42,10 @@ class Exporter:
         self.leaf_depth = 0
         self.leaf_calls = []  # submodules called inside the current leaf, in order
         self.busy = False  # True while the exporter itself runs torch code
-        self.recorded = set()  # leaf modules already written as a layer
         self.warnings = []
         self.fused_attention = False  # an attention block runs F.scaled_dot_product_attention
         self.unfollowed = []  # outputs the layer list does not follow, and why
+        self.layouts = {}  # attention block -> how it attends (attention.attention_layout)
 
     # --- bookkeeping -------------------------------------------------------------------
 
@@ -157,7 +158,13 @@ class Exporter:
             self.mark(output, self.BROKEN)
             return
         layer_name = self.unique_name(name)
-        self.layers.append({"name": layer_name, "from": sources, **op})
+        layer = {"name": layer_name, "from": sources}
+        owner = {self.param_layer.get(p) for p in params}
+        if params and op["op"] != "constant" and len(owner) == 1 and None not in owner:
+            layer["shares"] = owner.pop()  # a module run again: its parameters are the first run's
+        for p in params:
+            self.param_layer.setdefault(p, layer_name)
+        self.layers.append({**layer, **op})
         self.used_params.update(params)
         self.mark(output, layer_name)
         # What reads only constants is one per step (core/src/analysis: `once`).
@@ -258,11 +265,19 @@ class Exporter:
     # --- module hooks ------------------------------------------------------------------
 
     def is_leaf(self, module):
-        return type(module) in MODULE_HANDLERS or type(module) in NEAREST_MODULES or attention_parts(module) is not None
+        if attention_parts(module) is not None:
+            return self.layouts.get(module) is not None
+        return type(module) in MODULE_HANDLERS or type(module) in NEAREST_MODULES
 
-    def pre_hook(self, module, args):
+    def pre_hook(self, module, args, kwargs):
         if self.busy:
             return
+        if not self.leaf_depth and attention_parts(module) is not None:
+            self.busy = True  # a first run, to see how the block attends
+            try:
+                self.layouts[module] = attention_layout(self, module, args, kwargs)
+            finally:
+                self.busy = False
         if self.leaf_depth:
             self.leaf_calls.append(module)
             if self.is_leaf(module):
@@ -316,9 +331,6 @@ class Exporter:
                 f"{name}: its final states (h_n, c_n) are not followed: read the output's last step "
                 "(out[:, -1]) instead"
             )
-        if module in self.recorded and params:
-            self.warnings.append(f"{name} runs more than once: the layer list counts its parameters each time")
-        self.recorded.add(module)
         if type(module) in NEAREST_MODULES:
             text, substitute = NEAREST_MODULES[type(module)]
             if substitute == "group_norm":
@@ -331,7 +343,7 @@ class Exporter:
         if isinstance(module, nn.modules.batchnorm._BatchNorm) and self.folded(x):
             self.folded_batch_norm(name, x, output, params)
             return
-        if attention_parts(module) is not None and attends_across_sets(self, module, x):
+        if attention_parts(module) is not None and self.layouts[module] == "tokens":
             # [H, W, C] attended as H x W tokens: the tokens as one set around the block.
             merged, attended = torch.empty(0), torch.empty(0)
             shape = self.sample_shape(x)
@@ -412,7 +424,7 @@ class Exporter:
         self.mark(x, "input")
         handles = []
         for module in self.model.modules():
-            handles.append(module.register_forward_pre_hook(self.pre_hook))
+            handles.append(module.register_forward_pre_hook(self.pre_hook, with_kwargs=True))
             handles.append(module.register_forward_hook(self.post_hook))
         if not is_exported_graph(self.model):  # an exported graph keeps its traced mode
             self.model.train()

@@ -45,6 +45,9 @@ pub(super) struct Ctx {
     pub(super) train: LayerTraining,
     pub(super) storages: Vec<Storage>,
     pub(super) saved: BTreeSet<usize>,
+    /// The layer being applied reuses an earlier layer's parameters (`Layer::shares`):
+    /// autocast's cached 16-bit copy of them is kept already.
+    pub(super) shared_weights: bool,
 }
 
 impl Ctx {
@@ -132,7 +135,7 @@ impl Ctx {
 
     /// A half-precision weight copy autocast keeps (`params` elements, batch-independent).
     pub(super) fn keep_weight_copy(&mut self, params: u64) -> Bytes {
-        if self.precision.is_autocast() {
+        if self.precision.is_autocast() && !self.shared_weights {
             self.keep_new(0, params.saturating_mul(2))
         } else {
             Bytes::ZERO

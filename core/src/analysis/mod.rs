@@ -310,6 +310,7 @@ pub fn analyze_with(
         train: LayerTraining::default(),
         storages: Vec::new(),
         saved: BTreeSet::new(),
+        shared_weights: false,
     };
     // The data arrive in fp32; a model cast to bf16 gets bf16 data.
     let data_dtype = if precision == Precision::Bf16 {
@@ -351,6 +352,20 @@ pub fn analyze_with(
                 .collect::<Result<_, _>>()?
         };
         ctx.train = trains[index];
+        if let Some(owner) = layer
+            .shares
+            .as_ref()
+            .filter(|o| *o == "input" || !values.contains_key(*o))
+        {
+            return Err(err(
+                index,
+                &name,
+                kind,
+                format!("shares '{owner}'"),
+                "the name of an earlier layer",
+            ));
+        }
+        ctx.shared_weights = layer.shares.is_some();
         let first_storage = ctx.storages.len();
         let (mut output, mut account) = apply(&mut ctx, &layer.op, &inputs)
             .map_err(|(value, allowed)| err(index, &name, kind, value, allowed))?;
@@ -360,6 +375,11 @@ pub fn analyze_with(
             Op::Expand { .. } => false,
             _ => inputs.iter().all(|v| v.batchless),
         };
+        if ctx.shared_weights {
+            // Counted, trained and stepped by the optimizer at the layer it shares.
+            account.params = 0;
+            account.adapter_params = 0;
+        }
         if once {
             ctx.once_per_step(first_storage);
             account.per_step();
@@ -437,7 +457,9 @@ pub fn analyze_with(
                 _ => 1,
             },
             // The optimizer loops over what trains: the layer's tensors, or two per adapter.
-            param_tensors: if ctx.train.params {
+            param_tensors: if ctx.shared_weights {
+                0
+            } else if ctx.train.params {
                 param_tensors(&layer.op)
             } else {
                 2 * [

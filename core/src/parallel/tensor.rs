@@ -158,6 +158,9 @@ pub fn nothing_to_split(spec: &ModelSpec) -> String {
 /// What `tensor_parallel` allows when `ways` does not divide the node's `cards` or a
 /// split layer's size (the sizes that do, and the first it fails); None when it divides.
 pub fn indivisible(spec: &ModelSpec, ways: u32, cards: u32) -> Option<String> {
+    if ways <= 1 {
+        return None;
+    }
     let sizes = split_sizes(spec);
     let divides = |t: u32| {
         cards.is_multiple_of(t) && sizes.iter().all(|(n, _)| n.is_multiple_of(u64::from(t)))

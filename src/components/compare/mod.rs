@@ -15,14 +15,15 @@ use std::rc::Rc;
 
 use hsi_gpu_core::compare::decision::{Priority, MAX_TEAM_SIZE};
 use hsi_gpu_core::compare::export::results_csv;
+use hsi_gpu_core::compare::Comparison;
 use hsi_gpu_core::compare::{compare, MAX_OPTIONS};
-use hsi_gpu_core::whatifs::compare_levers;
+use hsi_gpu_core::whatifs::{compare_levers, LeverRow};
 use hsi_gpu_core::Scenario;
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
 use crate::i18n::Lang;
-use crate::platform::files;
+use crate::platform::{self, files};
 use editor::{button, input_value, number_field, select_value, OptionEditor};
 use results::{charts, decision_view, heat_map, import_error_view, table};
 use state::{CompareAction, CompareState};
@@ -66,7 +67,23 @@ pub fn CompareView(props: &CompareProps) -> Html {
         use_reducer(move || CompareState::new(&scenario))
     };
     let report = use_memo(state.comparison.clone(), compare);
-    let levers = use_memo(state.comparison.clone(), compare_levers);
+    // The lever rows (every option's what-ifs: the heaviest part of the page) follow the
+    // table in a task of their own once it is painted, so neither half holds the page long.
+    let levers = use_state(|| None::<(Comparison, Rc<Vec<LeverRow>>)>);
+    {
+        let levers = levers.clone();
+        use_effect_with(state.comparison.clone(), move |c| {
+            let c = c.clone();
+            platform::after_paint(move || {
+                let rows = Rc::new(compare_levers(&c));
+                levers.set(Some((c, rows)));
+            });
+        });
+    }
+    let levers: Rc<Vec<LeverRow>> = match &*levers {
+        Some((c, rows)) if *c == state.comparison => rows.clone(),
+        _ => Rc::default(),
+    };
     // A callback that dispatches `action(value)`.
     let send = |action: fn(String) -> Option<CompareAction>| {
         let state = state.clone();
