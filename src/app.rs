@@ -27,7 +27,7 @@ use crate::components::roofline::RooflineView;
 use crate::components::scaling_view::{ScalingTable, ScalingView};
 use crate::components::scenario_panel::ScenarioPanel;
 use crate::components::thesis::article_panel::ArticlePanel;
-use crate::components::thesis::map_view::LeversTile;
+use crate::components::thesis::map_view::use_levers_tile;
 use crate::components::thesis::WhatIfDetails;
 use crate::components::verdict::Verdict;
 use crate::ghost::Ghost;
@@ -69,6 +69,7 @@ pub fn App(props: &AppProps) -> Html {
         ghost
     };
     let what_ifs = use_what_ifs(&store.scenario);
+    let levers_tile = use_levers_tile(&store.scenario, store.lang);
     let header = use_header(&store);
     let assumptions = use_assumptions(&store);
     let measured = use_measured_view(&store);
@@ -167,7 +168,7 @@ pub fn App(props: &AppProps) -> Html {
                         // What would help most: computed once the scenario rests, dimmed until then.
                         if let Some((full, stale)) = what_ifs.clone() {
                             <div class={classes!("levers-tile", "what-ifs", stale.then_some("stale"))}>
-                                <LeversTile report={full} lang={lang} />
+                                { levers_tile.view(full) }
                             </div>
                         }
                     }

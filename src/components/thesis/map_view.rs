@@ -1,5 +1,5 @@
-//! The thesis map (`core/src/thesis`): the lever tile's second view. `LeversTile` switches
-//! between the scenario's levers and the map and computes the map (`use_thesis_map`: cell
+//! The thesis map (`core/src/thesis`): the lever tile's second view. `use_levers_tile`
+//! switches between the scenario's levers and the map and computes the map (`use_thesis_map`: cell
 //! by cell, once the scenario rests and only while the map is open, yielding to the
 //! browser between cells); `MapView` draws it, a plain view drawn by `ChartTile`: a cell
 //! per model (rows, small to large upwards) and patch (columns), coloured by its best
@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use hsi_gpu_core::chart::{label_stride, text_width, Grid, Rect};
 use hsi_gpu_core::levers::Lever;
-use hsi_gpu_core::thesis::{self, ThesisMap};
+use hsi_gpu_core::thesis::{self, ThesisMap, Verdict};
 use hsi_gpu_core::{format, Scenario};
 use yew::prelude::*;
 
@@ -23,7 +23,7 @@ use crate::components::chart_tile::{Chart, ChartTile};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::i18n::thesis_map::{aid_name, claim_detail, claim_finding, claim_short, progress, M};
 use crate::i18n::{Lang, T};
-use crate::{SharedReport, Store};
+use crate::SharedReport;
 
 /// Cells with no best lever (none gains 2 %) and cells the model cannot be built for.
 const NO_LEVER: &str = "#d1d5db";
@@ -176,8 +176,8 @@ fn body(map: Option<&ThesisMap>, lang: Lang, focus: &Focus, frame: &Frame) -> Ht
         { for names.iter().zip(&sizes).enumerate().filter(|(r, _)| r % stride == 0).map(|(r, (name, size))| {
             let y = grid.cell(r, 0).center().1 + font * 0.35;
             html! { <g>
-                <text class="tick" x={px(left - 4.0)} y={px(y)} text-anchor="end">{ *name }</text>
-                <text class="tick" x={px(width - right + 4.0)} y={px(y)}>{ size.clone() }</text>
+                { label("tick", left - 4.0, y, "end", name.to_string()) }
+                { label("tick", width - right + 4.0, y, "start", size.clone()) }
             </g> }
         }) }
         { for map.cells.iter().enumerate().map(|(i, c)| {
@@ -209,11 +209,10 @@ fn body(map: Option<&ThesisMap>, lang: Lang, focus: &Focus, frame: &Frame) -> Ht
         }) }
         { for map.patches.iter().enumerate().map(|(col, p)| {
             let x = grid.cell(0, col).center().0;
-            html! { <text class="tick" x={px(x)} y={px(grid_bottom + font + 2.0)}
-                text-anchor="middle">{ p.to_string() }</text> }
+            label("tick", x, grid_bottom + font + 2.0, "middle", p.to_string())
         }) }
-        <text class="chart-label" x={px(left + grid.area.width / 2.0)} y={px(grid_bottom + 2.0 * font + 5.0)}
-            text-anchor="middle">{ M::PatchAxis.get(lang) }</text>
+        { label("chart-label", left + grid.area.width / 2.0, grid_bottom + 2.0 * font + 5.0,
+            "middle", M::PatchAxis.get(lang).to_string()) }
     </> };
     html! { <>
         <div class="map-body">
@@ -230,7 +229,7 @@ fn body(map: Option<&ThesisMap>, lang: Lang, focus: &Focus, frame: &Frame) -> Ht
                     { for map.claims.iter().map(|c| html! {
                         <li data-testid="map-claim" title={claim_detail(c, lang)}>
                             <span class="claim">{ claim_short(c.id, lang) }</span>
-                            <strong class={classes!("finding", format!("{:?}", c.verdict).to_lowercase())}>
+                            <strong class={classes!("finding", verdict_class(c.verdict))}>
                                 { claim_finding(c, lang) }</strong>
                         </li>
                     }) }
@@ -261,6 +260,21 @@ impl MapView {
     }
 }
 
+/// One SVG text: one function for the chart's labels, so each is not its own copy of the
+/// element's construction.
+fn label(class: &'static str, x: f64, y: f64, anchor: &'static str, text: String) -> Html {
+    html! { <text class={class} x={px(x)} y={px(y)} text-anchor={anchor}>{ text }</text> }
+}
+
+fn verdict_class(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Agrees => "agrees",
+        Verdict::Partly => "partly",
+        Verdict::Disagrees => "disagrees",
+        Verdict::NotTested => "untested",
+    }
+}
+
 /// The row label: the zoo's names without their paper's year ("HybridSN (Roy 2020)").
 fn short_name(model: &str) -> &str {
     model.split('(').next().map_or(model, str::trim_end)
@@ -271,18 +285,22 @@ fn short_name(model: &str) -> &str {
 type MapState = (Option<(SharedMap, bool)>, Option<(usize, usize)>);
 
 /// The scenario's map once the scenario rests, computed cell by cell while `open`
-/// (between cells the browser takes its input).
+/// (between cells the browser takes its input). Closed, it costs a render nothing.
 #[hook]
 fn use_thesis_map(scenario: &Scenario, open: bool) -> MapState {
     let latest = use_state_eq(|| None::<(Rc<Scenario>, SharedMap)>);
     let done = use_state_eq(|| None::<(usize, usize)>);
-    let key = thesis::map_key(scenario);
-    let current = latest.as_ref().is_some_and(|(k, _)| **k == key);
+    let key = open.then(|| thesis::map_key(scenario));
+    let current = match (&key, latest.as_ref()) {
+        (Some(key), Some((k, _))) => **k == *key,
+        _ => false,
+    };
     {
         let (latest, done) = (latest.clone(), done.clone());
-        use_effect_with((key.clone(), open && !current), move |(key, compute)| {
+        let wanted = key.filter(|key| !current && key.validate().is_empty());
+        use_effect_with(wanted, move |wanted| {
             let cancelled = Rc::new(Flag::new(false));
-            if *compute && key.validate().is_empty() {
+            if let Some(key) = wanted {
                 let (key, flag) = (Rc::new(key.clone()), cancelled.clone());
                 yew::platform::spawn_local(async move {
                     yew::platform::time::sleep(crate::app::WHAT_IFS_DELAY).await;
@@ -309,19 +327,22 @@ fn use_thesis_map(scenario: &Scenario, open: bool) -> MapState {
     (map, (*done).filter(|_| !current))
 }
 
-#[derive(Properties, PartialEq)]
-pub struct LeversTileProps {
-    pub report: SharedReport,
-    pub lang: Lang,
+/// The dashboard's "What would help most" tile: the scenario's levers, or the map across
+/// model sizes (a hook of `app::App`, which follows the store anyway: no component of its
+/// own, each of which is another copy of Yew's component machinery).
+pub struct LeversTile {
+    lang: Lang,
+    open: bool,
+    map: Option<(SharedMap, bool)>,
+    done: Option<(usize, usize)>,
+    on_open: Callback<MouseEvent>,
+    on_back: Callback<MouseEvent>,
 }
 
-/// The dashboard's "What would help most" tile: the scenario's levers, or the map across
-/// model sizes.
-#[function_component]
-pub fn LeversTile(props: &LeversTileProps) -> Html {
-    let store = use_context::<Store>().expect("the app provides the store");
+#[hook]
+pub fn use_levers_tile(scenario: &Scenario, lang: Lang) -> LeversTile {
     let open = use_state_eq(|| false);
-    let (map, done) = use_thesis_map(&store.scenario, *open);
+    let (map, done) = use_thesis_map(scenario, *open);
     // Callbacks made once, so the charts' props stay equal and `ChartTile` skips them.
     let on_open = {
         let open = open.clone();
@@ -331,19 +352,33 @@ pub fn LeversTile(props: &LeversTileProps) -> Html {
         let open = open.clone();
         use_callback((), move |_: MouseEvent, ()| open.set(false))
     };
-    let lang = props.lang;
-    match (*open, map) {
-        (true, map) => {
-            let stale = map.as_ref().is_some_and(|(_, stale)| *stale);
-            let map = map.map(|(m, _)| m);
+    LeversTile {
+        lang,
+        open: *open,
+        map,
+        done,
+        on_open,
+        on_back,
+    }
+}
+
+impl LeversTile {
+    /// The tile with the scenario's levers from `report` (the what-ifs').
+    pub fn view(&self, report: SharedReport) -> Html {
+        let lang = self.lang;
+        if self.open {
+            let stale = self.map.as_ref().is_some_and(|(_, stale)| *stale);
+            let map = self.map.as_ref().map(|(m, _)| m.clone());
+            let (progress, on_back) = (self.done, self.on_back.clone());
             html! {
                 // Keyed: the map's own ChartTile, so its box is measured afresh.
-                <ChartTile key="map" chart={Chart::Map(MapView { map, lang, stale, progress: done, on_back })} />
+                <ChartTile key="map" chart={Chart::Map(MapView { map, lang, stale, progress, on_back })} />
+            }
+        } else {
+            html! {
+                <ChartTile key="levers" chart={Chart::Levers(LeversView { report, lang,
+                    on_map: Some(self.on_open.clone()) })} />
             }
         }
-        (false, _) => html! {
-            <ChartTile key="levers" chart={Chart::Levers(LeversView { report: props.report.clone(), lang,
-                on_map: Some(on_open) })} />
-        },
     }
 }
