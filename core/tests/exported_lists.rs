@@ -1,15 +1,15 @@
 //! Every layer list the exporter wrote into the fixtures (tests/fixtures/exported/,
 //! families/, published_models/) goes through the whole estimate, what-ifs included, as
-//! `hsi-gpu estimate` runs it: none is refused, and each keeps its layers and torch's
-//! parameter count and gives finite, positive memory and step time, in PyTorch's
-//! default precision and under bf16 autocast.
+//! `hsi-gpu estimate` runs it (in PyTorch's default precision; the estimate alone under
+//! bf16 autocast): none is refused, and each keeps its layers and torch's parameter
+//! count and gives finite, positive memory and step time.
 
 use std::path::Path;
 
 use hsi_gpu_core::graph::ModelSpec;
 use hsi_gpu_core::scenario::{ModelChoice, Precision};
 use hsi_gpu_core::whatifs::estimate_all;
-use hsi_gpu_core::Scenario;
+use hsi_gpu_core::{estimate, Scenario};
 use serde_json::Value;
 
 /// (file, layer list, torch's trainable parameters where the fixture records them).
@@ -56,8 +56,12 @@ fn every_exported_layer_list_estimates() {
                 ..Scenario::default()
             };
             let case = format!("{name} ({precision:?})");
-            let report = estimate_all(&scenario)
-                .unwrap_or_else(|e| panic!("{case}: the estimator refused it: {e:?}"));
+            let report = if precision == Precision::TorchDefault {
+                estimate_all(&scenario)
+            } else {
+                estimate(&scenario)
+            }
+            .unwrap_or_else(|e| panic!("{case}: the estimator refused it: {e:?}"));
             assert_eq!(report.layers.len(), spec.layers.len(), "{case}");
             if let Some(params) = params {
                 assert_eq!(report.params, *params, "{case}: torch's parameter count");
@@ -71,4 +75,47 @@ fn every_exported_layer_list_estimates() {
             );
         }
     }
+}
+
+#[test]
+fn a_layer_that_shares_parameters_counts_them_once_and_runs_as_its_twin() {
+    // A depthwise convolution module called twice (CoaT's shared positional encoding).
+    let spec: ModelSpec = serde_json::from_value(serde_json::json!({
+        "name": "shared", "input": [16, 28, 28],
+        "layers": [
+            {"name": "first", "op": "conv", "dims": 2, "out_channels": 16, "kernel": [3], "padding": [1], "groups": 16},
+            {"name": "again", "shares": "first", "op": "conv", "dims": 2, "out_channels": 16, "kernel": [3],
+             "padding": [1], "groups": 16},
+            {"op": "flatten"}, {"op": "linear", "out_features": 10}
+        ]
+    }))
+    .unwrap();
+    let scenario = Scenario {
+        model: ModelChoice::Custom { spec },
+        precision: Precision::AmpBf16,
+        ..Scenario::default()
+    };
+    let report = estimate(&scenario).expect("estimates");
+    let (first, again) = (&report.layers[0], &report.layers[1]);
+    assert_eq!((first.params, again.params), (16 * 9 + 16, 0));
+    assert_eq!(report.params, 16 * 9 + 16 + 16 * 28 * 28 * 10 + 10);
+    assert_eq!((first.weights, again.weights), (first.params, first.params));
+    assert_eq!(again.param_tensors, 0);
+    let [a, b] = [0, 1].map(|i| &report.perf.layers[i]);
+    // The same kernels on the same shapes, without the weight cast autocast caches once.
+    assert_eq!(a.forward.roofline.flops, b.forward.roofline.flops);
+    assert!(b.forward.time_s.is_finite() && b.forward.time_s > 0.0);
+    assert!(b.forward.time_s <= a.forward.time_s);
+    let bad: Result<ModelSpec, _> = serde_json::from_value(serde_json::json!({
+        "name": "x", "input": [4], "layers": [{"op": "linear", "out_features": 4, "shares": "nowhere"}]
+    }));
+    let refused = estimate(&Scenario {
+        model: ModelChoice::Custom { spec: bad.unwrap() },
+        ..Scenario::default()
+    })
+    .unwrap_err();
+    assert!(
+        format!("{refused:?}").contains("shares 'nowhere'"),
+        "{refused:?}"
+    );
 }
