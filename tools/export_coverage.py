@@ -6,7 +6,15 @@ against PyTorch on the CPU:
 - the layer list represents every trainable parameter (torch's count exactly);
 - `hsi-gpu estimate` accepts it, and its forward and backward FLOPs and its
   saved-for-backward bytes are within 1 % of what PyTorch measures (fp32 and emulated
-  CUDA bf16 autocast, at the batch below; tools/validate_zoo.py's method).
+  CUDA bf16 autocast, at the batch below; tools/validate_zoo.py's method);
+- no model that exports is more than 2x off PyTorch's FLOPs or saved bytes, known
+  failures included.
+
+The families are torchvision's and timm's, this repository's HSI models, and small HSI
+models written as research code writes them (tools/samples/research_models.py: padding
+modes, constant arithmetic, gates, stacks, reductions, interpolation, unfold / fold,
+positional encodings from fixed grids, broadcast products), each group of operations in a
+family that uses it.
 
     tools/.venv/bin/python tools/export_coverage.py [--family NAME ...] [--markdown]
 
@@ -38,6 +46,8 @@ from hsi_export import ExportError, trace  # noqa: E402
 CLI = os.path.join(os.path.dirname(TOOLS), "target", "debug", "hsi-gpu")
 BATCH = 2
 TOLERANCE = 0.01
+# No model that exports may be off by more than 2x, known failures included (a cliff).
+CLIFF = 1.0
 CLASSES = 10
 
 # swin_t's architecture (torchvision/models/swin_transformer.py) with 2 x 2 windows, so
@@ -100,15 +110,35 @@ FAMILIES = [
     ("timm mnasnet", "timm", "mnasnet_100", {}, [3, 64, 64]),
     ("timm inception_v3", "timm", "inception_v3", {}, [3, 96, 96]),
     ("timm vgg", "timm", "vgg11", {}, [3, 64, 64]),
+    ("timm mobilevit", "timm", "mobilevit_xxs", {"img_size": 64}, [3, 64, 64]),
+    ("timm tf_efficientnet", "timm", "tf_efficientnet_b0", {}, [3, 32, 32]),
+    ("timm resnest", "timm", "resnest14d", {}, [3, 32, 32]),
+    ("timm cspnet", "timm", "cspresnet50", {}, [3, 32, 32]),
+    ("timm levit", "timm", "levit_128s", {"img_size": 64}, [3, 64, 64]),
+    ("timm coatnet", "timm", "coatnet_nano_rw_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm coat", "timm", "coat_lite_tiny", {"img_size": 64}, [3, 64, 64]),
+    ("timm xcit", "timm", "xcit_nano_12_p16_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm volo", "timm", "volo_d1_224", {"img_size": 64}, [3, 64, 64]),
+    ("timm lambda", "timm", "lambda_resnet26t", {"img_size": 64}, [3, 64, 64]),
     ("hsi lstm", "local", "band_lstm", {}, [20, 10]),
     ("hsi gru", "local", "mou_rnn", {"bands": 30}, [30, 1]),
     ("hsi segformer", "local", "segformer", {"bands": 30}, [30, 64, 64]),
+    ("hsi pads", "local", "padded_spectral", {}, [30, 9, 9]),
+    ("hsi attention gates", "local", "attention_gates", {}, [30, 9, 9]),
+    ("hsi selective kernel", "local", "selective_kernel", {}, [30, 9, 9]),
+    ("hsi resampler", "local", "resampler", {}, [1, 30, 9, 9]),
+    ("hsi unfold", "local", "unfold_mixer", {}, [30, 9, 9]),
+    ("hsi grid position", "local", "grid_position", {}, [30, 9, 9]),
+    ("hsi headwise matmul", "local", "headwise_matmul", {}, [30, 9, 9]),
 ]
 
 # family -> the reason it does not export unchanged (a part of the error it gives).
 KNOWN_FAILURES = {
     "tv swin_v2": "(Swin V2) computes cosine attention with a continuous position bias MLP",
     "tv vit": "amp_bf16 saved",
+    # Its crpe reshapes q, k and v as views PyTorch can make and the estimator, which does
+    # not follow strides, copies (fp32 +3.2 %).
+    "timm coat": "fp32 saved",
 }
 
 # Families whose layer list and PyTorch figures core/tests/exporter_families.rs checks
@@ -156,11 +186,14 @@ class BandLstm(nn.Module):
 
 
 def local_model(name, kwargs):
-    """This repository's models: a local class, or a zoo model's PyTorch mirror."""
+    """This repository's models: a local class, a zoo model's PyTorch mirror, or one of
+    tools/samples/research_models.py (written as research code writes them)."""
+    from samples.research_models import MODELS as RESEARCH
     from torch_zoo.segformer import SegFormer
     from torch_zoo.spectral import MouRnn
 
     models = {
+        **{name: lambda cls=cls: cls(classes=CLASSES) for name, cls in RESEARCH.items()},
         "band_lstm": BandLstm,
         "mou_rnn": lambda bands: MouRnn(bands, CLASSES),
         "segformer": lambda bands: SegFormer(bands, CLASSES),
@@ -238,31 +271,34 @@ def estimated(cli, spec, precision, attention):
 
 
 def check(cli, library, name, kwargs, input_shape):
-    """(status, detail, fixture): "ok", or "fail" with the first reason found; the fixture
-    holds the layer list and PyTorch's figures."""
+    """(status, detail, fixture, worst): "ok", or "fail" with the first reason found; the
+    fixture holds the layer list and PyTorch's figures; worst is the largest relative
+    error of FLOPs and saved bytes (None where the model does not estimate)."""
     model = build(library, name, kwargs)
     spec, info = trace(model, input_shape, name)
     if info["unsupported"]:
         u = info["unsupported"][0]
-        return "fail", f"unsupported {u['layer']}: {u['what']}", None
+        return "fail", f"unsupported {u['layer']}: {u['what']}", None, None
     if info["params_not_represented"]:
-        return "fail", f"parameters not represented: {', '.join(info['params_not_represented'][:3])}", None
+        return "fail", f"parameters not represented: {', '.join(info['params_not_represented'][:3])}", None, None
     fixture = {"source": {"library": library, "model": name, "kwargs": kwargs, "input": input_shape},
                "torch": torch.__version__, "torch_params": info["torch_params"], "torch_measured": [], "spec": spec}
-    worst = 0.0
+    worst, failure = 0.0, None
     for precision in validate_zoo.PRECISIONS:
         got = estimated(cli, spec, precision, info["attention"])
         want = measured(model, input_shape, got["output_shape"], precision)
         fixture["torch_measured"].append({"batch": BATCH, "precision": precision, "fwd_flops": want["fwd"],
                                           "bwd_flops": want["bwd"], "saved_bytes": want["saved"]})
-        if got["params"] != info["torch_params"]:
-            return "fail", f"estimate counts {got['params']} parameters, torch {info['torch_params']}", None
+        if got["params"] != info["torch_params"] and not failure:
+            failure = f"estimate counts {got['params']} parameters, torch {info['torch_params']}"
         for key in ("fwd", "bwd", "saved"):
             error = got[key] / max(want[key], 1) - 1
-            if abs(error) > TOLERANCE:
-                return "fail", f"{precision} {key} {got[key]:.4g} vs torch {want[key]:.4g} ({error * 100:+.1f} %)", None
+            if abs(error) > TOLERANCE and not failure:
+                failure = f"{precision} {key} {got[key]:.4g} vs torch {want[key]:.4g} ({error * 100:+.1f} %)"
             worst = max(worst, abs(error))
-    return "ok", f"{info['torch_params']} params, {len(spec['layers'])} layers, largest error {worst:.2%}", fixture
+    if failure:
+        return "fail", failure, None, worst
+    return "ok", f"{info['torch_params']} params, {len(spec['layers'])} layers, largest error {worst:.2%}", fixture, worst
 
 
 def main():
@@ -279,18 +315,20 @@ def main():
     for family, library, name, kwargs, input_shape in chosen:
         start = time.monotonic()
         try:
-            status, detail, fixture = check(args.cli, library, name, kwargs, input_shape)
+            status, detail, fixture, worst = check(args.cli, library, name, kwargs, input_shape)
         except ExportError as e:
-            status, detail, fixture = "fail", str(e).splitlines()[0], None
+            status, detail, fixture, worst = "fail", str(e).splitlines()[0], None, None
         except Exception as e:  # a crash is a failure too, reported as unexpected below
-            status, detail, fixture = "fail", f"crash: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", None
+            status, detail, fixture, worst = "fail", f"crash: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", None, None
         if args.fixtures and family in FIXTURE_FAMILIES and fixture:
             write_fixture(family, fixture)
         seconds = time.monotonic() - start
         results.append((family, name, status, detail))
         print(f"{family:22} {name:32} {status:4} {seconds:5.1f}s  {detail}", flush=True)
         known = KNOWN_FAILURES.get(family)
-        if status == "ok" and known:
+        if worst is not None and worst > CLIFF:
+            unexpected.append(f"{family}: estimated {worst:.1f}x off PyTorch's FLOPs or saved bytes ({detail})")
+        elif status == "ok" and known:
             unexpected.append(f"{family} passes now: remove it from KNOWN_FAILURES ({known})")
         elif status == "fail" and not (known and known in detail):
             unexpected.append(f"{family}: {detail}")

@@ -138,7 +138,7 @@ fn conv_rate(l: &LayerReport, maths: Maths, gpu: &GpuSpec, a: &PerfAssumptions) 
     let d = &a.device;
     let out_channels = l.output_shape.first().copied().unwrap_or(1).max(1) as f64;
     let n = out_channels / l.groups.max(1) as f64;
-    let k = l.params as f64 / out_channels;
+    let k = l.weights as f64 / out_channels;
     if l.groups > 1 {
         // On CUDA cores a grouped or depthwise convolution is a stencil: its cost per
         // output (indexing, loads, the store) is shared by K multiply-adds, so a 7x7

@@ -117,6 +117,10 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
 fn is_one(n: &u64) -> bool {
     *n == 1
 }
@@ -189,10 +193,23 @@ json_ops! {
         },
         /// nn.BatchNorm1d/2d/3d over dimension 0 (channels).
         BatchNorm = "batch_norm",
-        /// nn.LayerNorm over the last dimension.
-        LayerNorm = "layer_norm",
-        /// nn.GroupNorm over the channel dimension.
-        GroupNorm = "group_norm" { groups: u64 },
+        /// nn.LayerNorm over the last dimension; `weight` and `bias` false where it has no
+        /// such parameter (elementwise_affine=False, bias=False).
+        LayerNorm = "layer_norm" {
+            #[serde(skip_serializing_if = "is_true")]
+            weight: bool = true,
+            #[serde(skip_serializing_if = "is_true")]
+            bias: bool = true,
+        },
+        /// nn.GroupNorm over the channel dimension; `weight` and `bias` false where it
+        /// has no such parameter (affine=False, timm's GroupNorm1NoBias).
+        GroupNorm = "group_norm" {
+            groups: u64,
+            #[serde(skip_serializing_if = "is_true")]
+            weight: bool = true,
+            #[serde(skip_serializing_if = "is_true")]
+            bias: bool = true,
+        },
         Act = "act" {
             kind: Activation,
             /// Run in place (nn.LeakyReLU(inplace=True)): a leaky ReLU then keeps its
@@ -384,7 +401,7 @@ impl Op {
             Op::Conv { .. } => "conv3d",
             Op::Linear { .. } => "linear",
             Op::BatchNorm => "batchnorm",
-            Op::LayerNorm => "layernorm",
+            Op::LayerNorm { .. } => "layernorm",
             Op::GroupNorm { .. } => "groupnorm",
             Op::Act { kind, .. } => kind.id(),
             Op::Dropout { .. } => "dropout",

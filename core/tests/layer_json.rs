@@ -1,7 +1,7 @@
 //! The layer-list JSON: every op reads back what it writes, optional fields take their
 //! documented defaults, and bad layers are refused naming the field and what is allowed.
 
-use hsi_gpu_core::graph::{Activation, Layer, ModelSpec, Op, RnnCell, UpsampleMode};
+use hsi_gpu_core::graph::{ops, Activation, Layer, ModelSpec, Op, RnnCell, UpsampleMode};
 
 fn layer(op: Op) -> Layer {
     Layer {
@@ -29,8 +29,17 @@ fn every_op() -> Vec<Op> {
             bias: false,
         },
         Op::BatchNorm,
-        Op::LayerNorm,
-        Op::GroupNorm { groups: 4 },
+        ops::layer_norm(),
+        Op::GroupNorm {
+            groups: 4,
+            weight: true,
+            bias: true,
+        },
+        Op::GroupNorm {
+            groups: 1,
+            weight: true,
+            bias: false,
+        },
         Op::Dropout { p: 0.4 },
         Op::MaxPool {
             dims: 2,

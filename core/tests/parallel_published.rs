@@ -44,7 +44,7 @@ fn gpt(hidden: u64, heads: u64, layers: u64, seq: u64, vocab: u64) -> ModelSpec 
     let mut last = "pos".to_string();
     for i in 0..layers {
         let n = |part: &str| format!("block{i}.{part}");
-        b.push_from(&n("norm1"), &[&last], Op::LayerNorm)
+        b.push_from(&n("norm1"), &[&last], ops::layer_norm())
             .named(
                 &n("attn"),
                 Op::Attention {
@@ -56,7 +56,7 @@ fn gpt(hidden: u64, heads: u64, layers: u64, seq: u64, vocab: u64) -> ModelSpec 
             )
             .named(&n("attn_drop"), ops::dropout(0.1))
             .push_from(&n("attn_add"), &[&n("attn_drop"), &last], Op::Add)
-            .named(&n("norm2"), Op::LayerNorm)
+            .named(&n("norm2"), ops::layer_norm())
             .named(&n("fc1"), ops::linear(4 * hidden))
             .named(&n("gelu"), ops::act(Activation::Gelu))
             .named(&n("fc2"), ops::linear(hidden))
@@ -64,7 +64,7 @@ fn gpt(hidden: u64, heads: u64, layers: u64, seq: u64, vocab: u64) -> ModelSpec 
             .push_from(&n("mlp_add"), &[&n("mlp_drop"), &n("attn_add")], Op::Add);
         last = n("mlp_add");
     }
-    b.push_from("norm", &[&last], Op::LayerNorm)
+    b.push_from("norm", &[&last], ops::layer_norm())
         .named(
             "logits",
             Op::Linear {

@@ -21,6 +21,7 @@ fn layer(i: usize, flops: f64, act_bytes: f64, params: u64, tensor_core: bool) -
         kind: if tensor_core { "conv2d" } else { "relu" }.into(),
         output_shape: vec![1],
         params,
+        weights: params,
         fwd_flops: flops,
         bwd_flops: 2.0 * flops,
         other_flops: act_bytes / 4.0,

@@ -45,9 +45,10 @@ def operands(ex, layer, items, result):
 
 
 def constant_shape(ex, t, result):
-    """A constant operand's per-sample shape: as it broadcasts, or without the batch when
-    it has been expanded over it (dimension 0 the result's)."""
-    if t.dim() == result.dim() and t.shape[0] == result.shape[0] > 1:
+    """A constant operand's per-sample shape: as it broadcasts, or without the batch where
+    it has been tiled over it (dimension 0 the result's; a broadcast view over the batch
+    becomes the constant and an `expand`, see Exporter.constant)."""
+    if t.dim() == result.dim() and t.shape[0] == result.shape[0] > 1 and t.stride(0) != 0:
         return [int(d) for d in t.shape[1:]]
     return None
 

@@ -10,6 +10,7 @@ import torch
 
 from . import arithmetic, resampling
 from .common import arg, as_list, dropout_op, is_batched_matmul, tensors_in
+from .modules import affine
 
 NEAREST_FUNCTIONS = {
     "einsum": "matmul with permutes",
@@ -347,12 +348,14 @@ def layer_norm(ex, layer, args, kwargs, acts, result):
     if len(shape) != 1:
         ex.report(layer, f"layer_norm over {tuple(shape)}", "layer_norm over the last dimension", acts, result)
     else:
-        ex.emit(layer, acts[:1], {"op": "layer_norm"}, result, ex.param_names_in(args, kwargs))
+        op = affine({"op": "layer_norm"}, arg(args, kwargs, 2, "weight"), arg(args, kwargs, 3, "bias"))
+        ex.emit(layer, acts[:1], op, result, ex.param_names_in(args, kwargs))
 
 
 def group_norm(ex, layer, args, kwargs, acts, result):
     groups = int(arg(args, kwargs, 1, "num_groups"))
-    ex.emit(layer, acts[:1], {"op": "group_norm", "groups": groups}, result, ex.param_names_in(args, kwargs))
+    op = affine({"op": "group_norm", "groups": groups}, arg(args, kwargs, 2, "weight"), arg(args, kwargs, 3, "bias"))
+    ex.emit(layer, acts[:1], op, result, ex.param_names_in(args, kwargs))
 
 
 def same(ex, layer, args, kwargs, acts, result):

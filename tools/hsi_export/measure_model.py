@@ -114,9 +114,12 @@ def layer_module(op, shapes):
     if name == "batch_norm":
         return BATCH_NORM[max(1, len(shape) - 1)](channels)
     if name == "layer_norm":
-        return nn.LayerNorm(shape[-1])
+        weight, bias = op.get("weight", True), op.get("bias", True)
+        return nn.LayerNorm(shape[-1], elementwise_affine=weight, bias=bias and weight)
     if name == "group_norm":
-        return nn.GroupNorm(op["groups"], channels)
+        if op.get("weight", True) != op.get("bias", True):
+            raise ScenarioError("model.spec: a group_norm with a weight but no bias is not built by measure.py")
+        return nn.GroupNorm(op["groups"], channels, affine=op.get("weight", True))
     if name == "act":
         return ACTIVATIONS[op["kind"]]()
     if name == "dropout":

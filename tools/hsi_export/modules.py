@@ -68,11 +68,19 @@ def batch_norm(ex, m, name, x, output):
 def layer_norm(ex, m, name, x, output):
     if len(m.normalized_shape) != 1:
         raise ExportError(f"{name}: LayerNorm over {tuple(m.normalized_shape)}: only the last dimension is supported")
-    return {"op": "layer_norm"}
+    return affine({"op": "layer_norm"}, m.weight, m.bias)
+
+
+def affine(op, weight, bias):
+    """A norm's op without the weight or bias it does not have."""
+    for part, tensor in (("weight", weight), ("bias", bias)):
+        if tensor is None:
+            op[part] = False
+    return op
 
 
 def group_norm(ex, m, name, x, output):
-    return {"op": "group_norm", "groups": m.num_groups}
+    return affine({"op": "group_norm", "groups": m.num_groups}, m.weight, m.bias)
 
 
 def activation(ex, m, name, x, output):

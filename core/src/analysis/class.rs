@@ -39,7 +39,7 @@ pub fn op_class(op: &Op) -> OpClass {
         Op::Conv { dims: 3, .. } => OpClass::Conv3d,
         Op::Conv { .. } => OpClass::Conv,
         Op::Linear { .. } | Op::Matmul | Op::Attention { .. } | Op::Rnn { .. } => OpClass::Gemm,
-        Op::BatchNorm | Op::LayerNorm | Op::GroupNorm { .. } => OpClass::Norm,
+        Op::BatchNorm | Op::LayerNorm { .. } | Op::GroupNorm { .. } => OpClass::Norm,
         Op::Flatten
         | Op::Reshape { .. }
         | Op::Permute { .. }
@@ -77,7 +77,10 @@ pub fn op_class(op: &Op) -> OpClass {
 pub fn param_tensors(op: &Op) -> u32 {
     match op {
         Op::Conv { bias, .. } | Op::Linear { bias, .. } => 1 + u32::from(*bias),
-        Op::BatchNorm | Op::LayerNorm | Op::GroupNorm { .. } => 2,
+        Op::BatchNorm => 2,
+        Op::GroupNorm { weight, bias, .. } | Op::LayerNorm { weight, bias } => {
+            u32::from(*weight) + u32::from(*bias)
+        }
         // qkv weight (and bias), output projection weight and bias, and a bias table
         // (or BEiT's q and v biases) when it has extra parameters.
         Op::Attention {

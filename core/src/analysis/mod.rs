@@ -70,7 +70,11 @@ pub struct LayerReport {
     pub kind: String,
     /// Per-sample output shape (no batch dimension).
     pub output_shape: Vec<u64>,
+    /// Parameters counted here (0 where the layer shares an earlier one's).
     pub params: u64,
+    /// Parameters the layer's kernels read: its own, or those of the layer it shares.
+    #[serde(default)]
+    pub weights: u64,
     /// Conv/linear/matmul FLOPs (multiply-add = 2) as torch.utils.flop_counter counts them.
     pub fwd_flops: f64,
     pub bwd_flops: f64,
@@ -375,8 +379,9 @@ pub fn analyze_with(
             Op::Expand { .. } => false,
             _ => inputs.iter().all(|v| v.batchless),
         };
+        let weights = account.params;
         if ctx.shared_weights {
-            // Counted, trained and stepped by the optimizer at the layer it shares.
+            // Counted, trained, cast and stepped by the optimizer at the layer it shares.
             account.params = 0;
             account.adapter_params = 0;
         }
@@ -440,12 +445,13 @@ pub fn analyze_with(
             kind: kind.into(),
             output_shape: output.shape.clone(),
             params: account.params,
+            weights,
             fwd_flops: account.fwd_flops * n,
             bwd_flops: account.bwd_flops * n,
             other_flops: account.other_flops * n,
             input_bytes: input_per_sample * n,
             output_bytes: output_per_sample * n,
-            weight_bytes: (account.params * weight_dtype) as f64,
+            weight_bytes: (weights * weight_dtype) as f64,
             saved_bytes: account.saved.at(batch),
             tensor_core: account.tensor_core,
             kernels_fwd: account.kernels_fwd,

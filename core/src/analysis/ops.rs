@@ -163,7 +163,9 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 },
             ))
         }
-        Op::BatchNorm | Op::GroupNorm { .. } | Op::LayerNorm => normalization(ctx, op, &first),
+        Op::BatchNorm | Op::GroupNorm { .. } | Op::LayerNorm { .. } => {
+            normalization(ctx, op, &first)
+        }
         Op::Act { kind, inplace } => {
             expect_inputs(inputs, 1)?;
             let softmax = matches!(kind, Activation::Softmax | Activation::LogSoftmax);

@@ -52,7 +52,11 @@ pub(super) fn normalization(ctx: &mut Ctx, op: &Op, input: &Value) -> OpResult {
             // Per-channel mean and inverse std of the batch; running stats are buffers.
             (c.saturating_mul(2), 0, c.saturating_mul(2), false)
         }
-        Op::GroupNorm { groups } => {
+        Op::GroupNorm {
+            groups,
+            weight,
+            bias,
+        } => {
             let c = input.shape[0];
             if *groups == 0 || !c.is_multiple_of(*groups) || input.shape.len() < 2 {
                 return Err(bad(
@@ -60,12 +64,17 @@ pub(super) fn normalization(ctx: &mut Ctx, op: &Op, input: &Value) -> OpResult {
                     "groups dividing the channel count, input [C, ...]",
                 ));
             }
-            (c.saturating_mul(2), groups.saturating_mul(2), 0, true)
+            let affine = u64::from(*weight) + u64::from(*bias);
+            (c.saturating_mul(affine), groups.saturating_mul(2), 0, true)
         }
         _ => {
             let d = *input.shape.last().unwrap_or(&1);
+            let affine = match op {
+                Op::LayerNorm { weight, bias } => u64::from(*weight) + u64::from(*bias),
+                _ => 2,
+            };
             (
-                d.saturating_mul(2),
+                d.saturating_mul(affine),
                 (input.elements() / d.max(1)).saturating_mul(2),
                 0,
                 true,

@@ -79,6 +79,13 @@ pub mod ops {
             inplace: false,
         }
     }
+    /// nn.LayerNorm with its weight and bias.
+    pub fn layer_norm() -> Op {
+        Op::LayerNorm {
+            weight: true,
+            bias: true,
+        }
+    }
     pub fn relu() -> Op {
         act(Activation::Relu)
     }

@@ -109,7 +109,7 @@ pub fn build(o: &ZooOptions, mae: &Mae, group: Option<u64>) -> Result<ModelSpec,
     for i in 0..depth {
         encoder.push(&mut c, &format!("block{i}"));
     }
-    c.then("norm", Op::LayerNorm)
+    c.then("norm", ops::layer_norm())
         .then("decoder_embed", ops::linear(decoder_dim))
         .then(
             "drop_cls",
@@ -133,7 +133,7 @@ pub fn build(o: &ZooOptions, mae: &Mae, group: Option<u64>) -> Result<ModelSpec,
     for i in 0..u64::from(mae.decoder_depth) {
         decoder.push(&mut c, &format!("decoder{i}"));
     }
-    c.then("decoder_norm", Op::LayerNorm)
+    c.then("decoder_norm", ops::layer_norm())
         .then("decoder_pred", ops::linear(pixels))
         .then(
             "pred",

@@ -127,7 +127,7 @@ fn block(n: &mut Named, dim: u64, heads: u64, reduction: u64, hw: (u64, u64), dr
     let tokens = hw.0 * hw.1;
     let head_dim = dim / heads;
     let input = n.last();
-    n.then("norm1", Op::LayerNorm);
+    n.then("norm1", ops::layer_norm());
     let normed = n.last();
     n.then("q", ops::linear(dim))
         .then("q.split", reshape(&[tokens, heads, head_dim]))
@@ -141,7 +141,7 @@ fn block(n: &mut Named, dim: u64, heads: u64, reduction: u64, hw: (u64, u64), dr
         n.as_map("sr.map", hw, dim)
             .then("sr", conv(dim, reduction, reduction, 0, 1, true))
             .as_tokens("sr.tokens", reduced, dim)
-            .then("sr.norm", Op::LayerNorm);
+            .then("sr.norm", ops::layer_norm());
     }
     let kv = if reduction > 1 { n.last() } else { normed };
     n.c.last = kv.clone();
@@ -165,7 +165,7 @@ fn block(n: &mut Named, dim: u64, heads: u64, reduction: u64, hw: (u64, u64), dr
 
     let mid = n.last();
     let hidden = dim * MLP_RATIO;
-    n.then("norm2", Op::LayerNorm)
+    n.then("norm2", ops::layer_norm())
         .then("fc1", ops::linear(hidden))
         .as_map("dw.map", hw, hidden)
         .then("dwconv", conv(hidden, 3, 1, 1, hidden, true))
@@ -203,7 +203,7 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
         n.then("embed", conv(dim, kernel, stride, kernel / 2, 1, true));
         side /= stride;
         n.as_tokens("embed", (side, side), dim)
-            .then("embed_norm", Op::LayerNorm);
+            .then("embed_norm", ops::layer_norm());
         for j in 0..DEPTH {
             // Stochastic depth rises linearly from 0 (the first block: none) to 0.1.
             let mut blk = Named {
@@ -219,7 +219,7 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
                 i * DEPTH + j > 0,
             );
         }
-        n.then("norm", Op::LayerNorm);
+        n.then("norm", ops::layer_norm());
         stages.push((n.last(), side, dim));
     }
     let quarter = tile / 4;

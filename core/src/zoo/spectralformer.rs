@@ -97,7 +97,7 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
         block.push(&mut c, &format!("block{i}"));
     }
     c.then("take_cls", Op::TakeToken { index: 0 })
-        .then("head_norm", Op::LayerNorm)
+        .then("head_norm", ops::layer_norm())
         .then("head", ops::linear(classes));
     Ok(b.build())
 }

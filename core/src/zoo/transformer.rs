@@ -54,7 +54,7 @@ impl EncoderBlock {
     pub fn push(&self, chain: &mut Chain, prefix: &str) {
         let name = |part: &str| format!("{prefix}.{part}");
         let block_input = chain.last.clone();
-        chain.then(&name("norm1"), Op::LayerNorm).then(
+        chain.then(&name("norm1"), ops::layer_norm()).then(
             &name("attn"),
             Op::Attention {
                 heads: self.heads,
@@ -69,7 +69,7 @@ impl EncoderBlock {
 
         let mlp_input = chain.last.clone();
         chain
-            .then(&name("norm2"), Op::LayerNorm)
+            .then(&name("norm2"), ops::layer_norm())
             .then(&name("fc1"), ops::linear(self.mlp_hidden))
             .then(&name("gelu"), ops::act(Activation::Gelu));
         self.dropout_after(chain, &name("mlp_drop1"));

@@ -120,7 +120,7 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
     for i in 0..depth {
         block.push(&mut c, &format!("block{i}"));
     }
-    c.then("norm", Op::LayerNorm)
+    c.then("norm", ops::layer_norm())
         .then("take_cls", Op::TakeToken { index: 0 })
         .then("head", ops::linear(classes));
     Ok(b.build())
