@@ -27,7 +27,7 @@ use crate::components::roofline::RooflineView;
 use crate::components::scaling_view::{ScalingTable, ScalingView};
 use crate::components::scenario_panel::ScenarioPanel;
 use crate::components::thesis::article_panel::ArticlePanel;
-use crate::components::thesis::levers_view::LeversView;
+use crate::components::thesis::map_view::LeversTile;
 use crate::components::thesis::WhatIfDetails;
 use crate::components::verdict::Verdict;
 use crate::ghost::Ghost;
@@ -167,7 +167,7 @@ pub fn App(props: &AppProps) -> Html {
                         // What would help most: computed once the scenario rests, dimmed until then.
                         if let Some((full, stale)) = what_ifs.clone() {
                             <div class={classes!("levers-tile", "what-ifs", stale.then_some("stale"))}>
-                                <ChartTile chart={Chart::Levers(LeversView { report: full, lang })} />
+                                <LeversTile report={full} lang={lang} />
                             </div>
                         }
                     }
@@ -246,7 +246,7 @@ pub fn App(props: &AppProps) -> Html {
 /// How long the scenario must rest before the what-ifs (levers, inference: a dozen more
 /// estimates and searches, several milliseconds) are recomputed, so that dragging a
 /// slider stays within a frame.
-const WHAT_IFS_DELAY: Duration = Duration::from_millis(150);
+pub(crate) const WHAT_IFS_DELAY: Duration = Duration::from_millis(150);
 
 /// The scenario's full report with the what-ifs, computed once the scenario has rested
 /// for `WHAT_IFS_DELAY`; `true` while it belongs to an earlier scenario (shown dimmed).

@@ -370,6 +370,7 @@ mod tests {
             precision: Precision::AmpBf16,
             interconnect: Interconnect::NvlinkBridge,
             checkpointing: true,
+            cudnn_benchmark: true,
             ..Scenario::default()
         };
         s.memory.headroom = 0.3;
@@ -385,6 +386,7 @@ mod tests {
             "precision=amp_bf16",
             "interconnect=nvlink_bridge",
             "checkpointing=true",
+            "cudnn_benchmark=true",
             "memory.headroom=0.3",
             "lang=zh",
             "embed=1",

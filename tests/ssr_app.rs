@@ -46,6 +46,7 @@ async fn page_shows_controls_views_and_the_estimates_note() {
         "optimizer",
         "interconnect",
         "checkpointing",
+        "cudnn-benchmark",
         "assumptions",
         "estimates-note",
         "verdict",
@@ -137,6 +138,44 @@ async fn the_advanced_group_offers_sharding_offload_and_nodes_in_both_languages(
         assert!(html.contains("value=\"ib_ndr\""));
         assert!(html.contains("nodes-line"));
     }
+}
+
+#[tokio::test]
+async fn the_advanced_group_offers_tensor_and_pipeline_parallelism_in_both_languages() {
+    for lang in [Lang::En, Lang::Zh] {
+        let query = format!(
+            "lang={}&model.id=vit&patch=64&cards=4&tensor_parallel=2&pipeline_parallel=2\
+             &micro_batches=8",
+            lang.code()
+        );
+        let st = state(&query);
+        assert_eq!(st.scenario.tensor_parallel, 2);
+        assert!(report(&st.scenario).parallel.bubble_fraction > 0.0);
+        let html = page(st).await;
+        for (field, value) in [
+            ("tensor_parallel", "2"),
+            ("pipeline_parallel", "2"),
+            ("micro_batches", "8"),
+        ] {
+            let label = hsi_gpu_planner::i18n::field_label(field, lang);
+            assert_ne!(label, field, "{field} has no {lang:?} label");
+            assert!(html.contains(&label), "{label}");
+            let input = format!(
+                "<input value=\"{value}\" type=\"text\" inputmode=\"decimal\" id=\"field-{field}\""
+            );
+            assert!(html.contains(&input), "{input} {lang:?}");
+        }
+        // The details say the layout, the all-reduces and the bubble.
+        assert!(html.contains("data-testid=\"layout-line\""), "{lang:?}");
+        assert!(html.contains("TP 2 × PP 2 × DP 1"), "{lang:?}");
+        assert!(html.contains(T::PipelineBubble.get(lang)));
+    }
+    // A layout the model cannot take is an error that names the field.
+    let html = page(state("model.id=vit&patch=64&cards=4&tensor_parallel=3")).await;
+    assert!(
+        html.contains("tensor_parallel"),
+        "no error naming the field"
+    );
 }
 
 #[tokio::test]

@@ -26,6 +26,7 @@ async fn levers_view_draws_a_bar_and_a_row_per_lever_and_names_the_best() {
         let html = render_chart(Chart::Levers(LeversView {
             report: report.clone(),
             lang,
+            on_map: None,
         }))
         .await;
         assert!(html.contains(X::LeversTitle.get(lang)));
@@ -172,4 +173,102 @@ async fn memory_view_shows_what_ecc_takes_and_cost_view_the_currency() {
     // The RTX A5500 has no dated cloud rate: the cloud column asks for one.
     assert!(!c.cloud_rate_known);
     assert!(html.contains(X::EnterRate.get(Lang::En)));
+}
+
+#[tokio::test]
+async fn cost_view_says_where_the_card_and_bridge_prices_come_from() {
+    use hsi_gpu_core::choices::Interconnect;
+    use hsi_gpu_planner::components::cost_view::CostView;
+    use hsi_gpu_planner::i18n::T;
+    let view = |s: Scenario, lang: Lang| async move {
+        let report = SharedReport::new(hsi_gpu_core::estimate(&s).unwrap());
+        let c = report.perf.cost.clone();
+        let html = render_view(CostView { report, lang }.view()).await;
+        (html, c)
+    };
+    let bridged = |gpu: &str| Scenario {
+        gpu: gpu.into(),
+        cards: 4,
+        interconnect: Interconnect::NvlinkBridge,
+        ..Scenario::default()
+    };
+    for lang in [Lang::En, Lang::Zh] {
+        // The A5500's price is a guess: the page says so, with why.
+        let (html, c) = view(Scenario::default(), lang).await;
+        assert!(html.contains("price-basis"));
+        assert!(html.contains(T::PriceGuess.get(lang)));
+        assert!(html.contains(&c.card_price_seen));
+        assert!(
+            !html.contains(T::CostBridges.get(lang)),
+            "no bridges on one card"
+        );
+        // Two bridged pairs: their cost and where it was seen.
+        let (html, c) = view(bridged("rtx_a5500"), lang).await;
+        assert!(html.contains(T::CostBridges.get(lang)));
+        assert!(html.contains(&c.money(c.bridges_usd)));
+        assert!(html.contains("bridge-seen") && html.contains(&c.bridge_price_seen));
+        // A dated listing is named as one.
+        let (html, _) = view(
+            Scenario {
+                gpu: "rtx_4090".into(),
+                ..Scenario::default()
+            },
+            lang,
+        )
+        .await;
+        assert!(html.contains(T::PriceListed.get(lang)));
+        // No known bridge price: said, not counted as zero.
+        let (html, c) = view(bridged("h100_pcie"), lang).await;
+        assert!(!c.bridge_price_known);
+        assert!(html.contains("bridge-unknown"));
+        assert!(html.contains(T::BridgeUnknown.get(lang)));
+    }
+}
+
+#[tokio::test]
+async fn the_thesis_map_draws_a_cell_per_model_and_patch_its_flips_and_the_claims() {
+    use hsi_gpu_core::thesis::thesis_map;
+    use hsi_gpu_planner::components::thesis::map_view::{MapView, SharedMap};
+    use hsi_gpu_planner::i18n::thesis_map::{claim_detail, claim_finding, claim_short, M};
+    let map = thesis_map(&Scenario {
+        cards: 2,
+        ..Scenario::default()
+    })
+    .unwrap();
+    for lang in [Lang::En, Lang::Zh] {
+        let html = render_chart(Chart::Map(MapView {
+            map: Some(SharedMap::new(map.clone())),
+            lang,
+            stale: false,
+            progress: None,
+            on_back: yew::Callback::noop(),
+        }))
+        .await;
+        assert!(html.contains("chart-thesis-map") && html.contains(M::Title.get(lang)));
+        assert_eq!(count(&html, "data-testid=\"map-cell\""), map.cells.len());
+        assert_eq!(count(&html, "data-testid=\"map-flip\""), map.flips.len());
+        assert!(!map.flips.is_empty());
+        // Every row is labelled with its model's size; every cell's speed-up is the core's.
+        for row in &map.models {
+            assert!(html.contains(&format::params(row.params)), "{}", row.model);
+        }
+        for c in &map.cells {
+            if let Some(s) = c.best.and_then(|b| b.speedup) {
+                assert!(
+                    html.contains(&format::times(s)),
+                    "{} at {}",
+                    c.model,
+                    c.patch
+                );
+            }
+        }
+        // Beside the map: each claim of the article and what the map finds, computed.
+        assert_eq!(count(&html, "data-testid=\"map-claim\""), map.claims.len());
+        for c in &map.claims {
+            assert!(html.contains(&claim_detail(c, lang)), "{:?}", c.id);
+            assert!(html.contains(claim_short(c.id, lang)), "{:?}", c.id);
+            assert!(html.contains(&claim_finding(c, lang)), "{:?}", c.id);
+        }
+        assert!(!html.contains("map-progress"));
+    }
 }

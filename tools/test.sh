@@ -34,6 +34,23 @@ dry_run="$(mktemp)"
 target/debug/hsi-gpu compare tools/samples/scenario_hu1d.json "$dry_run" > /dev/null
 rm -f "$dry_run"
 
+say "the lent-GPU script (tools/measure_lent_gpu.py): its plan, a CPU dry run, the CLI reads its zoo and sweep lines"
+lent="$(mktemp -d)"
+"$python" tools/measure_lent_gpu.py --dry-run --gpu rtx_3090 --output "$lent/dry.jsonl"
+"$python" - "$lent" <<'PY'
+import json, sys
+lines = [json.loads(line) for line in open(f"{sys.argv[1]}/dry.jsonl")]
+assert not [r for r in lines if "error" in r and r.get("section") != "ops"], lines
+for section in ("zoo", "sweeps"):
+    line = next(r for r in lines if r.get("section") == section)
+    json.dump(line["scenario"], open(f"{sys.argv[1]}/{section}-scenario.json", "w"))
+    json.dump(line["measurement"], open(f"{sys.argv[1]}/{section}-measured.json", "w"))
+PY
+for section in zoo sweeps; do
+  target/debug/hsi-gpu compare "$lent/$section-scenario.json" "$lent/$section-measured.json" > /dev/null
+done
+rm -rf "$lent"
+
 say "the PyTorch tools as a package: pip install ./tools into a fresh venv, then its commands and API"
 "$repo/tools/package_test.sh" "$python" "$repo/target/debug/hsi-gpu"
 

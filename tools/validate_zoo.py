@@ -74,6 +74,16 @@ LOWER_PRECISION_OPS = {
 FP32_OPS = {
     F.softmax, F.log_softmax, torch.softmax, torch.log_softmax, T.softmax, T.log_softmax,
     F.layer_norm, F.group_norm, torch.layer_norm, torch.group_norm, F.cross_entropy,
+    # Element-wise functions in the fp32 policy (aten/src/ATen/autocast_mode.h, AT_FORALL_FP32);
+    # Python's 1 / x is x.reciprocal() * 1.
+    torch.exp, T.exp, torch.expm1, T.expm1, torch.log, T.log, torch.log2, T.log2, torch.log10, T.log10,
+    torch.log1p, T.log1p, torch.reciprocal, T.reciprocal, torch.rsqrt, T.rsqrt, torch.pow, T.pow,
+    T.__pow__, T.__rpow__, T.__rtruediv__, T.__rdiv__, F.softplus, torch.logsumexp, T.logsumexp,
+}
+# Reductions that compute in fp32 from their 16-bit input without casting it (AT_FORALL_FP32_SET_OPT_DTYPE
+# and norm's fp32_append_dtype): the emulation passes dtype=torch.float32.
+FP32_DTYPE_OPS = {
+    torch.sum, T.sum, torch.prod, T.prod, torch.cumsum, T.cumsum, torch.norm, T.norm, torch.linalg.vector_norm,
 }
 
 
@@ -126,11 +136,23 @@ class CudaEmulation(TorchFunctionMode):
         kwargs = kwargs or {}
         if func is F.dropout:
             return cuda_dropout(*args, **kwargs)
+        if self.autocast_dtype is not None and func is F.normalize:
+            return fp32_normalize(*args, **kwargs)
+        if self.autocast_dtype is not None and func in FP32_DTYPE_OPS and kwargs.get("dtype") is None \
+                and isinstance(args[0], torch.Tensor) and args[0].is_floating_point():
+            kwargs = {**kwargs, "dtype": torch.float32}
         dtype = self.cast_dtype(func)
         if dtype is not None:
             args = self.cast(args, dtype)
             kwargs = {k: self.cast(v, dtype) for k, v in kwargs.items()}
         return func(*args, **kwargs)
+
+
+def fp32_normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """F.normalize as its ATen ops run under CUDA autocast: the norm in fp32 (its input
+    kept as it is), then the division promoted to fp32."""
+    denom = torch.linalg.vector_norm(input, p, dim, keepdim=True, dtype=torch.float32).clamp_min(eps)
+    return input / denom.expand_as(input)
 
 
 def cuda_dropout(input, p=0.5, training=True, inplace=False):

@@ -15,6 +15,10 @@
 //!                              option's time to result, speed-up and cost per experiment}
 //! hsi-gpu options --summary [--lang en|zh] COMPARISON.json
 //!                              the comparison as tables with the recommendation
+//! hsi-gpu thesis FILE.json     the thesis map for a Scenario (`-` = stdin): the best lever
+//!                              of each zoo model (small HSI CNNs to a 1 B ViT) at each patch
+//!                              on the scenario's card and task, the flips, the article's
+//!                              claims checked (`core/src/thesis.rs`)
 //! hsi-gpu calibrate SCENARIO.json MEASUREMENT.json...
 //!                              {"scenario": the scenario with constants fitted to the
 //!                              measurements, "report": what was fitted, errors before/after}
@@ -23,12 +27,13 @@
 
 mod summary;
 
-use std::io::Read;
+use std::io::{ErrorKind, Read, Write};
 use std::process::ExitCode;
 
 use hsi_gpu_core::compare::compare;
 use hsi_gpu_core::compare::import::import_comparison;
 use hsi_gpu_core::scenario::scenario_from_json;
+use hsi_gpu_core::thesis::thesis_map;
 use hsi_gpu_core::whatifs::{compare_levers, estimate_all};
 use hsi_gpu_core::{dataset, gpu, market, measurement, zoo, FieldError, Scenario};
 use serde_json::json;
@@ -38,15 +43,21 @@ const USAGE: &str =
                      | hsi-gpu presets | hsi-gpu scenario \
                      | hsi-gpu compare SCENARIO.json MEASUREMENT.json \
                      | hsi-gpu options [--summary [--lang en|zh]] COMPARISON.json \
+                     | hsi-gpu thesis FILE.json|- \
                      | hsi-gpu calibrate SCENARIO.json MEASUREMENT.json...";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
-        Ok(output) => {
-            println!("{output}");
-            ExitCode::SUCCESS
-        }
+        // A reader that stops early (`hsi-gpu summary - | head`) closes the pipe: then there
+        // is nothing left to say, and no reason to fail.
+        Ok(output) => match writeln!(std::io::stdout().lock(), "{output}") {
+            Err(e) if e.kind() != ErrorKind::BrokenPipe => {
+                eprintln!("hsi-gpu: stdout: {e}");
+                ExitCode::FAILURE
+            }
+            _ => ExitCode::SUCCESS,
+        },
         Err(message) => {
             eprintln!("hsi-gpu: {message}");
             ExitCode::from(2)
@@ -63,6 +74,13 @@ fn run(args: &[String]) -> Result<String, String> {
             let report = estimate_all(&scenario).map_err(|errors| one_line(&errors))?;
             Ok(pretty(
                 &serde_json::to_value(report).expect("Report serialises"),
+            ))
+        }
+        [cmd, path] if cmd == "thesis" => {
+            let scenario = scenario_from_json(&read_input(path)?).map_err(|e| e.to_string())?;
+            let map = thesis_map(&scenario).map_err(|errors| one_line(&errors))?;
+            Ok(pretty(
+                &serde_json::to_value(map).expect("ThesisMap serialises"),
             ))
         }
         [cmd, rest @ ..] if cmd == "summary" => {

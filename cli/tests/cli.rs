@@ -25,6 +25,8 @@ fn estimate_reads_a_file_and_scenario_prints_an_editable_default() {
     let default = run(&["scenario"], "");
     let path = std::env::temp_dir().join(format!("hsi-gpu-cli-{}.json", std::process::id()));
     let mut scenario = json(&default);
+    // PyTorch's default: cuDNN's heuristics pick the convolution algorithms.
+    assert_eq!(scenario["cudnn_benchmark"], false);
     scenario["batch_per_gpu"] = 8.into();
     std::fs::write(&path, scenario.to_string()).unwrap();
     let small = json(&run(&["estimate", path.to_str().unwrap()], ""));
@@ -149,6 +151,7 @@ fn a_typo_in_any_section_exits_2_naming_its_path_and_the_allowed_fields() {
             "perf.scaling.overlapp",
             "bucket_bytes",
         ),
+        (r#"{"cudnn_bench": true}"#, "cudnn_bench", "cudnn_benchmark"),
         (
             r#"{"workload": {"epoch": 3}}"#,
             "workload.epoch",
@@ -217,4 +220,36 @@ fn options_lays_the_comparison_and_its_lever_rows_side_by_side() {
     let bad = run(&["options", "-"], r#"{"options": []}"#);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("options"));
+}
+
+#[test]
+fn thesis_maps_the_default_task_from_small_hsi_models_to_a_billion_parameters() {
+    let out = run(&["thesis", "-"], "{}");
+    let map = json(&out);
+    let cells = map["cells"].as_array().expect("cells");
+    assert!(!cells.is_empty());
+    for c in cells {
+        for key in ["model", "params", "patch", "bands", "best", "limit", "aids"] {
+            assert!(c.get(key).is_some(), "{key} in {c}");
+        }
+    }
+    // A cell the model cannot be built for has 0 parameters and its error.
+    let built: Vec<u64> = cells
+        .iter()
+        .filter(|c| c["error"].is_null())
+        .filter_map(|c| c["params"].as_u64())
+        .collect();
+    assert!(*built.iter().min().unwrap() < 1_000_000, "small HSI models");
+    assert!(*built.iter().max().unwrap() >= 1_000_000_000, "a 1 B ViT");
+    // Cells with a best lever carry its speed-up (or none when it makes the cell fit).
+    let best = cells
+        .iter()
+        .find(|c| c["best"].is_object())
+        .expect("a best lever");
+    assert!(best["best"]["lever"].is_string() && best["best"].get("speedup").is_some());
+    assert!(map["flips"].as_array().is_some_and(|f| !f.is_empty()));
+    assert_eq!(map["claims"].as_array().map(Vec::len), Some(4));
+    let bad = run(&["thesis", "-"], r#"{"gpu": "nope"}"#);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("gpu"));
 }

@@ -297,3 +297,66 @@ fn options_summary_is_the_comparison_with_its_recommendation() {
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(bad.stderr, plain.stderr);
 }
+
+#[test]
+fn a_reader_that_stops_early_is_no_failure() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    // `hsi-gpu summary - | head`: the pipe is closed before the summary is written.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hsi-gpu"))
+        .args(["summary", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.stdin.take().unwrap().write_all(b"{}").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_summary_shows_tensor_and_pipeline_parallelism_stage_by_stage() {
+    let scenario = r#"{"model": {"kind": "preset", "id": "vit", "size": "large"}, "patch": 32,
+        "gpu": "h100_sxm", "interconnect": "nvswitch", "cards": 8, "precision": "amp_bf16",
+        "tensor_parallel": 2, "pipeline_parallel": 2, "micro_batches": 8, "cudnn_benchmark": true}"#;
+    let report = json(&run(&["estimate", "-"], scenario));
+    let p = &report["parallel"];
+    for (lang, code) in LANGS {
+        let text = summary(&["summary", "--lang", code, "-"], scenario);
+        assert!(text.contains("cudnn.benchmark = True"), "{text}");
+        let layout = line(&text, T::Layout.get(lang));
+        assert!(layout.contains("TP 2 × PP 2 × DP 2"), "{layout}");
+        assert!(squash(&text).contains(&squash(&format::percent(f(&p["bubble_fraction"])))));
+        let stages = p["stages"].as_array().unwrap();
+        assert_eq!(stages.len(), 2);
+        for (i, stage) in stages.iter().enumerate() {
+            let row = line(&text, &format!("{} ", i + 1));
+            let first = stage["first_layer"].as_str().unwrap();
+            assert!(row.contains(first), "{row}");
+            assert!(
+                row.contains(&format::bytes(f(&stage["memory"]["total"]))),
+                "{row}"
+            );
+            assert!(
+                row.ends_with(&format::percent(f(&stage["idle_fraction"]))),
+                "{row}"
+            );
+        }
+    }
+    let plain = summary(&["summary", "-"], "{}");
+    assert!(
+        !plain.contains(T::Layout.get(Lang::En)),
+        "no layout without model parallelism"
+    );
+}

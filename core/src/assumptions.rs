@@ -90,6 +90,7 @@ json_struct! {
         /// (`default_optimizer_kernels`).
         pub optimizer_kernels: Option<u32> [0, 100_000] = None,
         pub device: DeviceAssumptions = DeviceAssumptions::default(),
+        pub cudnn: CudnnAssumptions = CudnnAssumptions::default(),
         pub host: HostAssumptions = HostAssumptions::default(),
         pub pipeline: PipelineAssumptions = PipelineAssumptions::default(),
         pub scaling: ScalingAssumptions = ScalingAssumptions::default(),
@@ -127,8 +128,20 @@ json_struct! {
         /// The same on FP32 CUDA cores, which fill their smaller tiles sooner.
         pub conv3d_fp32_channels_half: f64 [0.0, 4096.0] = 12.0,
         pub conv3d_depth_half: f64 [0.0, 65536.0] = 660.0,
-        /// Fraction of the FP32 peak depthwise / narrow grouped convolutions reach.
-        pub grouped_efficiency: f64 [0.01, 1.0] = 0.025,
+        /// Fraction of the FP32 peak grouped and depthwise convolutions reach on CUDA
+        /// cores with many multiply-adds per output: x K / (K + `grouped_depth_half`),
+        /// K = input channels per group x kernel area (9 for a 3x3 depthwise kernel:
+        /// 0.22 x 9 / 93 = 0.021 of the peak; 7x7: 0.081). The three `grouped_*`
+        /// constants are fitted on the published points with the others held
+        /// (MobileNet, EfficientNet, ConvNeXt, ResNeXt, RegNet; docs/validation.md).
+        pub grouped_efficiency: f64 [0.01, 1.0] = 0.22,
+        /// K at which a grouped or depthwise convolution on CUDA cores reaches half of
+        /// `grouped_efficiency` (each output's fixed cost shared by K multiply-adds).
+        pub grouped_depth_half: f64 [0.0, 65536.0] = 84.0,
+        /// Output channels per group at which a 16-bit grouped convolution on tensor
+        /// cores reaches half of `conv_efficiency` (one narrow GEMM per group:
+        /// ResNeXt's 4 channels 0.085, RegNet's 24-64 0.36-0.6).
+        pub grouped_channels_half: f64 [0.0, 4096.0] = 43.0,
         /// Device-memory traffic of a convolution over its input + output + weights
         /// (tiles re-read, the weight-gradient pass reading both again).
         pub conv_traffic: f64 [1.0, 10.0] = 1.66,
@@ -146,6 +159,42 @@ json_struct! {
         pub l2_speedup: f64 [1.0, 20.0] = 2.72,
         /// The model runs channels_last (NHWC): no transposes around 16-bit convolutions.
         pub channels_last: bool = false,
+    }
+}
+
+json_struct! {
+    /// cuDNN's convolution algorithms without `cudnn_benchmark` and their workspaces (see
+    /// `cudnn.rs`): fitted on the H200 steps of the fit models (HybridSN,
+    /// core/tests/measured_h200.rs), checked on the held-out ones. Every field is
+    /// user-editable.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct CudnnAssumptions {
+        /// Time of the heuristics' FP32 algorithm for a 3-D convolution whose kernel spans
+        /// three dimensions over the timed one's (HybridSN's FP32 step ran 5.9x slower
+        /// untimed; the model 5.94x with this).
+        pub heuristic_fp32_slowdown: f64 [1.0, 100.0] = 5.15,
+        /// cuDNN's 3-D convolution kernels on Hopper's CUDA cores reach this fraction of
+        /// the rate the published (Ampere, Volta) 3-D U-Net points set: the median over
+        /// the H200's 8 C -> C convolutions in FP32 (`measured_h200/conv.jsonl`).
+        pub hopper_conv3d_fp32_factor: f64 [0.01, 4.0] = 0.51,
+        /// The same on tensor cores (the median over the sweep's TF32 and bf16 ones).
+        pub hopper_conv3d_tensor_factor: f64 [0.01, 4.0] = 0.86,
+        /// Elements of its lowered operand a narrow convolution's implicit GEMM reads per
+        /// second on CUDA cores, as a share of the card's bandwidth in 4-byte words: C -> C
+        /// 3-D convolutions with 4-32 channels read 1.4-1.7 TB/s of it on an H200, whatever
+        /// C (median 0.36 of its 4.8 TB/s; `measured_h200/conv.jsonl`). Bounds a backward
+        /// data over few input channels.
+        pub lowered_rate_fp32: f64 [0.01, 10.0] = 0.36,
+        /// The same on tensor cores (TF32 and bf16: 0.34-1.6 x 10^12 elements/s, median
+        /// 0.77 of the bandwidth in words).
+        pub lowered_rate_tensor: f64 [0.01, 10.0] = 0.77,
+        /// Workspace of a CUDA-core (FP32) algorithm for such a convolution, as a fraction
+        /// of its lowered (im2col) input: HybridSN's FP32 and untimed TF32 steps peaked
+        /// about 4.9 MB per sample above their tensors.
+        pub workspace_cuda_core: f64 [0.0, 16.0] = 0.39,
+        /// The same for a tensor-core algorithm (timed TF32, 16 bit): about 0.8 MB per
+        /// sample on HybridSN.
+        pub workspace_tensor_core: f64 [0.0, 16.0] = 0.07,
     }
 }
 
@@ -246,8 +295,10 @@ json_struct! {
         pub pcie_efficiency: f64 [0.01, 1.0] = 0.70,
         /// Bandwidth factor, relative to peer-to-peer, when the driver forbids P2P (GeForce
         /// 40-series, RTX 5090) and NCCL stages every chunk through pinned host memory
-        /// (an extra copy and host-memory traffic). Rough assumption, not a measurement.
-        pub host_staged_factor: f64 [0.01, 1.0] = 0.5,
+        /// (an extra copy and host-memory traffic). Fitted on nccl-tests' all_reduce on
+        /// 2x RTX 2080 Ti over PCIe 3.0 x16 without P2P: 4.00 GB/s busbw = 0.363 x 0.70
+        /// x 15.75 GB/s (fixtures/parallel_published.json; the rough guess was 0.5).
+        pub host_staged_factor: f64 [0.01, 1.0] = 0.363,
         /// Fraction of NVLink's one-way rate the ring reaches. nccl-tests on A100 SXM report
         /// about 230 GB/s busbw of 300 GB/s one-way (0.77).
         pub nvlink_efficiency: f64 [0.01, 1.0] = 0.77,
@@ -296,6 +347,9 @@ json_struct! {
         /// Price of one card, USD; None = the card's dated street price, else its launch
         /// price (`market`; unknown for some cards).
         pub card_price_usd: Option<f64> [0.0, 1e6] = None,
+        /// NVLink bridge(s) joining one pair of cards, USD, counted per bridged pair with
+        /// `interconnect: "nvlink_bridge"`; None = the card's dated bridge price (`market`).
+        pub bridge_usd_per_pair: Option<f64> [0.0, 1e5] = None,
         /// Workstation without GPUs: board, CPU, 64 GB RAM, SSD, case. Rough 2025 retail
         /// estimate, USD.
         pub platform_base_usd: f64 [0.0, MONEY] = 2000.0,

@@ -1,6 +1,6 @@
-//! Chart geometry for the web app's SVG views: scales, tick positions and stacked-bar
-//! layout, and labels that fit their axis (`fit`). Pure arithmetic, so it is tested
-//! natively and the components only draw.
+//! Chart geometry for the web app's SVG views: scales, tick positions, stacked-bar
+//! layout, heat-map grids, and labels that fit their axis (`fit`). Pure arithmetic, so it
+//! is tested natively and the components only draw.
 
 mod fit;
 
@@ -194,6 +194,66 @@ pub fn bars_from(base: f64, values: &[Option<f64>], scale: &LinearScale) -> Vec<
         .collect()
 }
 
+/// A rectangle in SVG coordinates (y grows downwards).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+impl Rect {
+    pub fn center(&self) -> (f64, f64) {
+        (self.x + self.width / 2.0, self.y + self.height / 2.0)
+    }
+}
+
+/// A heat map's grid: `rows` x `cols` equal cells filling `area`, row 0 at the bottom (so
+/// a row index that grows with a quantity reads upwards, as on a y axis).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Grid {
+    pub area: Rect,
+    pub rows: usize,
+    pub cols: usize,
+}
+
+impl Grid {
+    pub fn new(area: Rect, rows: usize, cols: usize) -> Self {
+        Grid {
+            area,
+            rows: rows.max(1),
+            cols: cols.max(1),
+        }
+    }
+
+    pub fn cell_width(&self) -> f64 {
+        self.area.width / self.cols as f64
+    }
+
+    pub fn cell_height(&self) -> f64 {
+        self.area.height / self.rows as f64
+    }
+
+    /// The cell at `row` (from the bottom) and `col` (from the left).
+    pub fn cell(&self, row: usize, col: usize) -> Rect {
+        let (w, h) = (self.cell_width(), self.cell_height());
+        Rect {
+            x: self.area.x + col as f64 * w,
+            y: self.area.y + (self.rows - 1 - row.min(self.rows - 1)) as f64 * h,
+            width: w,
+            height: h,
+        }
+    }
+
+    /// The border between cell (`row` - 1, `col`) and the one above it, (`row`, `col`):
+    /// (x1, x2, y). Row 0 has no cell below: its bottom edge.
+    pub fn edge_below(&self, row: usize, col: usize) -> (f64, f64, f64) {
+        let c = self.cell(row, col);
+        (c.x, c.x + c.width, c.y + c.height)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,6 +360,35 @@ mod tests {
         let empty = bar_rows(&[&[0.0], &[f64::NAN]], (0.0, 100.0), 5);
         assert!(empty.axis_max > 0.0);
         assert_eq!(empty.rows[1][0].length(), 0.0);
+    }
+
+    #[test]
+    fn grid_cells_tile_the_area_with_row_zero_at_the_bottom() {
+        let area = Rect {
+            x: 100.0,
+            y: 10.0,
+            width: 250.0,
+            height: 110.0,
+        };
+        let g = Grid::new(area, 11, 5);
+        assert!(close(g.cell_width(), 50.0) && close(g.cell_height(), 10.0));
+        let bottom_left = g.cell(0, 0);
+        assert!(close(bottom_left.x, 100.0) && close(bottom_left.y, 110.0));
+        let top_right = g.cell(10, 4);
+        assert!(close(top_right.x, 300.0) && close(top_right.y, 10.0));
+        assert!(close(top_right.x + top_right.width, 350.0));
+        // Neighbours abut: no gap or overlap between rows or columns.
+        for row in 1..11 {
+            let (below, above) = (g.cell(row - 1, 2), g.cell(row, 2));
+            assert!(close(above.y + above.height, below.y));
+            let (x1, x2, y) = g.edge_below(row, 2);
+            assert!(close(y, below.y) && close(x1, above.x) && close(x2 - x1, 50.0));
+        }
+        assert!(close(g.cell(3, 1).x + 50.0, g.cell(3, 2).x));
+        assert_eq!(g.cell(3, 1).center(), (175.0, 85.0));
+        // A row past the top stays on the grid; an empty grid has one cell.
+        assert_eq!(g.cell(99, 0).y, g.cell(10, 0).y);
+        assert_eq!(Grid::new(area, 0, 0).cell(0, 0), area);
     }
 
     #[test]

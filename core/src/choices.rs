@@ -110,6 +110,9 @@ json_enum! {
         Base = "base",
         Large = "large",
         Huge = "huge",
+        /// ViT-g/14's shape (Zhai et al., "Scaling Vision Transformers", CVPR 2022): about
+        /// 1.0 B parameters, HyperSIGMA's scale.
+        Giant = "giant",
     }
 }
 

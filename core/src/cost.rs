@@ -1,6 +1,7 @@
 //! Cost model: owning an N-card box over its life versus renting the same GPU-hours.
 //!
-//! - capex = cards + platform + PSU + cooling. Platform = base + per card, plus a
+//! - capex = cards + NVLink bridges (one pair's price per bridged pair, with NVLink-bridged
+//!   cards) + platform + PSU + cooling. Platform = base + per card, plus a
 //!   premium above two cards (a board and CPU with enough PCIe lanes: HEDT / server).
 //!   PSU watts = (cards x TDP + system base) x margin, priced per watt.
 //! - energy (kWh) = (cards x TDP + system base) x utilization x lifetime hours x PUE / 1000.
@@ -37,14 +38,37 @@ pub struct Usage {
     pub run_s: f64,
     /// Cards one run occupies (all of them with DDP, one with parallel experiments).
     pub cards_per_run: u32,
+    /// Pairs of cards joined by NVLink bridges, per node (0 without bridges).
+    pub bridged_pairs: u32,
     /// Runs the box trains at once (1 with DDP, `cards` with parallel experiments).
     pub concurrent_runs: u32,
     pub sweep_runs: u32,
 }
 
+/// Where the card price of a cost estimate comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PriceBasis {
+    /// `cost.card_price_usd`.
+    Scenario,
+    /// A dated listing with its source (`market`).
+    Listed,
+    /// A placeholder without a primary source (`market`, marked unverified).
+    Guess,
+    /// The card's launch price (`gpu`).
+    Launch,
+    /// None known: the figures that need it are not shown.
+    #[default]
+    Unknown,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CostReport {
     pub card_price_usd: f64,
+    pub card_price_basis: PriceBasis,
+    /// The listing's date and source (or why it is a guess) for a listed or guessed
+    /// price; empty otherwise.
+    pub card_price_seen: String,
     /// False when neither the scenario nor the catalog has a card price: the figures that
     /// contain it (cards, capex, TCO and every cost per unit) are not to be shown.
     pub card_price_known: bool,
@@ -57,6 +81,14 @@ pub struct CostReport {
     pub currency: Currency,
     pub cny_per_usd: f64,
     pub cards_usd: f64,
+    /// The NVLink bridges of every bridged pair (0 when none is needed or its price is
+    /// unknown).
+    pub bridges_usd: f64,
+    /// False when bridges are needed and neither the scenario nor the catalog has their
+    /// price: capex and TCO then leave them out, and the page says so.
+    pub bridge_price_known: bool,
+    /// The bridge price's date and source when it comes from the catalog; empty otherwise.
+    pub bridge_price_seen: String,
     pub platform_usd: f64,
     /// One node's PSU capacity (a cluster has one per node).
     pub psu_watts: f64,
@@ -105,12 +137,35 @@ pub fn cost(a: &CostAssumptions, gpu: &GpuSpec, usage: &Usage) -> CostReport {
     let price = a
         .card_price_usd
         .or_else(|| crate::market::default_card_price_usd(gpu, a.cny_per_usd));
+    let market = crate::market::market_by_id(gpu.id);
+    let listing = market.and_then(|m| m.street);
+    let card_price_basis = match (a.card_price_usd, listing, gpu.launch_price_usd) {
+        (Some(_), ..) => PriceBasis::Scenario,
+        (None, Some(p), _) if p.unverified => PriceBasis::Guess,
+        (None, Some(_), _) => PriceBasis::Listed,
+        (None, None, Some(_)) => PriceBasis::Launch,
+        (None, None, None) => PriceBasis::Unknown,
+    };
+    let seen = |p: crate::market::Price| format!("{}, {}", p.date, p.source);
+    let card_price_seen = match card_price_basis {
+        PriceBasis::Listed | PriceBasis::Guess => listing.map(seen).unwrap_or_default(),
+        _ => String::new(),
+    };
     let cloud_rate = a
         .cloud_usd_per_gpu_hour
         .or_else(|| crate::market::default_cloud_usd_per_hour(gpu, a.cny_per_usd));
     let cloud_usd_per_gpu_hour = cloud_rate.unwrap_or(0.0);
     let card_price_usd = price.unwrap_or(0.0);
     let cards_usd = cards * card_price_usd;
+    let pair_price = a
+        .bridge_usd_per_pair
+        .or_else(|| crate::market::default_pair_bridge_usd(gpu, a.cny_per_usd));
+    let pairs = nodes * f64::from(usage.bridged_pairs);
+    let bridge_price_seen = match (a.bridge_usd_per_pair, market.and_then(|m| m.pair_bridge)) {
+        (None, Some(p)) if pairs > 0.0 => seen(p),
+        _ => String::new(),
+    };
+    let bridges_usd = pairs * pair_price.unwrap_or(0.0);
     let multi_gpu = if usage.cards > 2 {
         a.multi_gpu_platform_usd
     } else {
@@ -124,7 +179,7 @@ pub fn cost(a: &CostAssumptions, gpu: &GpuSpec, usage: &Usage) -> CostReport {
     let psu_watts = draw_watts / nodes * a.psu_margin;
     let psu_usd = nodes * psu_watts * a.psu_usd_per_watt;
     let cooling_usd = cards * a.cooling_usd_per_card;
-    let capex_usd = cards_usd + platform_usd + psu_usd + cooling_usd;
+    let capex_usd = cards_usd + bridges_usd + platform_usd + psu_usd + cooling_usd;
 
     let busy_hours = HOURS_PER_YEAR * a.lifetime_years * a.utilization;
     let energy_kwh = draw_watts * busy_hours * a.pue / 1000.0;
@@ -149,12 +204,17 @@ pub fn cost(a: &CostAssumptions, gpu: &GpuSpec, usage: &Usage) -> CostReport {
     let sweep_runs = f64::from(usage.sweep_runs);
     CostReport {
         card_price_usd,
+        card_price_basis,
+        card_price_seen,
         card_price_known: price.is_some(),
         cloud_usd_per_gpu_hour,
         cloud_rate_known: cloud_rate.is_some(),
         currency: a.currency,
         cny_per_usd: a.cny_per_usd,
         cards_usd,
+        bridges_usd,
+        bridge_price_known: pairs == 0.0 || pair_price.is_some(),
+        bridge_price_seen,
         platform_usd,
         psu_watts,
         psu_usd,

@@ -6,8 +6,13 @@
 //!   tensor cores (TF32, FP16/BF16) or FP32 CUDA cores, each with its own fraction of
 //!   peak: cuDNN's convolutions reach less of the tensor-core peak than large cuBLAS
 //!   GEMMs, and 3-D convolutions a much smaller share still;
-//! - depthwise and narrow grouped convolutions (at most `GROUPED_CHANNELS` channels per
-//!   group) run on CUDA cores whatever the precision and are bound by memory;
+//! - grouped and depthwise convolutions at the rate of their per-group shape: on CUDA
+//!   cores a stencil whose cost per output is shared by its K multiply-adds (a 7x7
+//!   depthwise kernel runs several times faster per FLOP than a 3x3 one), in 16 bit
+//!   also one narrow GEMM per group on tensor cores, whichever is faster (depthwise:
+//!   CUDA cores only);
+//! - a fused attention core (SDPA) on its kernel's unit: in fp32 the memory-efficient
+//!   kernel's three TF32 products per product on Ampere and later;
 //! - normalisation reads its input twice in forward (statistics, then normalise) and
 //!   makes more passes in backward; element-wise ops make the passes their traffic
 //!   says;
@@ -28,95 +33,11 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::analysis::{OpClass, GROUPED_CHANNELS};
+pub use crate::cudnn::{MathMode, Maths};
 
 use crate::analysis::LayerReport;
 use crate::assumptions::PerfAssumptions;
-use crate::choices::Precision;
 use crate::gpu::GpuSpec;
-
-/// The math unit conv and matmul run on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MathMode {
-    Fp32,
-    Tf32,
-    /// FP16 or BF16 tensor cores.
-    Half,
-}
-
-/// Which unit each kind of layer uses, and whether autocast casts around them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Maths {
-    pub conv: MathMode,
-    pub matmul: MathMode,
-    pub autocast: bool,
-}
-
-impl Maths {
-    /// PyTorch's defaults: cuDNN convolutions may use TF32
-    /// (`torch.backends.cudnn.allow_tf32 = True`), matmuls may not
-    /// (`torch.backends.cuda.matmul.allow_tf32 = False` since 1.12); docs "CUDA
-    /// semantics", "TensorFloat-32 (TF32) on Ampere (and later) devices".
-    pub fn torch_default(gpu: &GpuSpec) -> Maths {
-        Maths {
-            conv: if gpu.tf32_flops.is_some() {
-                MathMode::Tf32
-            } else {
-                MathMode::Fp32
-            },
-            matmul: MathMode::Fp32,
-            autocast: false,
-        }
-    }
-
-    pub fn fp32() -> Maths {
-        Maths {
-            conv: MathMode::Fp32,
-            matmul: MathMode::Fp32,
-            autocast: false,
-        }
-    }
-
-    /// TF32 everywhere (FP32 on cards without it).
-    pub fn tf32(gpu: &GpuSpec) -> Maths {
-        let mode = if gpu.tf32_flops.is_some() {
-            MathMode::Tf32
-        } else {
-            MathMode::Fp32
-        };
-        Maths {
-            conv: mode,
-            matmul: mode,
-            autocast: false,
-        }
-    }
-
-    /// How a scenario's precision runs on a card.
-    pub fn of(precision: Precision, gpu: &GpuSpec) -> Maths {
-        match precision {
-            Precision::TorchDefault => Maths::torch_default(gpu),
-            Precision::Fp32 => Maths::fp32(),
-            Precision::Tf32 => Maths::tf32(gpu),
-            Precision::AmpFp16 => Maths::half(true, true),
-            Precision::AmpBf16 => Maths::half(gpu.bf16, true),
-            Precision::Bf16 => Maths::half(gpu.bf16, false),
-        }
-    }
-
-    /// 16-bit tensor cores (FP32 where the card lacks the format).
-    pub fn half(has_format: bool, autocast: bool) -> Maths {
-        let mode = if has_format {
-            MathMode::Half
-        } else {
-            MathMode::Fp32
-        };
-        Maths {
-            conv: mode,
-            matmul: mode,
-            autocast,
-        }
-    }
-}
 
 /// One pass of one layer on the device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -161,7 +82,7 @@ struct Unit {
 }
 
 fn pass(
-    flops: f64,
+    (flops, work): (f64, f64),
     (min_bytes, bytes): (f64, f64),
     kernels: u32,
     u: &Unit,
@@ -177,11 +98,11 @@ fn pass(
     let runs = if kernels > 0 { 1.0 } else { 0.0 };
     let (flops, bytes, min_bytes) = (runs * flops, runs * bytes, runs * min_bytes);
     let ramp = roof_flops * a.efficiency_ramp_s;
+    // `work` x the counted FLOPs is what the kernel does (more where cuDNN's pick is
+    // slower than the timed one); the efficiency is the counted FLOPs' share of the roof.
     let (efficiency, compute_s) = if flops > 0.0 {
-        (
-            efficiency * flops / (flops + ramp),
-            (flops + ramp) / (roof_flops * efficiency),
-        )
+        let compute_s = (flops * work + ramp) / (roof_flops * efficiency);
+        (flops / (compute_s * roof_flops), compute_s)
     } else {
         (efficiency, 0.0)
     };
@@ -202,6 +123,167 @@ fn pass(
     }
 }
 
+/// The faster of two (roof, efficiency) rates.
+fn faster(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    if b.0 * b.1 > a.0 * a.1 {
+        b
+    } else {
+        a
+    }
+}
+
+/// Roof and efficiency of a convolution, from the shape of its implicit GEMM: N output
+/// channels per group and K input channels per group x kernel volume.
+fn conv_rate(l: &LayerReport, maths: Maths, gpu: &GpuSpec, a: &PerfAssumptions) -> (f64, f64) {
+    let d = &a.device;
+    let out_channels = l.output_shape.first().copied().unwrap_or(1).max(1) as f64;
+    let n = out_channels / l.groups.max(1) as f64;
+    let k = l.params as f64 / out_channels;
+    if l.groups > 1 {
+        // On CUDA cores a grouped or depthwise convolution is a stencil: its cost per
+        // output (indexing, loads, the store) is shared by K multiply-adds, so a 7x7
+        // depthwise kernel reaches several times the rate of a 3x3 one.
+        let cuda = (
+            gpu.fp32_flops,
+            d.grouped_efficiency * k / (k + d.grouped_depth_half),
+        );
+        // cuDNN runs 16-bit grouped convolutions on tensor cores, one narrow GEMM per
+        // group; in TF32 and FP32 they stay on CUDA cores (DeepLearningExamples'
+        // ResNeXt-101: AMP 2.65x its TF32 throughput on an A100, where dense ResNet-50
+        // gains 2.6x with tensor cores in both). A depthwise convolution (one output
+        // channel per group) is no GEMM: CUDA cores only.
+        return match maths.conv {
+            MathMode::Half if n > 1.0 => faster(
+                cuda,
+                (
+                    roof(gpu, MathMode::Half),
+                    d.conv_efficiency * n / (n + d.grouped_channels_half),
+                ),
+            ),
+            _ => cuda,
+        };
+    }
+    conv_unit(l.class, maths.conv, n, k, gpu, a)
+}
+
+/// Roof and fraction of it a dense convolution's implicit GEMM of width `n` (output
+/// channels) and depth `k` (reduction per output) reaches: narrow ones leave most of each
+/// tile idle.
+fn dense_rate(
+    class: OpClass,
+    mode: MathMode,
+    n: f64,
+    k: f64,
+    gpu: &GpuSpec,
+    a: &PerfAssumptions,
+) -> (f64, f64) {
+    let d = &a.device;
+    let (base, factor_3d, channels_half) = if mode == MathMode::Fp32 {
+        (
+            d.fp32_conv_efficiency,
+            d.conv3d_fp32_factor,
+            d.conv3d_fp32_channels_half,
+        )
+    } else {
+        (
+            d.conv_efficiency,
+            d.conv3d_tensor_factor,
+            d.conv3d_channels_half,
+        )
+    };
+    // cuDNN's 3-D kernels on Hopper reach less again (`perf.cudnn.hopper_conv3d_*`).
+    let hopper = match (gpu.is_hopper(), mode) {
+        (false, _) => 1.0,
+        (true, MathMode::Fp32) => a.cudnn.hopper_conv3d_fp32_factor,
+        (true, _) => a.cudnn.hopper_conv3d_tensor_factor,
+    };
+    let factor = if class == OpClass::Conv3d {
+        hopper * factor_3d * n / (n + channels_half) * k / (k + d.conv3d_depth_half)
+    } else {
+        1.0
+    };
+    (roof(gpu, mode), base * factor)
+}
+
+/// The unit a convolution runs on where `mode` is allowed: tensor cores are allowed, not
+/// forced, and cuDNN takes a CUDA-core kernel (at the FP32 rate, or better in 16 bit)
+/// where one is faster: GeForce Ampere has no more TF32 than FP32 throughput, and 3-D
+/// tensor-core kernels are slow.
+fn conv_unit(
+    class: OpClass,
+    mode: MathMode,
+    n: f64,
+    k: f64,
+    gpu: &GpuSpec,
+    a: &PerfAssumptions,
+) -> (f64, f64) {
+    faster(
+        dense_rate(class, mode, n, k, gpu, a),
+        dense_rate(class, MathMode::Fp32, n, k, gpu, a),
+    )
+}
+
+/// How much longer than the timed algorithm at the counted FLOPs cuDNN's pick takes for
+/// the forward and the backward of a convolution (`cudnn::conv_algos`): 1 and 1 with
+/// `cudnn.benchmark`, or for convolutions its heuristics handle well.
+fn algorithm_factors(
+    l: &LayerReport,
+    maths: Maths,
+    gpu: &GpuSpec,
+    a: &PerfAssumptions,
+) -> (f64, f64) {
+    // Grouped convolutions keep their own rates (`conv_rate`).
+    let Some(c) = l.conv.as_ref().filter(|c| c.groups <= 1) else {
+        return (1.0, 1.0);
+    };
+    let groups = c.groups.max(1) as f64;
+    let kvol: f64 = c.kernel.iter().map(|&k| k as f64).product();
+    // A narrow implicit GEMM reads its lowered operand (every kernel tap of every output
+    // position) once per output column: 2 x N FLOPs per element at most.
+    let speed = |(roof, efficiency): (f64, f64), math: MathMode, n: f64| {
+        let share = if math == MathMode::Fp32 {
+            a.cudnn.lowered_rate_fp32
+        } else {
+            a.cudnn.lowered_rate_tensor
+        };
+        (roof * efficiency).min(2.0 * n * share * gpu.bandwidth_bytes_per_s / 4.0)
+    };
+    let n = c.out_channels as f64 / groups;
+    let timed = speed(
+        conv_unit(
+            l.class,
+            maths.conv,
+            n,
+            c.in_channels as f64 / groups * kvol,
+            gpu,
+            a,
+        ),
+        maths.conv,
+        n,
+    );
+    let (mut forward, mut backward, mut backward_passes) = (1.0, 0.0, 0.0);
+    for p in crate::cudnn::conv_algos(c, maths, &a.cudnn) {
+        let unit = if p.math == MathMode::Fp32 {
+            dense_rate(l.class, MathMode::Fp32, p.gemm_n, p.gemm_k, gpu, a)
+        } else {
+            conv_unit(l.class, p.math, p.gemm_n, p.gemm_k, gpu, a)
+        };
+        let factor = p.work_factor * p.slowdown * timed / speed(unit, p.math, p.gemm_n);
+        if p.pass == crate::cudnn::Pass::Forward {
+            forward = factor;
+        } else {
+            backward += factor;
+            backward_passes += 1.0;
+        }
+    }
+    let backward = if backward_passes > 0.0 {
+        backward / backward_passes
+    } else {
+        1.0
+    };
+    (forward, backward)
+}
+
 /// Device time of one layer's forward and backward for the whole per-GPU batch.
 pub fn device_layer(
     l: &LayerReport,
@@ -216,46 +298,7 @@ pub fn device_layer(
             let mode = maths.matmul;
             (roof(gpu, mode), a.compute_efficiency)
         }
-        OpClass::Conv | OpClass::Conv3d => {
-            // The implicit GEMM's N (output channels) and K (input channels x kernel
-            // volume): narrow ones leave most of each tile idle.
-            let n = l.output_shape.first().copied().unwrap_or(1).max(1) as f64;
-            let k = l.params as f64 / n;
-            let depth = k / (k + d.conv3d_depth_half);
-            let rate = |mode: MathMode| {
-                let (base, factor_3d, channels_half) = if mode == MathMode::Fp32 {
-                    (
-                        d.fp32_conv_efficiency,
-                        d.conv3d_fp32_factor,
-                        d.conv3d_fp32_channels_half,
-                    )
-                } else {
-                    (
-                        d.conv_efficiency,
-                        d.conv3d_tensor_factor,
-                        d.conv3d_channels_half,
-                    )
-                };
-                let conv3d_shape = n / (n + channels_half) * depth;
-                let factor = if class == OpClass::Conv3d {
-                    factor_3d * conv3d_shape
-                } else {
-                    1.0
-                };
-                (roof(gpu, mode), base * factor)
-            };
-            let chosen = rate(maths.conv);
-            // Tensor cores are allowed, not forced: cuDNN takes a CUDA-core kernel (at the
-            // FP32 rate, or better in 16 bit) where one is faster: GeForce Ampere has no
-            // more TF32 than FP32 throughput, and 3-D tensor-core kernels are slow.
-            let fp32 = rate(MathMode::Fp32);
-            if fp32.0 * fp32.1 > chosen.0 * chosen.1 {
-                fp32
-            } else {
-                chosen
-            }
-        }
-        OpClass::Grouped => (gpu.fp32_flops, d.grouped_efficiency),
+        OpClass::Conv | OpClass::Conv3d | OpClass::Grouped => conv_rate(l, maths, gpu, a),
         OpClass::Norm | OpClass::Elementwise | OpClass::View => {
             (gpu.fp32_flops, a.compute_efficiency)
         }
@@ -309,23 +352,63 @@ pub fn device_layer(
         },
     };
     let other = l.other_flops;
+    let (forward_work, backward_work) = algorithm_factors(l, maths, gpu, a);
+    let work = |flops: f64, factor: f64| {
+        let total = flops + other;
+        (
+            total,
+            if total > 0.0 {
+                (flops * factor + other) / total
+            } else {
+                1.0
+            },
+        )
+    };
+    // A fused attention core runs on its kernel's unit; the pass's roof is the one that
+    // gives its FLOPs the time of both parts.
+    let with_fused = |flops: f64, fused: f64| {
+        let core_roof = fused_attention_roof(maths, gpu);
+        let rest = flops - fused;
+        let roof_flops = if fused > 0.0 && rest >= 0.0 {
+            flops / (rest / unit.roof_flops + fused / core_roof)
+        } else {
+            unit.roof_flops
+        };
+        Unit { roof_flops, ..unit }
+    };
+    let [fused_fwd, fused_bwd] = l.fused_attention_flops;
     DeviceLayer {
         class,
         forward: pass(
-            l.fwd_flops + other,
+            work(l.fwd_flops, forward_work),
             (fwd_min, fwd_bytes),
             fwd_kernels,
-            &unit,
+            &with_fused(l.fwd_flops + other, fused_fwd),
             gpu,
             a,
         ),
         backward: pass(
-            l.bwd_flops + other,
+            work(l.bwd_flops, backward_work),
             (bwd_min, bwd_bytes),
             bwd_kernels,
-            &unit,
+            &with_fused(l.bwd_flops + other, fused_bwd),
             gpu,
             a,
         ),
+    }
+}
+
+/// The unit a fused SDPA kernel runs attention's core on. PyTorch's kernel choice
+/// (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp, `select_sdp_backend`): flash
+/// and cuDNN attention take fp16/bf16 only, so fp32 inputs go to the memory-efficient
+/// kernel, whose mem_eff_attention/gemm_kernel_utils.h runs fp32 on sm80+ tensor cores
+/// as `OpMultiplyAddFastF32` (three TF32 products per product, whatever `allow_tf32`
+/// says) and on older cards on CUDA cores. In 16 bit every fused kernel uses tensor
+/// cores, as a GEMM does.
+pub fn fused_attention_roof(maths: Maths, gpu: &GpuSpec) -> f64 {
+    match (maths.matmul, gpu.tf32_flops) {
+        (MathMode::Half, _) => roof(gpu, MathMode::Half),
+        (_, Some(tf32)) => tf32 / 3.0,
+        (_, None) => gpu.fp32_flops,
     }
 }

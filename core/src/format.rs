@@ -108,6 +108,17 @@ pub fn duration(seconds: f64) -> String {
     format!("{} {unit}", significant(value))
 }
 
+/// A parameter count as models are named: "72.2 k", "9.82 M", "1.01 B".
+pub fn params(count: u64) -> String {
+    let n = count as f64;
+    match n {
+        n if n >= 1e9 => format!("{} B", significant(n / 1e9)),
+        n if n >= 1e6 => format!("{} M", significant(n / 1e6)),
+        n if n >= 1e3 => format!("{} k", significant(n / 1e3)),
+        n => significant(n),
+    }
+}
+
 /// Integer with thousands separators: "5,122,176".
 pub fn count(value: u64) -> String {
     let digits = value.to_string();
@@ -192,6 +203,14 @@ mod tests {
         assert_eq!(bytes(1536.0), "1.5 KiB");
         assert_eq!(bytes(12.0), "12 B");
         assert_eq!(gib(0.5 * GIB), "0.5 GiB");
+    }
+
+    #[test]
+    fn parameter_counts_read_as_model_sizes() {
+        assert_eq!(params(72_246), "72.2 k");
+        assert_eq!(params(9_824_384), "9.82 M");
+        assert_eq!(params(1_012_762_512), "1.01 B");
+        assert_eq!(params(640), "640");
     }
 
     #[test]

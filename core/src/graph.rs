@@ -7,8 +7,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::json::{self, json_enum, FromJson};
+use crate::json::{self, FromJson};
 use crate::problems::FieldError;
+
+mod builder;
+pub use builder::{ops, ModelBuilder};
+mod kinds;
+pub use kinds::{Activation, Keeps, PadMode, Reduction, RnnCell, UpsampleMode};
 
 /// A layer list. Written by serde; read by `FromJson` below.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -32,13 +37,17 @@ pub struct Layer {
     /// Layers feeding this one ("input" is the model input). Empty = the previous layer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub from: Vec<String>,
+    /// An earlier layer whose parameters this one reuses (a module called more than
+    /// once): they are counted, trained and cast once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shares: Option<String>,
     #[serde(flatten)]
     pub op: Op,
 }
 
 impl Layer {
     /// A layer's own fields, besides its op's.
-    pub const FIELDS: [&'static str; 3] = ["name", "from", "op"];
+    pub const FIELDS: [&'static str; 4] = ["name", "from", "shares", "op"];
 }
 
 impl FromJson for ModelSpec {
@@ -76,6 +85,7 @@ impl FromJson for Layer {
         Ok(Layer {
             name: json::field(map, "name")?,
             from: json::field(map, "from")?.unwrap_or_default(),
+            shares: json::field(map, "shares")?,
             op: Op::read(tag, map)?,
         })
     }
@@ -100,61 +110,6 @@ fn unknown_op(tag: Option<&Value>) -> FieldError {
         field: "op".into(),
         value: tag.map_or("missing".into(), Value::to_string),
         allowed: format!("one of {}", names.join(", ")),
-    }
-}
-
-json_enum! {
-    pub enum Activation {
-        Relu = "relu",
-        LeakyRelu = "leaky_relu",
-        Gelu = "gelu",
-        Mish = "mish",
-        Silu = "silu",
-        Tanh = "tanh",
-        Sigmoid = "sigmoid",
-        /// Softmax over the last dimension.
-        Softmax = "softmax",
-        /// x * relu6(x + 3) / 6 (MobileNetV3).
-        Hardswish = "hardswish",
-        /// relu6(x + 3) / 6 (MobileNetV3's squeeze-excitation gate).
-        Hardsigmoid = "hardsigmoid",
-        /// min(max(x, 0), 6); keeps its input (in place too: autograd keeps a copy).
-        Relu6 = "relu6",
-    }
-}
-
-json_enum! {
-    /// How `Op::Upsample` fills the new positions (neither keeps anything for backward).
-    pub enum UpsampleMode {
-        Nearest = "nearest",
-        /// Linear, bilinear or trilinear interpolation (by `dims`), align_corners=False.
-        Linear = "linear",
-    }
-}
-
-json_enum! {
-    /// The cell `Op::Rnn` repeats over the steps.
-    pub enum RnnCell {
-        /// nn.LSTM: 4 gates (input, forget, cell, output) and a cell state.
-        Lstm = "lstm",
-        /// nn.GRU: 3 gates (reset, update, new).
-        Gru = "gru",
-    }
-}
-
-impl RnnCell {
-    /// Gate blocks of the weight matrices (4 x hidden rows for an LSTM).
-    pub fn gates(self) -> u64 {
-        match self {
-            RnnCell::Lstm => 4,
-            RnnCell::Gru => 3,
-        }
-    }
-}
-
-impl UpsampleMode {
-    fn is_nearest(&self) -> bool {
-        *self == UpsampleMode::Nearest
     }
 }
 
@@ -238,7 +193,14 @@ json_ops! {
         LayerNorm = "layer_norm",
         /// nn.GroupNorm over the channel dimension.
         GroupNorm = "group_norm" { groups: u64 },
-        Act = "act" { kind: Activation },
+        Act = "act" {
+            kind: Activation,
+            /// Run in place (nn.LeakyReLU(inplace=True)): a leaky ReLU then keeps its
+            /// output, the input it overwrote, instead of its input. (ReLU keeps its output
+            /// either way; the other kinds keep a copy of their input in place too.)
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            inplace: bool = false,
+        },
         Dropout = "dropout" { p: f64 },
         MaxPool = "max_pool" {
             dims: u8,
@@ -274,13 +236,15 @@ json_ops! {
         /// Permute the per-sample dimensions (a view), e.g. [C, H*W] -> [H*W, C] with
         /// [1, 0].
         Permute = "permute" { order: Vec<usize> },
-        /// Element-wise sum of two or more inputs of equal shape (residual connection).
+        /// Element-wise sum of two or more inputs (residual connection); they may
+        /// broadcast (per-sample shapes aligned at the end, 1s stretched).
         Add = "add",
-        /// Element-wise product of two inputs; the second may broadcast (attention gates).
+        /// Element-wise product of two inputs that may broadcast (attention gates).
         Mul = "mul",
         /// Concatenate inputs along per-sample dimension `axis`.
         Concat = "concat" { axis: usize },
-        /// Batched matrix product of two inputs [.., M, K] x [.., K, N].
+        /// Batched matrix product of two inputs [.., M, K] x [.., K, N] (equal leading
+        /// dimensions); a 2-D `constant` on either side is folded as torch.matmul does.
         Matmul = "matmul",
         /// Multi-head self-attention on tokens [.., T, D] (leading dimensions are
         /// independent token sets, e.g. Swin's windows), written out as PyTorch reference
@@ -335,6 +299,79 @@ json_ops! {
             #[serde(skip_serializing_if = "is_one")]
             step: u64 = 1,
         },
+        /// F.pad: `pad` as F.pad takes it (before and after of the last dimension, then of
+        /// the one before, ...), a new tensor.
+        Pad = "pad" {
+            pad: Vec<u64>,
+            mode: PadMode = PadMode::Constant,
+        },
+        /// An element-wise function of one input and constants (x * 0.5, x + 1, x ** 2,
+        /// exp, clamp, ...): `keeps` says what its gradient reads, `fp32` that CUDA
+        /// autocast runs it in fp32 (exp, log, pow, reciprocal, rsqrt, softplus, ...),
+        /// `flops` per element.
+        Pointwise = "pointwise" {
+            keeps: Keeps = Keeps::Nothing,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            fp32: bool = false,
+            flops: u64 = 1,
+        },
+        /// a / b of two inputs that broadcast (per-sample shapes aligned at the end; an
+        /// input made from the parameters alone broadcasts over the batch): keeps b for
+        /// a's gradient, a and b for b's.
+        Div = "div",
+        /// A broadcast view of the input as `shape` (x.expand, expand_as): trailing
+        /// dimensions aligned, 1s stretched; an input made from the parameters alone
+        /// (`constant`) is expanded over the batch too.
+        Expand = "expand" { shape: Vec<u64> },
+        /// A reduction over per-sample dimensions `axes` (`keepdim` keeps them as 1s).
+        Reduce = "reduce" {
+            kind: Reduction,
+            axes: Vec<usize>,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            keepdim: bool = false,
+        },
+        /// nn.AdaptiveMaxPool1d/2d/3d to `output`: keeps its input and int64 indices.
+        AdaptiveMaxPool = "adaptive_max_pool" { dims: u8, output: Vec<u64> },
+        /// F.interpolate to an explicit size (or by a factor that is not an integer):
+        /// `size` per spatial dimension; keeps nothing.
+        Resize = "resize" {
+            dims: u8,
+            size: Vec<u64>,
+            #[serde(skip_serializing_if = "UpsampleMode::is_nearest")]
+            mode: UpsampleMode = UpsampleMode::Nearest,
+        },
+        /// F.unfold (im2col) of [C, H, W]: [C x kh x kw, L] with L the window positions;
+        /// keeps nothing.
+        Unfold = "unfold" {
+            kernel: Vec<u64>,
+            stride: Vec<u64> = vec![],
+            padding: Vec<u64> = vec![],
+            dilation: Vec<u64> = vec![],
+        },
+        /// F.fold (col2im), unfold's inverse: [C x kh x kw, L] summed into [C, H, W] with
+        /// `output` = [H, W]; keeps nothing.
+        Fold = "fold" {
+            output: Vec<u64>,
+            kernel: Vec<u64>,
+            stride: Vec<u64> = vec![],
+            padding: Vec<u64> = vec![],
+            dilation: Vec<u64> = vec![],
+        },
+        /// Tensor.unfold(axis, size, step): windows of `size` every `step` along per-sample
+        /// dimension `axis`, as a new last dimension (a view).
+        Windows = "windows" { axis: usize, size: u64, step: u64 },
+        /// A tensor that does not depend on the input, the same for every sample: a buffer
+        /// or a fixed grid (`learned` false), or one made from parameters (`learned`:
+        /// they train; `params` of them counted here). Layers that read only such tensors
+        /// run once per step, not per sample (a positional encoding made by a convolution
+        /// over a fixed grid); its `from` is empty.
+        Constant = "constant" {
+            shape: Vec<u64>,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            learned: bool = false,
+            #[serde(skip_serializing_if = "is_zero")]
+            params: u64 = 0,
+        },
     }
 }
 
@@ -349,7 +386,7 @@ impl Op {
             Op::BatchNorm => "batchnorm",
             Op::LayerNorm => "layernorm",
             Op::GroupNorm { .. } => "groupnorm",
-            Op::Act { kind } => kind.id(),
+            Op::Act { kind, .. } => kind.id(),
             Op::Dropout { .. } => "dropout",
             Op::MaxPool { .. } => "maxpool",
             Op::AvgPool { .. } => "avgpool",
@@ -371,86 +408,17 @@ impl Op {
             Op::DropPath => "drop_path",
             Op::Slice { .. } => "slice",
             Op::Rnn { cell, .. } => cell.id(),
+            Op::Pad { .. } => "pad",
+            Op::Pointwise { .. } => "pointwise",
+            Op::Div => "div",
+            Op::Expand { .. } => "expand",
+            Op::Reduce { kind, .. } => kind.id(),
+            Op::AdaptiveMaxPool { .. } => "adaptive_maxpool",
+            Op::Resize { .. } => "resize",
+            Op::Unfold { .. } => "unfold",
+            Op::Fold { .. } => "fold",
+            Op::Windows { .. } => "windows",
+            Op::Constant { .. } => "constant",
         }
-    }
-}
-
-/// Builder used by the model zoo: `b.push(op)` appends after the previous layer,
-/// `b.push_from(name, &["a", "b"], op)` names a layer and its inputs.
-pub struct ModelBuilder {
-    spec: ModelSpec,
-}
-
-impl ModelBuilder {
-    pub fn new(name: &str, input: Vec<u64>) -> Self {
-        ModelBuilder {
-            spec: ModelSpec {
-                name: name.into(),
-                input,
-                layers: Vec::new(),
-            },
-        }
-    }
-
-    /// Appends an unnamed layer fed by the previous one.
-    pub fn push(&mut self, op: Op) -> &mut Self {
-        self.spec.layers.push(Layer {
-            name: None,
-            from: Vec::new(),
-            op,
-        });
-        self
-    }
-
-    /// Appends a named layer fed by the previous one.
-    pub fn named(&mut self, name: &str, op: Op) -> &mut Self {
-        self.push_from(name, &[], op)
-    }
-
-    /// Appends a named layer fed by the named layers (`"input"` = model input).
-    pub fn push_from(&mut self, name: &str, from: &[&str], op: Op) -> &mut Self {
-        self.spec.layers.push(Layer {
-            name: Some(name.into()),
-            from: from.iter().map(|s| s.to_string()).collect(),
-            op,
-        });
-        self
-    }
-
-    pub fn build(self) -> ModelSpec {
-        self.spec
-    }
-}
-
-/// Shorthand constructors for the zoo.
-pub mod ops {
-    use super::{Activation, Op};
-
-    pub fn conv(dims: u8, out: u64, kernel: &[u64], padding: &[u64]) -> Op {
-        Op::Conv {
-            dims,
-            out_channels: out,
-            kernel: kernel.to_vec(),
-            stride: vec![],
-            padding: padding.to_vec(),
-            dilation: vec![],
-            groups: 1,
-            bias: true,
-        }
-    }
-    pub fn linear(out: u64) -> Op {
-        Op::Linear {
-            out_features: out,
-            bias: true,
-        }
-    }
-    pub fn act(kind: Activation) -> Op {
-        Op::Act { kind }
-    }
-    pub fn relu() -> Op {
-        act(Activation::Relu)
-    }
-    pub fn dropout(p: f64) -> Op {
-        Op::Dropout { p }
     }
 }

@@ -4,7 +4,9 @@
 //! The scenario is re-estimated with one resource improved at a time, all else equal:
 //! memory capacity x1.5 and x2, memory bandwidth x1.5, compute (every peak) x1.5 and x2,
 //! the best interconnect the card family offers (NVLink bridge pairs for a PCIe card that
-//! has a bridge connector; SXM modules already sit on NVSwitch), and the host CPU x1.5
+//! has a bridge connector; SXM modules already sit on NVSwitch; its factor is the bus
+//! bandwidth of the tensor-parallel group where there is one, of all the cards
+//! otherwise), and the host CPU x1.5
 //! (the eager-mode launch floor, which is host-side dispatch, shrinks by the factor).
 //! Each outcome has the time to result (one run at the scenario's batch), the speed-up
 //! over the scenario, the largest batch and patch that fit, and what limits next.
@@ -197,7 +199,13 @@ pub fn trials(s: &Scenario, gpu: &GpuSpec) -> Vec<LeverTrial> {
         ));
     }
     if let Some(best) = valid_interconnects(gpu).last().copied() {
-        let bus = |i| ring_bus_bytes_per_s(gpu, i, s.cards.max(2), &s.perf.scaling);
+        // The busiest ring: the tensor-parallel group's where there is one.
+        let group = if s.tensor_parallel > 1 {
+            s.tensor_parallel
+        } else {
+            s.cards
+        };
+        let bus = |i| ring_bus_bytes_per_s(gpu, i, group.max(2), &s.perf.scaling);
         if let (true, Some(now), Some(better)) =
             (best != s.interconnect, bus(s.interconnect), bus(best))
         {

@@ -9,6 +9,7 @@ pub mod choices;
 pub mod cluster;
 pub mod compare;
 pub mod cost;
+pub mod cudnn;
 pub mod dataset;
 pub mod device;
 pub mod format;
@@ -19,9 +20,11 @@ pub mod host;
 pub mod inference;
 pub mod json;
 pub mod levers;
+pub mod links;
 pub mod market;
 pub mod measurement;
 pub mod memory;
+pub mod parallel;
 pub mod perf;
 pub mod pipeline;
 pub mod problems;
@@ -30,6 +33,7 @@ pub mod scaling;
 pub mod scenario;
 pub mod shard;
 pub mod steptime;
+pub mod thesis;
 pub mod warning;
 pub mod whatifs;
 pub mod zoo;
@@ -82,29 +86,48 @@ pub fn estimate_on(s: &Scenario, gpu: &GpuSpec) -> Result<Report, Vec<FieldError
     estimate_with(s, &spec, gpu)
 }
 
-/// The walk after `checked`: analysis -> memory -> performance -> the Report.
+/// The walk after `checked`: analysis -> what one GPU holds and does (`parallel`: the
+/// model split and staged, its memory) -> performance -> the Report.
 fn estimate_with(s: &Scenario, spec: &ModelSpec, gpu: &GpuSpec) -> Result<Report, Vec<FieldError>> {
     let training = analysis::Training::of(s, gpu);
     let analysis =
         analysis::analyze_with(spec, s.batch_per_gpu.into(), &training).map_err(|e| vec![e])?;
-    let memory = memory::breakdown(&analysis, s, gpu);
-    let max_batch = memory::max_batch(spec, s, gpu).map_err(|e| vec![e])?;
-    let (perf, warnings) = performance(&analysis.layers, analysis.trainable_params, s, gpu);
+    // The model on one card alone: the scaling's baseline (without model parallelism
+    // the plan's own step).
+    let parallel = s.tensor_parallel * s.pipeline_parallel > 1;
+    let plain =
+        parallel.then(|| perf::one_card(&analysis.layers, analysis.trainable_params, s, gpu));
+    let (params, trainable_params) = (analysis.params, analysis.trainable_params);
+    let flops = [analysis.fwd_flops, analysis.bwd_flops].map(|f| f / f64::from(s.batch_per_gpu));
+    let plan = parallel::plan(s, spec, analysis, gpu, &training).map_err(|e| vec![e])?;
+    let max_batch = if parallel {
+        plan.max_batch(s, gpu)
+    } else {
+        memory::max_batch(spec, s, gpu).map_err(|e| vec![e])?
+    };
+    let replica = Replica {
+        card: &plan.card,
+        params: plan.report.params_per_gpu,
+        cards: plan.cards(),
+        tensor: plan.report.tensor_parallel,
+    };
+    let (perf, warnings) = performance_of(plain.as_ref().unwrap_or(&plan.card), &replica, s, gpu);
     Ok(Report {
         model_name: spec.name.clone(),
-        params: analysis.params,
-        trainable_params: analysis.trainable_params,
-        fwd_flops_per_sample: analysis.fwd_flops / f64::from(s.batch_per_gpu),
-        bwd_flops_per_sample: analysis.bwd_flops / f64::from(s.batch_per_gpu),
-        memory,
+        params,
+        trainable_params,
+        fwd_flops_per_sample: flops[0],
+        bwd_flops_per_sample: flops[1],
+        memory: plan.memory,
         max_batch,
         perf,
+        parallel: plan.report,
         lever_baseline: None,
         levers: Vec::new(),
         best_lever: None,
         inference: None,
         warnings,
-        layers: analysis.layers,
+        layers: plan.analysis.layers,
     })
 }
 
@@ -112,6 +135,9 @@ fn estimate_with(s: &Scenario, spec: &ModelSpec, gpu: &GpuSpec) -> Result<Report
 fn checked(s: &Scenario) -> Result<(ModelSpec, GpuSpec), Vec<FieldError>> {
     let mut errors = s.validate();
     let spec = build_model(s).map_err(|e| errors.push(e)).ok();
+    if let Some(spec) = &spec {
+        errors.extend(parallel::check(s, spec));
+    }
     let gpu = market::scenario_card(s);
     if let Some(gpu) = &gpu {
         let allowed = scaling::valid_interconnects(gpu);
@@ -131,30 +157,63 @@ fn checked(s: &Scenario) -> Result<(ModelSpec, GpuSpec), Vec<FieldError>> {
 }
 
 /// The performance half of the walk, for the analysis's per-layer figures (`layers`,
-/// `params`): the step on one card -> scaling over 1..8 cards -> the scenario's step on
-/// its cards -> one epoch -> cost. Returns the figures and the remarks on them.
+/// `params`) of a model on one card each: the step on one card -> scaling over 1..8
+/// cards -> the scenario's step on its cards -> one epoch -> cost. Returns the figures
+/// and the remarks on them.
 pub fn performance(
     layers: &[LayerReport],
     params: u64,
     s: &Scenario,
     gpu: &GpuSpec,
 ) -> (PerfReport, Vec<Warning>) {
-    let mut warnings = Vec::new();
     let one_card = perf::one_card(layers, params, s, gpu);
-    let trainable: u64 = layers.iter().map(|l| l.trainable_params).sum();
+    let replica = Replica {
+        card: &one_card,
+        params: layers.iter().map(|l| l.params).sum(),
+        cards: 1,
+        tensor: 1,
+    };
+    performance_of(&one_card, &replica, s, gpu)
+}
+
+/// One model replica's step as its GPUs see it (`parallel::Plan`), the parameters each
+/// GPU holds, its cards and its tensor-parallel group.
+struct Replica<'a> {
+    card: &'a perf::OneCard,
+    params: u64,
+    cards: u32,
+    tensor: u32,
+}
+
+/// `performance` for replicas of `replica` (`plain`: the model on one card alone, the
+/// scaling's baseline).
+fn performance_of(
+    plain: &perf::OneCard,
+    replica: &Replica,
+    s: &Scenario,
+    gpu: &GpuSpec,
+) -> (PerfReport, Vec<Warning>) {
+    let mut warnings = Vec::new();
+    let one_card = replica.card;
+    let trainable = one_card.step.params;
     warnings.extend(one_card.peak.warning.clone());
     let a = &s.perf.scaling;
     let dp = cluster::DataParallel {
         sharding: s.sharding,
         offload: s.offload,
-        traffic: shard::traffic(s, params as f64, trainable as f64),
+        traffic: shard::traffic(s, replica.params as f64, trainable),
         network: cluster::Network::new(s.node_link, s.nics_per_node, s.nodes, a),
         pcie_bytes_per_s: scaling::pcie_x16_bytes_per_s(gpu.pcie_gen)
             * s.perf.pipeline.pcie_efficiency,
         offload_bytes_per_param: shard::Layout::of(s).grad + shard::Layout::of(s).weight,
     };
-    let scaling = scaling::scaling(&one_card.step, gpu, s.interconnect, s.cards, &dp, a);
-    let time = perf::step_time(&one_card, &scaling, s);
+    let group = scaling::Replica {
+        step: &one_card.step,
+        cards: replica.cards,
+        tensor: replica.tensor,
+    };
+    let scaling = scaling::scaling(&plain.step, group, gpu, s.interconnect, s.cards, &dp, a);
+    let time = perf::step_time(one_card, &scaling, s);
     let epoch = perf::epoch_time(s, &time, &mut warnings);
     let cost = cost::cost(&s.cost, gpu, &perf::usage(s, &time, &epoch));
     if !cost.card_price_known {
@@ -162,6 +221,6 @@ pub fn performance(
             gpu: gpu.name.into(),
         });
     }
-    let report = PerfReport::new(one_card, gpu, time, epoch, scaling, cost);
+    let report = PerfReport::new(one_card.clone(), gpu, time, epoch, scaling, cost);
     (report, warnings)
 }

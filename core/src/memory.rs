@@ -185,10 +185,20 @@ pub fn total_at(
 /// binary search over the analysis's batch-linear terms finds it (one analysis).
 pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, FieldError> {
     let a = analyze_with(spec, 1, &Training::of(s, gpu))?;
+    Ok(largest_batch(&[a], s, gpu))
+}
+
+/// Largest batch at which every GPU whose share is analysed in `per_gpu` (pipeline
+/// stages, `parallel`) stays within the budget; 0 if one sample does not fit.
+pub fn largest_batch(per_gpu: &[Analysis], s: &Scenario, gpu: &GpuSpec) -> u32 {
     let budget = budget(s, gpu);
-    let fits = |b: u32| breakdown_at(&a, b.into(), s, gpu).total <= budget;
+    let fits = |b: u32| {
+        per_gpu
+            .iter()
+            .all(|a| breakdown_at(a, b.into(), s, gpu).total <= budget)
+    };
     if !fits(1) {
-        return Ok(0);
+        return 0;
     }
     let mut lo = 1u32; // fits
     let mut hi = 2u32;
@@ -198,7 +208,7 @@ pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, F
     }
     if hi > MAX_BATCH {
         if fits(MAX_BATCH) {
-            return Ok(MAX_BATCH);
+            return MAX_BATCH;
         }
         hi = MAX_BATCH;
     }
@@ -211,5 +221,5 @@ pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, F
             hi = mid;
         }
     }
-    Ok(lo)
+    lo
 }

@@ -17,11 +17,16 @@ pub struct Report {
     /// Forward and backward FLOPs per sample (conv/linear/matmul, flop_counter convention).
     pub fwd_flops_per_sample: f64,
     pub bwd_flops_per_sample: f64,
+    /// The layers one GPU runs (narrowed by tensor parallelism; the whole model without).
     pub layers: Vec<LayerReport>,
+    /// Memory per GPU (the most loaded pipeline stage's).
     pub memory: MemoryBreakdown,
     /// Largest per-GPU batch whose total stays within capacity x (1 - headroom); 0 if none.
     pub max_batch: u32,
     pub perf: crate::perf::PerfReport,
+    /// How the run is laid out over its cards (data x tensor x pipeline), the
+    /// tensor-parallel all-reduces, the pipeline's bubble and each stage's memory and time.
+    pub parallel: crate::parallel::ParallelReport,
     /// The scenario's own point in the lever table (`estimate_all` only).
     pub lever_baseline: Option<crate::levers::LeverPoint>,
     /// One resource improved at a time (`estimate_all` only; empty otherwise).

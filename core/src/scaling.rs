@@ -25,75 +25,14 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::assumptions::ScalingAssumptions;
+pub use crate::links::{
+    pcie_x16_bytes_per_s, ring_allreduce_s, ring_bus_bytes_per_s, valid_interconnects,
+};
 
 use crate::choices::{Interconnect, Sharding};
 use crate::cluster::{collective_s, Collective, DataParallel, Network};
-use crate::gpu::{GpuSpec, NvLink};
+use crate::gpu::GpuSpec;
 use crate::scenario::{MAX_CARDS, MAX_NODES};
-
-/// One-way PCIe x16 rate in bytes/s for a generation (gen 3 = 8 GT/s per lane, doubling
-/// each generation, 128b/130b coding).
-pub fn pcie_x16_bytes_per_s(gen: u8) -> f64 {
-    let gt_per_lane = 8e9 * 2f64.powi(i32::from(gen.max(3)) - 3);
-    gt_per_lane * 16.0 * 128.0 / 130.0 / 8.0
-}
-
-/// Topologies a card can be built into. SXM modules always sit on NVLink; PCIe cards
-/// always have PCIe and, with a bridge connector, bridged pairs.
-pub fn valid_interconnects(gpu: &GpuSpec) -> Vec<Interconnect> {
-    match gpu.nvlink {
-        NvLink::Sxm { .. } => vec![Interconnect::Nvswitch],
-        NvLink::Bridge { .. } => vec![Interconnect::Pcie, Interconnect::NvlinkBridge],
-        NvLink::None => vec![Interconnect::Pcie],
-    }
-}
-
-/// Achievable one-way bandwidth of the slowest ring hop on `cards` cards, bytes/s;
-/// None where the topology does not exist for this card.
-pub fn ring_bus_bytes_per_s(
-    gpu: &GpuSpec,
-    interconnect: Interconnect,
-    cards: u32,
-    a: &ScalingAssumptions,
-) -> Option<f64> {
-    let pcie = || {
-        let p2p = if gpu.pcie_p2p {
-            1.0
-        } else {
-            a.host_staged_factor
-        };
-        pcie_x16_bytes_per_s(gpu.pcie_gen) * a.pcie_efficiency * p2p
-    };
-    let nvlink = gpu
-        .nvlink
-        .one_way_bytes_per_s()
-        .map(|b| b * a.nvlink_efficiency);
-    match (interconnect, gpu.nvlink) {
-        (Interconnect::Pcie, NvLink::Sxm { .. }) => None,
-        (Interconnect::Pcie, _) => Some(pcie()),
-        (Interconnect::NvlinkBridge, NvLink::Bridge { cards_per_link, .. }) => {
-            let bridge = nvlink?;
-            // Beyond one bridged group the ring crosses PCIe between groups.
-            Some(if cards <= cards_per_link {
-                bridge
-            } else {
-                bridge.min(pcie())
-            })
-        }
-        (Interconnect::Nvswitch, NvLink::Sxm { .. }) => nvlink,
-        _ => None,
-    }
-}
-
-/// Ring all-reduce time of `bytes` on `cards` cards.
-pub fn ring_allreduce_s(bytes: f64, cards: u32, bus_bytes_per_s: f64, hop_latency_s: f64) -> f64 {
-    if cards < 2 || bytes <= 0.0 {
-        return 0.0;
-    }
-    let n = f64::from(cards);
-    let steps = 2.0 * (n - 1.0);
-    steps / n * bytes / bus_bytes_per_s + steps * hop_latency_s
-}
 
 /// One layer's share of the last micro-step's backward, in forward order.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -252,17 +191,18 @@ fn collectives(
     }
 }
 
-/// What sharding changes in the optimizer step on `ranks` ranks, seconds (negative when
-/// it saves time): each rank updates its 1/Nd share; offloaded, the host's CPU Adam
-/// updates the node's share after the gradients go down PCIe and before the weights
-/// come back.
+/// What sharding changes in the optimizer step on `ranks` data-parallel ranks per node
+/// of `gpus` GPUs, seconds (negative when it saves time): each rank updates its 1/Nd
+/// share; offloaded, the host's CPU Adam updates the node's share after the gradients go
+/// down PCIe and before the weights come back.
 fn optimizer_change_s(
     step: &StepCompute,
+    ranks: u32,
     gpus: u32,
     dp: &DataParallel,
     a: &ScalingAssumptions,
 ) -> f64 {
-    let ranks = f64::from(gpus * dp.network.nodes);
+    let ranks = f64::from(ranks * dp.network.nodes);
     let (opt_split, _, _) = dp.sharding.splits();
     let share = if opt_split { 1.0 / ranks } else { 1.0 };
     if dp.offload {
@@ -374,33 +314,71 @@ impl ScalingReport {
     }
 }
 
+/// One model replica (`parallel`): the step of its cards (a tensor x pipeline group),
+/// how many cards it takes and its tensor-parallel group's size. Data-parallel rings run
+/// between replicas.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Replica<'a> {
+    pub step: &'a StepCompute,
+    pub cards: u32,
+    pub tensor: u32,
+}
+
+impl<'a> Replica<'a> {
+    /// A model on one card: plain data parallelism.
+    pub fn one_card(step: &'a StepCompute) -> Self {
+        Replica {
+            step,
+            cards: 1,
+            tensor: 1,
+        }
+    }
+}
+
+/// `gpus` GPUs per node of replicas of `replica` (None where they do not divide or the
+/// topology does not exist); one GPU runs `plain`, the model alone, the speed-up's
+/// baseline.
 fn ddp_point(
-    step: &StepCompute,
+    plain: &StepCompute,
+    replica: Replica,
     gpu: &GpuSpec,
     interconnect: Interconnect,
     gpus: u32,
     dp: &DataParallel,
     a: &ScalingAssumptions,
 ) -> Option<ScalingPoint> {
-    let one_card_rate = step.samples_per_step() / step.compute_s();
-    let ranks = gpus * dp.network.nodes;
-    let bus = if gpus < 2 {
+    let one_card_rate = plain.samples_per_step() / plain.compute_s();
+    let replica = if gpus == 1 {
+        Replica::one_card(plain)
+    } else {
+        replica
+    };
+    if !gpus.is_multiple_of(replica.cards) {
+        return None;
+    }
+    let step = replica.step;
+    let per_node = gpus / replica.cards;
+    let ranks = per_node * dp.network.nodes;
+    // A data-parallel ring spans its ranks' tensor-parallel groups (Megatron's order:
+    // tensor innermost, then data, then pipeline).
+    let bus = if per_node < 2 {
         0.0
     } else {
-        ring_bus_bytes_per_s(gpu, interconnect, gpus, a)?
+        ring_bus_bytes_per_s(gpu, interconnect, per_node * replica.tensor, a)?
     };
-    let comm = collectives(step, gpus, bus, dp, a);
+    let comm = collectives(step, per_node, bus, dp, a);
     let optimizer_change_s = if ranks < 2 && !dp.offload {
         0.0
     } else {
-        optimizer_change_s(step, gpus, dp, a)
+        optimizer_change_s(step, per_node, gpus, dp, a)
     };
     let ddp_overhead_s = ddp_overhead_s(step, ranks, a);
     let step_s = step.compute_s_on(gpus) + comm.exposed_s + ddp_overhead_s + optimizer_change_s;
     let samples_per_s = f64::from(ranks) * step.samples_per_step() / step_s;
     let speedup = samples_per_s / one_card_rate;
+    let cards = gpus * dp.network.nodes;
     Some(ScalingPoint {
-        cards: ranks,
+        cards,
         nodes: dp.network.nodes,
         bus_bytes_per_s: bus,
         allreduce_s: comm.total_s,
@@ -410,7 +388,7 @@ fn ddp_point(
         step_s,
         samples_per_s,
         speedup,
-        efficiency: speedup / f64::from(ranks),
+        efficiency: speedup / f64::from(cards),
         allreduce_share: comm.exposed_s / step_s,
     })
 }
@@ -431,12 +409,14 @@ fn parallel_point(step: &StepCompute, cards: u32) -> ScalingPoint {
     }
 }
 
-/// The scaling table for 1..=MAX_CARDS cards in one box and, when `dp.network` has more
-/// than one node, the chosen topology over 1, 2, 4 ... MAX_NODES nodes of `cards` GPUs.
-/// `chosen` must be valid for `gpu` (see `valid_interconnects`); the caller replaces an
-/// invalid choice. `step.compute_s()` must be positive.
+/// The scaling table for 1..=MAX_CARDS cards in one box (the card counts `replica`
+/// divides, and one card alone) and, when `dp.network` has more than one node, the
+/// chosen topology over 1, 2, 4 ... MAX_NODES nodes of `cards` GPUs. `chosen` must be
+/// valid for `gpu` (see `valid_interconnects`); the caller replaces an invalid choice.
+/// `plain` is the model on one card alone; `plain.compute_s()` must be positive.
 pub fn scaling(
-    step: &StepCompute,
+    plain: &StepCompute,
+    replica: Replica,
     gpu: &GpuSpec,
     chosen: Interconnect,
     cards: u32,
@@ -461,7 +441,7 @@ pub fn scaling(
         .map(|interconnect| ScalingCurve {
             interconnect,
             points: (1..=MAX_CARDS)
-                .filter_map(|n| ddp_point(step, gpu, interconnect, n, &one_box, a))
+                .filter_map(|n| ddp_point(plain, replica, gpu, interconnect, n, &one_box, a))
                 .collect(),
         })
         .collect();
@@ -483,18 +463,18 @@ pub fn scaling(
                     },
                     ..*dp
                 };
-                ddp_point(step, gpu, chosen, cards, &over, a)
+                ddp_point(plain, replica, gpu, chosen, cards, &over, a)
             })
             .collect()
     } else {
         Vec::new()
     };
     ScalingReport {
-        gradient_bytes: step.grad_bytes(),
-        buckets: buckets(&step.backward, a).len() as u32,
+        gradient_bytes: replica.step.grad_bytes(),
+        buckets: buckets(&replica.step.backward, a).len() as u32,
         chosen,
         ddp,
-        parallel_experiments: (1..=MAX_CARDS).map(|n| parallel_point(step, n)).collect(),
+        parallel_experiments: (1..=MAX_CARDS).map(|n| parallel_point(plain, n)).collect(),
         nodes,
     }
 }

@@ -92,6 +92,8 @@ pub const MAX_CLASSES: u32 = 10_000;
 pub const MAX_BATCH: u32 = 1 << 20;
 pub const MAX_CARDS: u32 = 8;
 pub const MAX_NODES: u32 = 64;
+/// Most micro-batches one optimizer step pushes through a pipeline.
+pub const MAX_MICRO_BATCHES: u32 = 1024;
 
 json_struct! {
     /// Everything the estimator needs. The default is HybridSN on Indian Pines (PCA to 30
@@ -114,6 +116,10 @@ json_struct! {
         pub batch_per_gpu: u32 [1, MAX_BATCH] = 64,
         /// PyTorch's default (TF32 convolutions where the card has TF32) unless set.
         pub precision: Precision = Precision::TorchDefault,
+        /// `torch.backends.cudnn.benchmark`: cuDNN times its convolution algorithms on the
+        /// first step of each shape and keeps the fastest (`cudnn`); off (PyTorch's
+        /// default) it takes the one its heuristics rank first.
+        pub cudnn_benchmark: bool = false,
         pub optimizer: Optimizer = Optimizer::Adam,
         pub checkpointing: bool = false,
         /// Fused SDPA where the card has a kernel for it (`analysis::attention_kernel`).
@@ -124,6 +130,13 @@ json_struct! {
         pub gpu: String = "rtx_a5500".into(),
         pub cards: u32 [1, MAX_CARDS] = 1,
         pub interconnect: Interconnect = Interconnect::Pcie,
+        /// Megatron-style tensor parallelism over this many of a node's cards
+        /// (`parallel`): attention heads and MLP columns split across the group.
+        pub tensor_parallel: u32 [1, MAX_CARDS] = 1,
+        /// Pipeline stages (1F1B) and the micro-batches of `batch_per_gpu` samples that one
+        /// optimizer step pushes through them; cards = data x tensor x pipeline per node.
+        pub pipeline_parallel: u32 [1, MAX_CARDS] = 1,
+        pub micro_batches: u32 [1, MAX_MICRO_BATCHES] = 1,
         /// Model states split over the data-parallel ranks (`shard`): none (DDP), ZeRO
         /// 1/2/3 or FSDP; `offload` puts the optimizer states on the host (ZeRO-Offload).
         pub sharding: Sharding = Sharding::None,

@@ -58,10 +58,14 @@ impl Layout {
     }
 }
 
-/// Data-parallel ranks of one run: every card of every node with DDP, one otherwise.
+/// Data-parallel ranks of one run: every card of every node with DDP, one otherwise; a
+/// tensor x pipeline group of cards (`parallel`) holds one replica, so it is one rank.
 pub fn ranks(s: &Scenario) -> u32 {
     match s.workload.mode {
-        ParallelMode::Ddp => s.cards.max(1) * s.nodes.max(1),
+        ParallelMode::Ddp => {
+            let replica = s.tensor_parallel.max(1) * s.pipeline_parallel.max(1);
+            (s.cards.max(1) / replica).max(1) * s.nodes.max(1)
+        }
         ParallelMode::ParallelExperiments => 1,
     }
 }

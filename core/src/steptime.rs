@@ -56,10 +56,20 @@ pub const SYNC_LATENCY_S: f64 = 30e-6;
 /// (`multi_tensor_apply` packs about 110 tensor pointers per launch).
 const FOREACH_TENSORS_PER_LAUNCH: f64 = 110.0;
 
+/// A layer's tensor-parallel all-reduces (`parallel`), seconds per micro-step: they run
+/// on the device's stream between its kernels.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LayerComm {
+    pub forward_s: f64,
+    pub backward_s: f64,
+}
+
 /// The run as the step model needs it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepSetup<'a> {
     pub layers: &'a [LayerReport],
+    /// Each layer's collectives, in layer order (empty: none).
+    pub collectives: &'a [LayerComm],
     pub params: u64,
     pub maths: Maths,
     /// Optimizer states per parameter, and AdamW's decoupled decay.
@@ -118,8 +128,12 @@ pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &PerfAssumptions) -> StepBreak
     let accum = f64::from(s.accum_steps.max(1));
     // Checkpointing runs every forward once more during backward.
     let forwards = if s.recompute { 2.0 } else { 1.0 };
-    let forward_device_s = accum * forwards * layers.iter().map(|l| l.forward.time_s).sum::<f64>();
-    let backward_device_s = accum * layers.iter().map(|l| l.backward.time_s).sum::<f64>();
+    let comm = |of: fn(&LayerComm) -> f64| s.collectives.iter().map(of).sum::<f64>();
+    let forward_device_s = accum
+        * forwards
+        * (layers.iter().map(|l| l.forward.time_s).sum::<f64>() + comm(|c| c.forward_s));
+    let backward_device_s =
+        accum * (layers.iter().map(|l| l.backward.time_s).sum::<f64>() + comm(|c| c.backward_s));
 
     let tensors: f64 = s.layers.iter().map(|l| f64::from(l.param_tensors)).sum();
     let ops_per_tensor =

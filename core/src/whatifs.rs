@@ -21,7 +21,7 @@ pub fn estimate_all(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     let mut report = estimate(s)?;
     let gpu = &crate::market::scenario_card(s).expect("estimate checked the GPU id");
     let spec = build_model(s).map_err(|e| vec![e])?;
-    let (base, outcomes) = lever_outcomes(s, gpu, &report);
+    let (base, outcomes) = lever_outcomes(s, gpu, &report, true);
     report.best_lever = levers::best_lever(&base, &outcomes);
     report.levers = outcomes;
     report.lever_baseline = Some(base);
@@ -33,13 +33,22 @@ pub fn estimate_all(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     Ok(report)
 }
 
-/// The scenario's own lever point and every lever's outcome, from its estimate `report`.
-fn lever_outcomes(s: &Scenario, gpu: &GpuSpec, report: &Report) -> (LeverPoint, Vec<LeverOutcome>) {
-    let base = lever_point(s, gpu, report, None);
+/// The scenario's own lever point and every lever's outcome, from its estimate `report`;
+/// with `largest_patches` false the largest patches are not searched (None: the best lever
+/// does not depend on them, and the search is most of the cost).
+pub fn lever_outcomes(
+    s: &Scenario,
+    gpu: &GpuSpec,
+    report: &Report,
+    largest_patches: bool,
+) -> (LeverPoint, Vec<LeverOutcome>) {
+    let known = |patch: Option<u32>| (!largest_patches).then_some(patch);
+    let base = lever_point(s, gpu, report, known(None));
     let outcomes = levers::outcomes(&base, &levers::trials(s, gpu), |t, g| {
         let r = estimate_on(t, g).ok()?;
         // Only more capacity moves the largest patch: reuse the scenario's otherwise.
-        let patch = (g.memory_bytes == gpu.memory_bytes).then_some(base.largest_patch);
+        let patch =
+            (g.memory_bytes == gpu.memory_bytes || !largest_patches).then_some(base.largest_patch);
         Some(lever_point(t, g, &r, patch))
     });
     (base, outcomes)
@@ -71,7 +80,7 @@ pub fn compare_levers(c: &Comparison) -> Vec<LeverRow> {
                 return Vec::new();
             };
             let gpu = crate::market::scenario_card(s).expect("estimate checked the GPU id");
-            lever_outcomes(s, &gpu, &report).1
+            lever_outcomes(s, &gpu, &report, true).1
         })
         .collect();
     let key = |o: &LeverOutcome| {
@@ -137,7 +146,7 @@ fn lever_point(
                 accum * t.memory_limited_s,
                 accum * t.compute_limited_s,
                 accum * t.launch_limited_s,
-                t.allreduce_exposed_s,
+                t.allreduce_exposed_s + accum * t.tensor_allreduce_s,
             ),
         },
         usd_per_experiment: (fits && cost.card_price_known).then_some(cost.usd_per_experiment),

@@ -7,6 +7,7 @@ fn layer(op: Op) -> Layer {
     Layer {
         name: Some("x".into()),
         from: vec!["input".into()],
+        shares: None,
         op,
     }
 }
@@ -120,7 +121,14 @@ fn every_op() -> Vec<Op> {
         },
     ]
     .into_iter()
-    .chain(Activation::ALL.map(|kind| Op::Act { kind }))
+    .chain(Activation::ALL.map(|kind| Op::Act {
+        kind,
+        inplace: false,
+    }))
+    .chain([Op::Act {
+        kind: Activation::LeakyRelu,
+        inplace: true,
+    }])
     .collect()
 }
 

@@ -64,6 +64,7 @@ fn cases() -> Vec<Case> {
             // The measuring machine: one SXM card (its only interconnect id) in a server.
             s["interconnect"] = "nvswitch".into();
             s["cpu"] = "server".into();
+            s["cudnn_benchmark"] = v["cudnn_benchmark"].as_bool().unwrap_or(false).into();
             let scenario =
                 scenario_from_json(&s.to_string()).unwrap_or_else(|e| panic!("{v}: {e:?}"));
             let measurement =
@@ -113,26 +114,75 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-fn median_abs(cases: &[&Case], term: &str) -> f64 {
-    median(cases.iter().map(|c| error(c, term).abs()).collect())
+/// The table's terms: (comparison term, column). Host time leaves out GradScaler's steps.
+const TERMS: [(&str, &str); 4] = [
+    ("peak_allocated_bytes", "allocated peak"),
+    ("peak_reserved_bytes", "reserved peak"),
+    ("step_time_s", "step time"),
+    ("host_step_s", "host time"),
+];
+
+/// One term over some steps: median |error| %, the worst factor either way, and how many
+/// estimates are optimistic (below the measurement: too small, too fast).
+struct Errors {
+    steps: usize,
+    median: f64,
+    worst: f64,
+    optimistic: usize,
 }
 
-/// docs/validation.md's table: every case, then per model and per split.
+fn errors(cases: &[&Case], term: &str) -> Option<Errors> {
+    let e: Vec<f64> = cases
+        .iter()
+        .filter(|c| term != "host_step_s" || !c.host_synced)
+        .map(|c| error(c, term))
+        .collect();
+    (!e.is_empty()).then(|| Errors {
+        steps: e.len(),
+        median: median(e.iter().map(|x| x.abs()).collect()),
+        worst: e
+            .iter()
+            .map(|x| (1.0 + x / 100.0).max(1.0 / (1.0 + x / 100.0)))
+            .fold(1.0, f64::max),
+        optimistic: e.iter().filter(|x| **x < 0.0).count(),
+    })
+}
+
+/// A row of the table: each term's median, worst and optimistic count.
+fn row(name: &str, split: &str, cases: &[&Case]) -> String {
+    let cells: Vec<String> = TERMS
+        .iter()
+        .map(|(term, _)| match errors(cases, term) {
+            Some(e) => format!(
+                "{:.0} % · {:.2}x · {}/{}",
+                e.median, e.worst, e.optimistic, e.steps
+            ),
+            None => "(GradScaler)".into(),
+        })
+        .collect();
+    format!(
+        "| {name} | {split} | {} | {} |",
+        cases.len(),
+        cells.join(" | ")
+    )
+}
+
+/// docs/validation.md's table: every step, then per model, per split and overall. Each
+/// cell: median |error|, worst factor, steps whose estimate is optimistic / steps.
 #[test]
 fn the_estimate_against_the_h200_measurements() {
     let cases = cases();
-    println!(
-        "| case | split | step measured ms | step error % | host error % | allocated error % |"
-    );
+    println!("| step | split | step measured ms | step | host | allocated | reserved |");
     for c in &cases {
         let ms = c.c.term("step_time_s").unwrap().measured * 1e3;
         println!(
-            "| {} | {} | {ms:.2} | {:+.0} | {:+.0} | {:+.0} |",
+            "| {} | {} | {ms:.2} | {:+.0} % | {:+.0} % | {:+.0} % | {:+.0} % |",
             c.label,
-            if c.fit { "fit" } else { "holdout" },
+            if c.fit { "fit" } else { "held out" },
             error(c, "step_time_s"),
             error(c, "host_step_s"),
             error(c, "peak_allocated_bytes"),
+            error(c, "peak_reserved_bytes"),
         );
     }
     let mut models: Vec<&str> = Vec::new();
@@ -141,62 +191,63 @@ fn the_estimate_against_the_h200_measurements() {
             models.push(&c.model);
         }
     }
-    println!("| model | cases | step median abs error % | host | allocated |");
+    let columns: Vec<&str> = TERMS.iter().map(|(_, name)| *name).collect();
+    println!("| model | split | steps | {} |", columns.join(" | "));
     for model in models {
         let set: Vec<&Case> = cases.iter().filter(|c| c.model == model).collect();
-        let host: Vec<&Case> = set.iter().copied().filter(|c| !c.host_synced).collect();
-        // GradScaler's cases alone (ConvNeXt): no host time of its own.
-        let host = match host.is_empty() {
-            true => "n/a".to_string(),
-            false => format!("{:.0}", median_abs(&host, "host_step_s")),
-        };
-        println!(
-            "| {model} | {} | {:.0} | {host} | {:.0} |",
-            set.len(),
-            median_abs(&set, "step_time_s"),
-            median_abs(&set, "peak_allocated_bytes")
-        );
+        let split = if set[0].fit { "fit" } else { "held out" };
+        println!("{}", row(model, split, &set));
     }
-    let mut held_out = (0.0, 0.0);
-    for fit in [true, false] {
-        let set: Vec<&Case> = cases.iter().filter(|c| c.fit == fit).collect();
-        let unsynced: Vec<&Case> = set.iter().copied().filter(|c| !c.host_synced).collect();
-        let (step, host) = (
-            median_abs(&set, "step_time_s"),
-            median_abs(&unsynced, "host_step_s"),
-        );
-        println!(
-            "{}: {} cases, step median |error| {step:.1} %, host ({} cases) {host:.1} %",
-            if fit { "fit" } else { "holdout" },
-            set.len(),
-            unsynced.len()
-        );
-        if !fit {
-            held_out = (step, host);
-        }
-    }
+    let fit: Vec<&Case> = cases.iter().filter(|c| c.fit).collect();
+    let held_out: Vec<&Case> = cases.iter().filter(|c| !c.fit).collect();
     let all: Vec<&Case> = cases.iter().collect();
-    let allocated = median_abs(&all, "peak_allocated_bytes");
-    println!(
-        "all {} cases: allocated peak median |error| {allocated:.1} %",
-        all.len()
-    );
+    println!("{}", row("fit models", "fit", &fit));
+    println!("{}", row("held-out models", "held out", &held_out));
+    println!("{}", row("all", "", &all));
+    // cuDNN's untimed picks: the HSI 3-D CNNs without cudnn.benchmark.
+    let untimed: Vec<&Case> = cases
+        .iter()
+        .filter(|c| {
+            !c.cudnn_benchmark
+                && ["hybridsn", "ssrn", "dbda", "hamida3d"].contains(&c.model.as_str())
+        })
+        .collect();
+    println!("{}", row("3-D CNNs without cudnn.benchmark", "", &untimed));
+
+    let step = errors(&all, "step_time_s").unwrap();
+    let held_out_step = errors(&held_out, "step_time_s").unwrap();
+    let held_out_host = errors(&held_out, "host_step_s").unwrap();
+    let untimed_step = errors(&untimed, "step_time_s").unwrap();
+    let allocated = errors(&all, "peak_allocated_bytes").unwrap();
     // 24 % before the BLAS workspaces were counted.
     assert!(
-        allocated < 15.0,
-        "allocated peak median error {allocated:.1} %"
+        allocated.median < 15.0,
+        "allocated peak median {:.1} %",
+        allocated.median
     );
     // Before the host constants were fitted (and cuDNN's RNN counted as one op) the
     // held-out medians were 59 % (host) and 59 % (step).
     assert!(
-        held_out.1 < 25.0,
-        "held-out host time median error {:.1} %",
-        held_out.1
+        held_out_host.median < 25.0,
+        "held-out host median {:.1} %",
+        held_out_host.median
+    );
+    // Before cuDNN's untimed algorithms were modelled: all steps 29.5 % at the median,
+    // 55 of 74 too fast, the worst 10x (HybridSN in FP32); the 21 untimed 3-D CNN steps
+    // 59 % and 10x, all 21 too fast. Issue 22's target for all steps is 20 % and 2x: the
+    // worst is met, the median not yet.
+    assert!(step.median < 23.0, "step median {:.1} %", step.median);
+    assert!(step.worst < 2.0, "step worst {:.2}x", step.worst);
+    assert!(
+        held_out_step.median < 30.0,
+        "held-out step median {:.1} %",
+        held_out_step.median
     );
     assert!(
-        held_out.0 < 40.0,
-        "held-out step time median error {:.1} %",
-        held_out.0
+        untimed_step.median < 20.0 && untimed_step.worst < 2.0,
+        "untimed 3-D CNN steps: median {:.1} %, worst {:.2}x",
+        untimed_step.median,
+        untimed_step.worst
     );
 }
 
@@ -225,7 +276,8 @@ fn cudnn_benchmark_speeds_up_every_3d_cnn_measured() {
 
 /// Single 3-D convolutions timed alone (`tools/measure_conv.py`, cudnn.benchmark on): the
 /// device model's forward + backward time of each, analysed as a one-layer model. The C ->
-/// C sweep fitted `conv3d_*_half`; the zoo's layers check them.
+/// C sweep fitted `conv3d_*_half` and the Hopper factors (`perf.cudnn.hopper_conv3d_*`);
+/// the zoo's layers check them.
 #[test]
 fn single_3d_convolutions_against_the_device_model() {
     let now = PerfAssumptions::default();
@@ -237,18 +289,21 @@ fn single_3d_convolutions_against_the_device_model() {
     before.device.conv3d_depth_half = 0.0;
     before.device.conv3d_tensor_factor = 0.14;
     before.device.conv3d_fp32_factor = 0.5;
+    before.cudnn.hopper_conv3d_fp32_factor = 1.0;
+    before.cudnn.hopper_conv3d_tensor_factor = 1.0;
     let (sweep, zoo) = conv_factors(&now);
     let (_, zoo_before) = conv_factors(&before);
-    println!("median factor off: sweep {sweep:.2}, zoo layers {zoo:.2} (before the channel terms {zoo_before:.2})");
+    println!("median estimated / measured: sweep {sweep:.2}, zoo layers {zoo:.2} (before the channel terms {zoo_before:.2})");
+    let off = |x: f64| x.ln().abs();
+    assert!(off(sweep) < 1.1f64.ln(), "sweep {sweep:.2}");
     assert!(
-        zoo < 1.7 && zoo < zoo_before / 2.0,
-        "zoo layers {zoo:.2}x off at the median"
+        off(zoo) < 1.4f64.ln() && off(zoo) < off(zoo_before) / 2.0,
+        "zoo layers {zoo:.2}"
     );
 }
 
-/// Median factor between the device model's and the measured time of the sweep's and
-/// the zoo's compute-bound convolutions (forward >= 1 GFLOP; the rest is the host's in a
-/// loop of one layer).
+/// Median estimated / measured time of the sweep's and the zoo's compute-bound
+/// convolutions (forward >= 1 GFLOP; the rest is the host's in a loop of one layer).
 fn conv_factors(a: &PerfAssumptions) -> (f64, f64) {
     let gpu = gpu_by_id("h200_sxm").unwrap();
     let (mut sweep, mut zoo) = (Vec::new(), Vec::new());
@@ -275,10 +330,16 @@ fn conv_factors(a: &PerfAssumptions) -> (f64, f64) {
         };
         let analysis = analyze(&spec, input[0].as_u64().unwrap(), precision).unwrap();
         let mut layer = analysis.layers[0].clone();
-        if !r["input_grad"].as_bool().unwrap() {
-            layer.bwd_flops /= 2.0; // the weight gradient alone
+        // The one layer's input is the model's, which needs no gradient; the timed step
+        // computed one where the zoo's layer does.
+        if r["input_grad"].as_bool().unwrap() {
+            layer.bwd_flops = 2.0 * layer.fwd_flops;
+            layer.kernels_bwd += 1;
+            if let Some(c) = layer.conv.as_mut() {
+                c.input_grad = true;
+            }
         }
-        let d = device_layer(&layer, Maths::of(precision, gpu), gpu, a);
+        let d = device_layer(&layer, Maths::of(precision, gpu).benchmarked(true), gpu, a);
         let ratio = (d.forward.time_s + d.backward.time_s) / r["step_s"].as_f64().unwrap();
         let case = r["case"].as_str().unwrap();
         if case.starts_with("sweep") {
@@ -286,7 +347,7 @@ fn conv_factors(a: &PerfAssumptions) -> (f64, f64) {
         } else {
             &mut zoo
         }
-        .push(ratio.ln().abs());
+        .push(ratio.ln());
     }
     (median(sweep).exp(), median(zoo).exp())
 }

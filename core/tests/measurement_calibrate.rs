@@ -96,7 +96,11 @@ fn calibration_fits_each_constant_to_the_samples() {
     };
     assert!(log_ratio(&report.before).abs() > 0.05);
     // (The fitted constants are rounded to 6 significant digits.)
-    assert!(log_ratio(&report.after).abs() < 1e-4);
+    assert!(
+        log_ratio(&report.after).abs() < 1e-4,
+        "{}",
+        log_ratio(&report.after)
+    );
     assert!(after.perf.compute_efficiency <= 1.0 && after.perf.memory_efficiency <= 1.0);
 
     // The calibrated scenario is a valid Scenario that round-trips through JSON.

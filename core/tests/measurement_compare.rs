@@ -79,6 +79,52 @@ fn the_measured_batch_and_precision_are_the_ones_estimated() {
 }
 
 #[test]
+fn a_run_with_cudnn_benchmark_is_estimated_with_it() {
+    let scenario = Scenario {
+        cudnn_benchmark: false,
+        ..hybridsn()
+    };
+    let m = Measurement {
+        batch: 64,
+        cudnn_benchmark: Some(true),
+        step_time_s: Some(0.01),
+        ..Measurement::default()
+    };
+    let c = compare(&scenario, &m).unwrap();
+    assert_eq!(
+        c.warnings,
+        [Note::Setting {
+            field: "cudnn_benchmark",
+            measured: "true".into(),
+            scenario: "false".into()
+        }]
+    );
+    // The same as a scenario that has it on, measured without saying.
+    let unsaid = Measurement {
+        cudnn_benchmark: None,
+        ..m
+    };
+    let on = Scenario {
+        cudnn_benchmark: true,
+        ..scenario.clone()
+    };
+    let same = compare(&on, &unsaid).unwrap();
+    assert!(same.warnings.is_empty());
+    assert_eq!(c.terms, same.terms);
+    // HybridSN's 3-D convolutions run cuDNN's untimed FP32 picks without it: slower.
+    let untimed = compare(&scenario, &unsaid).unwrap();
+    let step = |c: &hsi_gpu_core::measurement::PredictedVsMeasured| {
+        c.term("step_time_s").unwrap().predicted
+    };
+    assert!(
+        step(&untimed) > 2.0 * step(&c),
+        "{} {}",
+        step(&untimed),
+        step(&c)
+    );
+}
+
+#[test]
 fn sample_measurement_compares_every_term_and_names_another_card() {
     let scenario = hybridsn();
     let m = measurement_from_json(&sample("synthetic_hybridsn_a5500_b64.json")).unwrap();

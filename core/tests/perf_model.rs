@@ -37,9 +37,12 @@ fn layer(i: usize, flops: f64, act_bytes: f64, params: u64, tensor_core: bool) -
         } else {
             OpClass::Elementwise
         },
+        groups: 1,
         param_tensors: u32::from(params > 0),
         scratch_bytes: 0.0,
         trainable_params: params,
+        conv: None,
+        fused_attention_flops: [0.0; 2],
     }
 }
 

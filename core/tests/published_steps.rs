@@ -25,6 +25,11 @@ use serde::Deserialize;
 const HELDOUT_MEDIAN: f64 = 0.12;
 const HELDOUT_WORST: f64 = 1.5;
 const GPU_SPEARMAN: f64 = 0.95;
+/// Families added for issue 22 (grouped and depthwise convolutions the device model had
+/// not seen; before their op classes were fitted: median 37 %, worst 2.01): their
+/// held-out points on their own.
+const ADDED_FAMILIES: [&str; 3] = ["convnext", "resnext", "regnet"];
+const ADDED_MEDIAN: f64 = 0.15;
 /// The SSFTT run on Indian Pines within this factor of its 15.5 s (issue 12: 2x).
 const SSFTT_FACTOR: f64 = 2.0;
 
@@ -178,6 +183,9 @@ fn scenario(c: &Case, perf: &PerfAssumptions) -> Scenario {
         classes: p.classes.unwrap_or(1000) as u32,
         batch_per_gpu: p.batch_per_gpu,
         precision: p.precision,
+        // Throughput benchmarks (timm, Lambda, NVIDIA's) set cudnn.benchmark; the HSI
+        // code's whole run keeps PyTorch's default.
+        cudnn_benchmark: !whole_run,
         optimizer: p.optimizer,
         gpu: p.gpu.clone(),
         cards: p.cards,
@@ -312,13 +320,19 @@ fn gpu_spearman(rows: &[Row], source: &str) -> f64 {
     spearman(&measured, &estimated)
 }
 
+/// Points whose estimate is faster than the measurement (the optimistic side).
+fn too_fast(rows: &[&Row]) -> usize {
+    rows.iter().filter(|r| r.ratio() < 1.0).count()
+}
+
 fn table(title: &str, rows: &[&Row]) {
     let (med, worst) = errors(rows);
     println!(
-        "{title}: {} points, median |error| {:.1} %, worst factor {:.2}",
+        "{title}: {} points, median |error| {:.1} %, worst factor {:.2}, {} estimated too fast",
         rows.len(),
         med * 100.0,
-        worst
+        worst,
+        too_fast(rows)
     );
     for (name, key) in [
         (
@@ -334,10 +348,11 @@ fn table(title: &str, rows: &[&Row]) {
         for (g, rs) in groups {
             let (m, w) = errors(&rs);
             println!(
-                "  {name} {g:<24} n={:<3} median {:>5.1} %  worst {:.2}",
+                "  {name} {g:<24} n={:<3} median {:>5.1} %  worst {:.2}  too fast {}",
                 rs.len(),
                 m * 100.0,
-                w
+                w,
+                too_fast(&rs)
             );
         }
     }
@@ -395,6 +410,17 @@ fn held_out_published_steps_within_the_stated_error() {
         let rho = gpu_spearman(&rows, source);
         assert!(rho >= GPU_SPEARMAN, "{source}: Spearman {rho:.3}");
     }
+    let added: Vec<&Row> = held
+        .iter()
+        .copied()
+        .filter(|r| ADDED_FAMILIES.contains(&r.point.family.as_str()))
+        .collect();
+    table("holdout, ConvNeXt, ResNeXt and RegNet", &added);
+    let (med, worst) = errors(&added);
+    assert!(
+        !added.is_empty() && med <= ADDED_MEDIAN && worst <= HELDOUT_WORST,
+        "added families held out: median {med:.3}, worst {worst:.2}"
+    );
 }
 
 #[test]
@@ -439,7 +465,7 @@ fn the_ssftt_run_is_host_bound_and_within_2x() {
 /// The constants the fit moves, with the range each may take.
 type Field = (&'static str, fn(&mut PerfAssumptions) -> &mut f64, f64, f64);
 
-const FITTED: [Field; 12] = [
+const FITTED: [Field; 14] = [
     (
         "compute_efficiency",
         |a| &mut a.compute_efficiency,
@@ -474,8 +500,20 @@ const FITTED: [Field; 12] = [
     (
         "grouped_efficiency",
         |a| &mut a.device.grouped_efficiency,
-        0.005,
-        0.5,
+        0.01,
+        1.0,
+    ),
+    (
+        "grouped_depth_half",
+        |a| &mut a.device.grouped_depth_half,
+        1.0,
+        1000.0,
+    ),
+    (
+        "grouped_channels_half",
+        |a| &mut a.device.grouped_channels_half,
+        1.0,
+        1000.0,
     ),
     ("norm_passes", |a| &mut a.device.norm_passes, 1.0, 3.0),
     ("conv_traffic", |a| &mut a.device.conv_traffic, 1.0, 4.0),

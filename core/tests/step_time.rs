@@ -32,6 +32,7 @@ fn setup<'a>(spec: &ModelSpec, a: &'a Analysis, batch: u32) -> StepSetup<'a> {
     let gpu = gpu_by_id("rtx_3090").unwrap();
     StepSetup {
         layers: &a.layers,
+        collectives: &[],
         params: a.params,
         maths: Maths::torch_default(gpu),
         optimizer_states: 2,

@@ -55,10 +55,14 @@ fn spectralformer_params(bands: u64, patch: u64, classes: u64, dim: u64) -> u64 
 }
 
 fn vit_params(bands: u64, patch: u64, classes: u64, dim: u64, depth: u64) -> u64 {
+    vit_params_mlp(bands, patch, classes, dim, depth, 4 * dim)
+}
+
+fn vit_params_mlp(bands: u64, patch: u64, classes: u64, dim: u64, depth: u64, mlp: u64) -> u64 {
     let tokens = (patch / 8).pow(2) + 1;
     let embed = bands * 64 * dim + dim;
     let embeddings = dim + tokens * dim;
-    let blocks = depth * block_params(dim, dim, true, 4 * dim);
+    let blocks = depth * block_params(dim, dim, true, mlp);
     embed + embeddings + blocks + 2 * dim + dim * classes + classes
 }
 
@@ -107,23 +111,35 @@ fn spectralformer_matches_the_reference_module_by_module_and_the_paper() {
 }
 
 #[test]
-fn vit_sizes_span_about_22m_to_630m_parameters() {
+fn vit_sizes_span_about_22m_to_1_billion_parameters() {
     let sizes = [
-        (VitSize::Small, 384, 12, 21e6, 23e6),
-        (VitSize::Base, 768, 12, 85e6, 88e6),
-        (VitSize::Large, 1024, 24, 300e6, 310e6),
-        (VitSize::Huge, 1280, 32, 625e6, 640e6),
+        (VitSize::Small, 384, 12, 1536, 21e6, 23e6),
+        (VitSize::Base, 768, 12, 3072, 85e6, 88e6),
+        (VitSize::Large, 1024, 24, 4096, 300e6, 310e6),
+        (VitSize::Huge, 1280, 32, 5120, 625e6, 640e6),
+        // ViT-g/14 has 1,011 M (Zhai et al. 2022, Table 2) with its 14 x 14 RGB embedding.
+        (VitSize::Giant, 1408, 40, 6144, 1.0e9, 1.02e9),
     ];
-    for (size, dim, depth, low, high) in sizes {
+    for (size, dim, depth, mlp, low, high) in sizes {
         // A 3-band 32 x 32 tile keeps the embedding small, as for RGB ViTs.
         let o = ZooOptions {
             size: Some(size),
             ..ZooOptions::new(3, 32, 10)
         };
         let count = params("vit", &o);
-        assert_eq!(count, vit_params(3, 32, 10, dim, depth), "{size:?}");
+        assert_eq!(
+            count,
+            vit_params_mlp(3, 32, 10, dim, depth, mlp),
+            "{size:?}"
+        );
         assert!((low..=high).contains(&(count as f64)), "{size:?}: {count}");
     }
+    // The PyTorch mirror, tools/torch_zoo Vit(3, 32, 10, "giant"), counts 1,010,321,034.
+    let giant = ZooOptions {
+        size: Some(VitSize::Giant),
+        ..ZooOptions::new(3, 32, 10)
+    };
+    assert_eq!(params("vit", &giant), 1_010_321_034);
     // The default size is base.
     assert_eq!(
         params("vit", &ZooOptions::new(3, 32, 10)),

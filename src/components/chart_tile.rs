@@ -1,7 +1,7 @@
 //! The dashboard's charts as one component: each chart is a plain view of its figures and
 //! the hovered or focused mark (`chart_parts::Focus`) in its measured box
 //! (`chart_parts::Frame`); `ChartTile` holds the focus and the box's size and skips a
-//! chart whose figures did not change. One component type for five charts: each
+//! chart whose figures did not change. One component type for six charts: each
 //! type would be another copy of Yew's component machinery in the page.
 
 use yew::prelude::*;
@@ -12,6 +12,7 @@ use crate::components::memory_view::MemoryView;
 use crate::components::roofline::RooflineView;
 use crate::components::scaling_view::ScalingView;
 use crate::components::thesis::levers_view::LeversView;
+use crate::components::thesis::map_view::MapView;
 
 /// One of the dashboard's charts with its figures.
 #[derive(PartialEq)]
@@ -21,6 +22,8 @@ pub enum Chart {
     Roofline(RooflineView),
     Cost(CostChart),
     Levers(LeversView),
+    /// The lever tile's map across model sizes.
+    Map(MapView),
 }
 
 #[derive(Properties, PartialEq)]
@@ -38,5 +41,6 @@ pub fn ChartTile(props: &ChartTileProps) -> Html {
         Chart::Roofline(chart) => chart.view(focus, &frame),
         Chart::Cost(chart) => chart.view(focus, &frame),
         Chart::Levers(chart) => chart.view(focus, &frame),
+        Chart::Map(chart) => chart.view(focus, &frame),
     }
 }

@@ -28,7 +28,8 @@ const TCO_TERMS: [T; 6] = [
 
 fn tco_terms(c: &CostReport) -> [f64; 6] {
     [
-        c.cards_usd,
+        // NVLink bridges join the cards: a few per cent of them at most.
+        c.cards_usd + c.bridges_usd,
         c.platform_usd,
         c.psu_usd,
         c.cooling_usd,

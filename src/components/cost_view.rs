@@ -1,6 +1,7 @@
 //! Cost: the box's total cost of ownership term by term, then cost per million training
 //! samples, per experiment and per sweep, next to renting the same GPU-hours.
 
+use hsi_gpu_core::cost::PriceBasis;
 use hsi_gpu_core::format;
 use yew::prelude::*;
 
@@ -33,8 +34,18 @@ impl CostView {
                 X::EnterRate.get(lang).to_string()
             }
         };
+        // Where the card price comes from, and whether it is a listing or a guess.
+        let basis = match c.card_price_basis {
+            PriceBasis::Scenario => Some(T::PriceYours),
+            PriceBasis::Listed => Some(T::PriceListed),
+            PriceBasis::Guess => Some(T::PriceGuess),
+            PriceBasis::Launch => Some(T::PriceLaunch),
+            PriceBasis::Unknown => None,
+        };
+        let bridged = c.bridges_usd > 0.0 || !c.bridge_price_known;
         let tco_terms = [
             (T::CostCards, c.cards_usd),
+            (T::CostBridges, c.bridges_usd),
             (T::CostPlatform, c.platform_usd),
             (T::CostPsu, c.psu_usd),
             (T::CostCooling, c.cooling_usd),
@@ -69,18 +80,33 @@ impl CostView {
                     <span>{ T::PerGpuHour.get(lang) }{ ": " }<strong class="figure">{ priced(c.usd_per_gpu_hour) }</strong></span>
                     <span>{ T::SweepWall.get(lang) }{ ": " }<strong class="figure">{ format::duration(c.sweep_wall_s) }</strong></span>
                 </p>
+                if let Some(basis) = basis {
+                    <p class={classes!("help", (c.card_price_basis == PriceBasis::Guess).then_some("notice"))}
+                        data-testid="price-basis">
+                        { T::CardPrice.get(lang) }{ ": " }{ c.money(c.card_price_usd) }{ " (" }
+                        { basis.get(lang) }
+                        if !c.card_price_seen.is_empty() { { ": " }{ &c.card_price_seen } }
+                        { ")" }
+                    </p>
+                }
                 if !c.card_price_known {
                     <p class="notice" data-testid="price-unknown">{ T::PriceUnknown.get(lang) }</p>
+                }
+                if !c.bridge_price_known {
+                    <p class="notice" data-testid="bridge-unknown">{ T::BridgeUnknown.get(lang) }</p>
                 }
                 <div class="table-scroll">
                     <table>
                         <caption class="help">{ T::TcoCaption.get(lang) }</caption>
                         <tbody>
-                            { for tco_terms.iter().map(|(term, usd)| html! {
+                            { for tco_terms.iter().filter(|(term, _)| bridged || *term != T::CostBridges).map(|(term, usd)| html! {
                                 <tr><th scope="row">{ term.get(lang) }</th><td class="num">{
                                     if *term == T::CostCards { priced(*usd) } else { c.money(*usd) }
                                 }</td></tr>
                             }) }
+                            if !c.bridge_price_seen.is_empty() {
+                                <tr><td colspan="2" class="help" data-testid="bridge-seen">{ &c.bridge_price_seen }</td></tr>
+                            }
                             <tr class="total"><th scope="row">{ T::Tco.get(lang) }</th><td class="num">{ priced(c.tco_usd) }</td></tr>
                         </tbody>
                     </table>

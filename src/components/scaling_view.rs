@@ -249,6 +249,9 @@ impl ScalingTable {
                         </tbody>
                     </table>
                 </div>
+                if let Some(line) = i18n::layout_line(lang, &self.report) {
+                    <p data-testid="layout-line">{ line }</p>
+                }
                 if !scaling.nodes.is_empty() {
                     <p data-testid="nodes-line">{ T::Nodes.get(lang) }{ ": " }{
                         scaling.nodes.iter().map(|p| format!("{} ({}×): {}, {}", p.nodes, p.cards,

@@ -1,5 +1,5 @@
-//! The scenario inputs: dataset, model, GPU and its ECC, geometry, precision, optimizer,
-//! cards.
+//! The scenario inputs: dataset, model, GPU and its ECC, geometry, precision and
+//! cudnn.benchmark, optimizer, cards.
 
 use hsi_gpu_core::market::{self, Ecc};
 use hsi_gpu_core::scenario::{
@@ -116,6 +116,10 @@ pub fn ScenarioPanel() -> Html {
         )
     }));
     let on_precision = send_id(&store, Precision::from_id, Action::Precision);
+    let on_cudnn_benchmark = {
+        let store = store.clone();
+        Callback::from(move |on: bool| store.dispatch(Action::CudnnBenchmark(on)))
+    };
     let on_optimizer = send_id(&store, Optimizer::from_id, Action::Optimizer);
     let on_interconnect = send_id(&store, Interconnect::from_id, Action::Interconnect);
     let sizes = options(
@@ -177,6 +181,9 @@ pub fn ScenarioPanel() -> Html {
                 typing: typing("batch"), lang, on_change: send_u32(Action::BatchPerGpu) }.view() }
             { Choice { id: "precision".into(), label: T::Precision.get(lang).into(), options: precisions,
                 selected: s.precision.id().into(), on_change: on_precision }.view() }
+            { Toggle { id: "cudnn-benchmark".into(), label: T::CudnnBenchmark.get(lang).into(),
+                checked: s.cudnn_benchmark, on_change: on_cudnn_benchmark }.view() }
+            <p class="help">{ T::CudnnBenchmarkHelp.get(lang) }</p>
             { NumberSlider { id: "cards".into(), label: T::Cards.get(lang).into(), unit: "×".into(),
                 value: s.cards, min: 1, max: scenario::MAX_CARDS, max_typed: scenario::MAX_CARDS, log2: false,
                 typing: typing("cards"), lang, on_change: send_u32(Action::Cards) }.view() }

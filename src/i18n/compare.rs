@@ -21,11 +21,13 @@ texts! {
     Label => "Name", "名称";
     Gpu => "GPU", "GPU";
     Cards => "Cards", "显卡数";
+    TensorParallel => "Tensor parallel", "张量并行";
     Interconnect => "Interconnect", "互联";
     Mode => "Use of the cards", "多卡用法";
     Ddp => "One run, DDP", "单个实验（DDP）";
     Parallel => "One run per card", "每卡一个实验";
     Batch => "Batch per GPU", "每卡批大小";
+    CudnnBenchmark => "cudnn.benchmark", "cudnn.benchmark";
     Fits => "fits", "放得下";
     DoesNotFit => "does not fit", "放不下";
     Best => "best", "最优";
@@ -160,6 +162,7 @@ fn vit_size_name(size: VitSize) -> &'static str {
         VitSize::Base => "B",
         VitSize::Large => "L",
         VitSize::Huge => "H",
+        VitSize::Giant => "g",
     }
 }
 

@@ -3,7 +3,8 @@
 //! with figures are functions taking pre-formatted figures. One file per kind: `strings`
 //! (the UI's fixed texts), `names` (the Scenario's values and fields), `sentences` (texts
 //! with figures), `remarks` (the core's notes and warnings), `whatifs` (the levers,
-//! inference and the article), `compare` (the comparison).
+//! inference and the article), `thesis_map` (the map across model sizes), `compare` (the
+//! comparison).
 
 /// Declares a string enum whose keys each carry both texts, e.g.
 /// `texts! { enum T; Title => "HSI GPU Planner", "高光谱 GPU 规划器"; }`, read with
@@ -33,6 +34,7 @@ mod sentences;
 mod step_labels;
 mod strings;
 pub mod summary;
+pub mod thesis_map;
 mod verdict;
 pub mod whatifs;
 

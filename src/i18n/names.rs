@@ -50,6 +50,7 @@ pub fn vit_size_name(size: hsi_gpu_core::scenario::VitSize) -> &'static str {
         Base => "ViT-B",
         Large => "ViT-L",
         Huge => "ViT-H",
+        Giant => "ViT-g",
     }
 }
 
@@ -289,6 +290,11 @@ const FIELD_LABELS: &[(&str, &str, &str)] = &[
         "显卡单价（美元；留空用目录中的市场价或首发价）",
     ),
     (
+        "cost.bridge_usd_per_pair",
+        "NVLink bridge(s) per bridged pair (USD; empty = dated catalog price)",
+        "每对显卡的 NVLink 桥（美元；留空用目录中的标价）",
+    ),
+    (
         "cost.platform_base_usd",
         "Workstation without GPUs (USD)",
         "不含显卡的工作站（美元）",
@@ -385,6 +391,21 @@ const FIELD_LABELS: &[(&str, &str, &str)] = &[
     ("nodes", "Nodes", "节点数"),
     ("node_link", "Network between nodes", "节点间网络"),
     ("nics_per_node", "NICs per node", "每节点网卡数"),
+    (
+        "tensor_parallel",
+        "Tensor parallel (1-8 cards: heads and MLP split, Megatron)",
+        "张量并行（1-8 卡：注意力头与 MLP 切分，Megatron）",
+    ),
+    (
+        "pipeline_parallel",
+        "Pipeline stages (1-8; cards = data x tensor x pipeline)",
+        "流水线级数（1-8；卡数 = 数据 x 张量 x 流水线）",
+    ),
+    (
+        "micro_batches",
+        "Micro-batches per step (1F1B; bubble (p-1)/(m+p-1))",
+        "每步微批次数（1F1B；气泡 (p-1)/(m+p-1)）",
+    ),
     (
         "perf.scaling.network_efficiency",
         "Node network efficiency (fraction of line rate; empty = the link's)",

@@ -64,6 +64,7 @@ pub fn note_text(note: &hsi_gpu_core::measurement::Note, lang: Lang) -> String {
                 "precision" => T::Precision.get(lang),
                 "optimizer" => T::Optimizer.get(lang),
                 "checkpointing" => T::Checkpointing.get(lang),
+                "cudnn_benchmark" => T::CudnnBenchmark.get(lang),
                 other => other,
             };
             format!("实测的{label}为 {measured}，场景为 {scenario}：按 {measured} 估算")

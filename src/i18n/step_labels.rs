@@ -1,5 +1,6 @@
-//! Labels of the step model's assumptions (`perf.device`, `perf.host`, `perf.pipeline`)
-//! and of the run's input pipeline (`pipeline`), by Scenario path: (path, English, 中文).
+//! Labels of the step model's assumptions (`perf.device`, `perf.cudnn`, `perf.host`,
+//! `perf.pipeline`) and of the run's input pipeline (`pipeline`), by Scenario path:
+//! (path, English, 中文).
 
 pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     (
@@ -43,6 +44,16 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
         "深度/分组卷积效率（FP32 峰值比例）",
     ),
     (
+        "perf.device.grouped_depth_half",
+        "Grouped conv: input channels per group x kernel area at half rate (FP32 cores)",
+        "分组卷积：半速率时的每组输入通道数×卷积核面积（FP32 核）",
+    ),
+    (
+        "perf.device.grouped_channels_half",
+        "Grouped conv: output channels per group at half rate (tensor cores)",
+        "分组卷积：半速率时的每组输出通道数（张量核）",
+    ),
+    (
         "perf.device.conv_traffic",
         "Convolution memory traffic (x input + output + weights)",
         "卷积显存流量（输入+输出+权重的倍数）",
@@ -71,6 +82,41 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
         "perf.device.channels_last",
         "Model in channels-last layout (NHWC)",
         "模型使用通道在后布局（NHWC）",
+    ),
+    (
+        "perf.cudnn.heuristic_fp32_slowdown",
+        "Untimed cuDNN FP32 3-D conv: slowdown over the timed one",
+        "未计时 cuDNN FP32 3-D 卷积：相对计时选择的减速倍数",
+    ),
+    (
+        "perf.cudnn.hopper_conv3d_fp32_factor",
+        "3-D conv on Hopper's FP32 cores, relative to the fit",
+        "Hopper FP32 核上的 3-D 卷积，相对拟合值",
+    ),
+    (
+        "perf.cudnn.hopper_conv3d_tensor_factor",
+        "3-D conv on Hopper's tensor cores, relative to the fit",
+        "Hopper 张量核上的 3-D 卷积，相对拟合值",
+    ),
+    (
+        "perf.cudnn.lowered_rate_fp32",
+        "Narrow conv: lowered-operand reads, FP32 (x bandwidth)",
+        "窄卷积：展开操作数读取速率，FP32（带宽的倍数）",
+    ),
+    (
+        "perf.cudnn.lowered_rate_tensor",
+        "Narrow conv: lowered-operand reads, tensor cores (x bandwidth)",
+        "窄卷积：展开操作数读取速率，张量核（带宽的倍数）",
+    ),
+    (
+        "perf.cudnn.workspace_cuda_core",
+        "cuDNN workspace, CUDA-core 3-D conv (x im2col)",
+        "cuDNN 工作空间，CUDA 核 3-D 卷积（im2col 的倍数）",
+    ),
+    (
+        "perf.cudnn.workspace_tensor_core",
+        "cuDNN workspace, tensor-core 3-D conv (x im2col)",
+        "cuDNN 工作空间，张量核 3-D 卷积（im2col 的倍数）",
     ),
     (
         "perf.host.op_forward_s",

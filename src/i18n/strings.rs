@@ -6,8 +6,8 @@ texts! {
     Title => "HSI GPU Planner", "高光谱 GPU 规划器";
     Tagline => "Will this hyperspectral model fit on this GPU, how fast does it train, how does it scale and what does it cost?",
         "这个高光谱模型能否放进这块 GPU？训练多快？多卡如何扩展？成本多少？";
-    EstimatesNote => "All figures are estimates from an analytic model (shapes, FLOPs, datasheet peaks and the assumptions below), not measurements. Checked against measured runs (see the validation notes): step time off by 10 % at the median on published benchmarks and 31 % on our own H200 runs; peak memory by 6 %.",
-        "所有数字均为解析模型（张量形状、FLOPs、官方规格峰值与下方假设）的估算值，并非实测。与实测对比（见验证说明）：单步时间在公开基准上的中位误差为 10 %，在本项目的 H200 实测上为 31 %；显存峰值为 6 %。";
+    EstimatesNote => "All figures are estimates from an analytic model (shapes, FLOPs, datasheet peaks and the assumptions below), not measurements. Checked against measured runs (see the validation notes): step time off by 10 % at the median on published benchmarks and 22 % on our own H200 runs (HSI 3-D CNNs without cudnn.benchmark: 8 %); peak memory by 6 %.",
+        "所有数字均为解析模型（张量形状、FLOPs、官方规格峰值与下方假设）的估算值，并非实测。与实测对比（见验证说明）：单步时间在公开基准上的中位误差为 10 %，在本项目的 H200 实测上为 22 %（未开 cudnn.benchmark 的高光谱 3-D CNN：8 %）；显存峰值为 6 %。";
     LanguageToggleLabel => "Switch language to Chinese", "切换到英文";
     Presentation => "Presentation mode", "演示模式";
     CopyLink => "Copy link", "复制链接";
@@ -25,6 +25,9 @@ texts! {
     Classes => "Classes", "类别数";
     Batch => "Batch per GPU", "每卡批大小";
     Precision => "Precision", "精度";
+    CudnnBenchmark => "cudnn.benchmark", "cudnn.benchmark";
+    CudnnBenchmarkHelp => "torch.backends.cudnn.benchmark = True: cuDNN times its convolution algorithms on the first step and keeps the fastest. Off (PyTorch's default, and most HSI code) it takes its heuristics' pick.",
+        "torch.backends.cudnn.benchmark = True：cuDNN 在第一步实测各卷积算法并保留最快者。关闭时（PyTorch 默认，多数高光谱代码如此）采用其启发式选择。";
     Optimizer => "Optimizer", "优化器";
     Cards => "Cards", "显卡数量";
     Interconnect => "Interconnect", "互联";
@@ -64,9 +67,12 @@ texts! {
     TermInputCube => "Data cube on the GPU", "显卡上的数据立方体";
     TermShardingBuffers => "Sharding buffers and gathered layers", "分片缓冲区与聚合的层";
     Advanced => "Advanced / foundation model", "高级 / 基础模型";
-    AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests (see the validation notes).",
-        "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %（见验证说明）。";
+    AdvancedHelp => "Estimates: ZeRO memory per the paper's formulas; collectives -7 to +25 % of published nccl-tests; tensor parallelism -13 to +8 % of Megatron-LM's published scaling; pipeline: 1F1B, bubble (p-1)/(m+p-1), not checked against a measurement (see the validation notes).",
+        "估算：显存按 ZeRO 论文公式；通信与公开 nccl-tests 相差 -7 % 至 +25 %；张量并行与 Megatron-LM 公开的扩展效率相差 -13 % 至 +8 %；流水线：1F1B，气泡 (p-1)/(m+p-1)，尚未与实测对比（见验证说明）。";
     Nodes => "Nodes", "节点";
+    Layout => "Layout", "并行布局";
+    TensorAllreduces => "tensor-parallel all-reduces per micro-batch", "每个微批次的张量并行 all-reduce";
+    PipelineBubble => "pipeline bubble", "流水线气泡";
     BoundHost => "the host CPU (PyTorch dispatch, autograd, the optimizer loop)", "主机 CPU（PyTorch 调度、自动求导、优化器循环）";
     BoundInput => "the input pipeline (patches, DataLoader, copy to the GPU)", "输入管线（切块、DataLoader、拷贝到显卡）";
     BoundDevice => "the GPU", "显卡";
@@ -130,6 +136,14 @@ texts! {
     PerGpuHour => "Per GPU-hour", "每 GPU 小时";
     SweepWall => "Sweep wall time", "超参搜索总耗时";
     CostCards => "Cards", "显卡";
+    CostBridges => "NVLink bridges", "NVLink 桥";
+    CardPrice => "Card price", "显卡单价";
+    PriceListed => "dated listing", "有日期的标价";
+    PriceGuess => "a guess, not a listing", "估计值，不是标价";
+    PriceLaunch => "launch price", "首发价";
+    PriceYours => "yours (cost.card_price_usd)", "您输入的（cost.card_price_usd）";
+    BridgeUnknown => "No price is known for this card's NVLink bridge, so capex and TCO leave the bridges out. Enter one under Assumptions (cost.bridge_usd_per_pair).",
+        "这张卡的 NVLink 桥没有已知价格，资本支出和总拥有成本未计入桥。请在“假设”中输入（cost.bridge_usd_per_pair）。";
     CostPlatform => "Platform (board, CPU, RAM, chassis)", "平台（主板、CPU、内存、机箱）";
     CostPsu => "Power supply", "电源";
     CostCooling => "Cooling", "散热";

@@ -10,12 +10,15 @@ texts! {
     Trainable => "trainable", "可训练";
     Offloaded => "Offloaded to host memory (not in the total)", "卸载到主机内存（不计入合计）";
     OtherLevers => "Improvements that gain more than 2 %", "收益超过 2 % 的改进";
-    AllreduceShort => "All-reduce share", "All-reduce 占比";
+    AllreduceShort => "All-reduce share", "通信占比";
     ThisScenario => "this scenario", "当前场景";
     Options => "options", "个方案";
     BestLever => "Best improvement", "最佳改进";
     HostCpu => "Host CPU", "主机 CPU";
     InputPipeline => "Input pipeline", "输入管线";
+    Stage => "Stage", "阶段";
+    StageLayers => "Layers", "层";
+    Idle => "Idle", "空闲";
 }
 
 /// "label: value" with the language's colon.

@@ -6,6 +6,7 @@ use hsi_gpu_core::perf::Limiter;
 use hsi_gpu_core::steptime::StepBound;
 use hsi_gpu_core::{format, Report};
 
+use crate::summary::labelled;
 use crate::{
     alternative_sentence, fit_sentence, interconnect_name, max_batch_sentence, step_bound_sentence,
     step_parts_sentence, Lang, T,
@@ -118,4 +119,27 @@ pub fn memory_terms(m: &MemoryBreakdown) -> [(T, f64); 9] {
         (T::TermInputCube, m.input_cube),
         (T::TermShardingBuffers, m.sharding_buffers),
     ]
+}
+
+/// "Layout: TP 2 × PP 2 × DP 1 · tensor-parallel all-reduces per micro-batch: 12 ms ·
+/// pipeline bubble: 27 %" with tensor or pipeline parallelism; None without.
+pub fn layout_line(lang: Lang, report: &Report) -> Option<String> {
+    let p = &report.parallel;
+    if p.tensor_parallel * p.pipeline_parallel <= 1 {
+        return None;
+    }
+    let layout = format!(
+        "TP {} × PP {} × DP {}",
+        p.tensor_parallel, p.pipeline_parallel, p.data_parallel
+    );
+    let mut parts = vec![labelled(lang, T::Layout.get(lang), &layout)];
+    if p.tensor_parallel > 1 {
+        let t = format::duration(report.perf.time.tensor_allreduce_s);
+        parts.push(labelled(lang, T::TensorAllreduces.get(lang), &t));
+    }
+    if p.pipeline_parallel > 1 {
+        let bubble = format::percent(p.bubble_fraction);
+        parts.push(labelled(lang, T::PipelineBubble.get(lang), &bubble));
+    }
+    Some(parts.join(" · "))
 }

@@ -1,12 +1,15 @@
 // The one-screen dashboard (issue 15): at common laptop and projector sizes the sliders,
 // the verdict and every live chart lie inside the first viewport, in presentation mode too;
 // on a phone nothing is wider than the screen. Charts read out a mark on hover and focus
-// and keep a faint ghost of the figures before a change. Saves a screenshot of each.
+// and keep a faint ghost of the figures before a change. Saves a screenshot of each, and
+// the README's (docs/dashboard.png, rewritten with HSI_UPDATE_DOCS=1).
 
 import assert from "node:assert/strict";
+import { copyFileSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { after, before, test } from "node:test";
 
-import { launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { REPO, launchBrowser, openApp, serveDist } from "./harness.mjs";
 
 let server;
 let browser;
@@ -58,6 +61,29 @@ for (const [width, height] of [
     const app = await open({ width, height });
     assert.deepEqual(await outsideFirstViewport(app.page, [...CHARTS, ...CONTROLS]), []);
     await app.screenshot(`dashboard-${width}x${height}`, { fullPage: false });
+  });
+}
+
+/** Width and height of a PNG, from its IHDR chunk. */
+function pngSize(file) {
+  const bytes = readFileSync(file);
+  assert.equal(bytes.toString("latin1", 1, 4), "PNG", `${file} is not a PNG`);
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+for (const [query, image, page, link] of [
+  ["", "dashboard.png", "README.md", "docs/dashboard.png"],
+  ["?lang=zh", "dashboard.zh.png", "docs/guide.zh.md", "dashboard.zh.png"],
+]) {
+  test(`${page} shows the default dashboard at 1366 x 768 (docs/${image})`, async () => {
+    const viewport = { width: 1366, height: 768 };
+    const app = await open(viewport, query);
+    const shot = await app.screenshot(`docs-${image.replace(".png", "")}`, { fullPage: false });
+    const committed = path.join(REPO, "docs", image);
+    if (process.env.HSI_UPDATE_DOCS === "1") copyFileSync(shot, committed);
+    assert.deepEqual(pngSize(committed), viewport, `docs/${image} is not a 1366 x 768 dashboard`);
+    const text = readFileSync(path.join(REPO, page), "utf8");
+    assert.ok(text.includes(`](${link})`) && text.includes("!["), `${page} does not show ${link}`);
   });
 }
 

@@ -99,8 +99,20 @@ export async function openApp(browser, url) {
       return file;
     },
 
+    /** Milliseconds from navigation to the ready signal, by the page's own clock. */
+    readyMs: () => page.evaluate(() => window.__hsiReadyMs),
+
     close: () => context.close(),
   };
+
+  // Note when the app signals ready (for the cold-load figure), before any script runs.
+  await context.addInitScript(() => {
+    new MutationObserver((_, observer) => {
+      if (document.body?.dataset.ready !== "1") return;
+      window.__hsiReadyMs = performance.now();
+      observer.disconnect();
+    }).observe(document, { attributes: true, subtree: true, attributeFilter: ["data-ready"] });
+  });
 
   page.on("console", (message) => {
     if (message.type() === "error") app.consoleErrors.push(message.text());

@@ -187,6 +187,19 @@ test("picking a model takes its patch; the ViT offers sizes", async () => {
   await addressIncludes(app.page, "model.size=large");
 });
 
+test("cudnn.benchmark times HybridSN's 3-D convolutions: a faster step, in the link", async () => {
+  const app = await open();
+  const untimed = await app.text("step-time");
+  await app.page.getByTestId("cudnn-benchmark").check();
+  await app.page.waitForFunction(
+    (before) => document.querySelector('[data-testid="step-time"]')?.innerText !== before,
+    untimed,
+  );
+  const timed = await app.text("step-time");
+  assert.ok(parseFloat(timed) < parseFloat(untimed), `${timed} < ${untimed}`);
+  await app.page.waitForFunction(() => location.search.includes("cudnn_benchmark=true"));
+});
+
 test("focusing a roofline point says which layer it is and why it is bound", async () => {
   const app = await open();
   const hint = await app.text("roofline-detail");
@@ -204,6 +217,7 @@ test("a copied link reproduces the exact view", async () => {
   await app.page.getByTestId("bands-input").fill("77");
   await app.page.getByTestId("gpu").selectOption("rtx_4090");
   await app.page.getByTestId("checkpointing").check();
+  await app.page.getByTestId("cudnn-benchmark").check();
   await app.page.getByTestId("lang-toggle").click(); // language is part of the view
   await app.page.getByTestId("copy-link").click();
   const link = await app.page.getByTestId("share-link").inputValue();

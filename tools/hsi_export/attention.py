@@ -8,7 +8,7 @@ nn.MultiheadAttention used as self-attention (one input for query, key and value
 import torch
 from torch import nn
 
-from .common import ExportError, dropout_op, module_kind
+from .common import ExportError, dropout_op, module_kind, tensors_in
 
 # Learned tensors of an attention block besides its projections, which change neither its
 # FLOPs nor its kept bytes: a relative position bias table added to the scores (Swin,
@@ -30,9 +30,22 @@ def attention_parts(module):
         heads = getattr(module, heads_name, None)
         if isinstance(out, nn.Sequential):
             out = next((m for m in out if isinstance(m, nn.Linear)), None)
-        if isinstance(qkv, nn.Linear) and isinstance(out, nn.Linear) and isinstance(heads, int):
+        if isinstance(qkv, nn.Linear) and isinstance(out, nn.Linear) and isinstance(heads, int) \
+                and is_plain_attention(module, qkv, out):
             return qkv.out_features, qkv.bias is not None, out, heads
     return None
+
+
+def is_plain_attention(module, qkv, out):
+    """True where q, k and v are equal thirds of the qkv projection, the output projection
+    reads them, and the block holds no parameters but these and EXTRA_PARAMS: what the
+    `attention` op describes. Other blocks (LeViT's and EfficientFormer's narrower keys
+    and attention biases) are traced through, op by op."""
+    extra = [getattr(module, n, None) for n in EXTRA_PARAMS]
+    known = sum(p.numel() for m in (qkv, out) for p in m.parameters())
+    known += sum(t.numel() for t in extra if isinstance(t, nn.Parameter))
+    return qkv.out_features % 3 == 0 and qkv.out_features // 3 == out.in_features and \
+        known == sum(p.numel() for p in module.parameters())
 
 
 def partitions_windows(module):
@@ -77,6 +90,40 @@ def window_attention_layers(ex, m, name, x, output, params):
         nxt = output if last else torch.empty(0)
         ex.emit(f"{name}.{suffix}" if suffix else name, [current], step, nxt, params if step is op else ())
         current = nxt
+
+
+def attention_layout(ex, m, args, kwargs):
+    """How block `m` attends on its input, told by the FLOPs it counts when run once on
+    it: "sets" (over the last two dimensions' tokens [.., T, D], each leading index a set
+    of its own, as torchvision's MaxViT), "tokens" (over all tokens of [H, W, C]: VOLO
+    reshapes them to [H x W, C]), or None where neither matches: the block is no softmax
+    attention over T x T scores (CoaT's factorized attention, linear attention) and is
+    traced through op by op. Window attention (Swin) has its own layers."""
+    if partitions_windows(m):
+        return "sets"
+    from torch.utils import flop_counter
+
+    x = next(iter(tensors_in(args)), None)
+    if x is None or x.dim() < 3:
+        return None
+    qkv_features, _, _, _ = attention_parts(m)
+    try:
+        # (The CPU's flash kernel has no formula in the counter: the CUDA kernels' one.)
+        cpu_flash = {torch.ops.aten._scaled_dot_product_flash_attention_for_cpu:
+                     lambda q, k, v, *_, out_shape=None, **__: flop_counter.sdpa_flop_count(q, k, v)}
+        with torch.enable_grad(), flop_counter.FlopCounterMode(display=False, custom_mapping=cpu_flash) as counter:
+            m(*args, **kwargs)  # grad on: no inference fast path (nn.MultiheadAttention's)
+    except Exception:  # the block refuses to run twice: trace it
+        return None
+    inner, dim = qkv_features // 3, x.shape[-1]
+    rows = x.numel() // dim
+    projections = 2 * rows * dim * (qkv_features + inner)
+    layouts = {"sets": x.shape[-2], "tokens": rows // x.shape[0]}
+    for layout, tokens in layouts.items():
+        expected = projections + 4 * rows * tokens * inner
+        if abs(counter.get_total_flops() - expected) <= 0.01 * expected:
+            return layout
+    return None
 
 
 def attention_op(ex, m, name, x, output):

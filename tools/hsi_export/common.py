@@ -54,21 +54,26 @@ def pool_op(kind, dims, kernel, stride, padding):
     }
 
 
-# Interpolation modes with an op (upsample's `mode`): each keeps nothing for backward.
-UPSAMPLE_MODES = {"nearest": "nearest", "linear": "linear", "bilinear": "linear", "trilinear": "linear"}
+# Interpolation modes with an op (upsample's and resize's `mode`); none keeps anything.
+INTERPOLATION_MODES = {"nearest": "nearest", "nearest-exact": "nearest", "linear": "linear", "bilinear": "linear",
+                       "trilinear": "linear", "bicubic": "cubic"}
 
 
-def upsample_op(name, x, output, mode):
-    scales = {o // i for i, o in zip(x.shape[2:], output.shape[2:])}
-    exact = all(o % i == 0 for i, o in zip(x.shape[2:], output.shape[2:]))
-    if mode not in UPSAMPLE_MODES or len(scales) != 1 or not exact:
-        raise ExportError(
-            f"{name}: upsampling mode {mode} to {tuple(output.shape[2:])}: only nearest or (bi/tri)linear "
-            "with one integer factor"
-        )
-    op = {"op": "upsample", "dims": x.dim() - 2, "scale": scales.pop()}
-    if UPSAMPLE_MODES[mode] != "nearest":
-        op["mode"] = UPSAMPLE_MODES[mode]
+def interpolation_op(name, x, output, mode):
+    """F.interpolate / nn.Upsample from x to output's size: `upsample` by one integer
+    factor, `resize` to any other size, `area` as the adaptive average pool it runs."""
+    dims = x.dim() - 2
+    size = [int(d) for d in output.shape[2:]]
+    if mode == "area":
+        return {"op": "adaptive_avg_pool", "dims": dims, "output": size}
+    if mode not in INTERPOLATION_MODES:
+        raise ExportError(f"{name}: interpolation mode {mode!r}: one of {', '.join(INTERPOLATION_MODES)} or area")
+    scales = {o // i for i, o in zip(x.shape[2:], size)}
+    exact = all(o % i == 0 for i, o in zip(x.shape[2:], size))
+    op = {"op": "upsample", "dims": dims, "scale": scales.pop()} if len(scales) == 1 and exact else \
+        {"op": "resize", "dims": dims, "size": size}
+    if INTERPOLATION_MODES[mode] != "nearest":
+        op["mode"] = INTERPOLATION_MODES[mode]
     return op
 
 

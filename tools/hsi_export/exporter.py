@@ -2,13 +2,15 @@
 as a ModelSpec layer list. Leaf modules go through `modules.MODULE_HANDLERS` (and
 `attention.py`), torch calls on activations through `functions.FUNCTION_HANDLERS`."""
 
+import math
+
 import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
-from .attention import attention_op, attention_parts, partitions_windows, window_attention_layers
+from .attention import attention_layout, attention_op, attention_parts, partitions_windows, window_attention_layers
 from .common import TRACE_BATCH, ExportError, module_kind, tensors_in
-from .functions import ALIASES, FUNCTION_HANDLERS, NEAREST_FUNCTIONS
+from .functions import ALIASES, BATCH_MOVED_FUNCTIONS, COUNTED_FUNCTIONS, FUNCTION_HANDLERS, NEAREST_FUNCTIONS
 from .modules import MODULE_HANDLERS, NEAREST_MODULES
 
 
@@ -26,8 +28,13 @@ class Exporter:
         self.producer = {}  # id(tensor) -> layer name ("input", or BROKEN after an unsupported layer)
         self.fold = {}  # id(tensor) -> k where its first dimension is batch x k (Swin's windows)
         self.param_origin = {}  # id(tensor) -> parameter name, for tensors made from one parameter
+        self.derived = {}  # id(tensor) -> the parameters a tensor that is no activation is made from
+        self.batchless = set()  # ids of tensors the same for every sample (`constant` layers and after)
+        self.batch_at = {}  # id(tensor) -> where its batch dimension is, where not first (qkv.permute(2, 0, ...))
         self.param_names = {id(p): n for n, p in model.named_parameters()}
+        self.param_sizes = {n: p.numel() for n, p in model.named_parameters()}
         self.used_params = set()
+        self.param_layer = {}  # parameter name -> the first layer that counts it
         self.unsupported = []
         self.keep = []  # every tensor seen stays alive so no id() is reused
         self.module_names = {m: n for n, m in model.named_modules()}
@@ -35,10 +42,10 @@ class Exporter:
         self.leaf_depth = 0
         self.leaf_calls = []  # submodules called inside the current leaf, in order
         self.busy = False  # True while the exporter itself runs torch code
-        self.recorded = set()  # leaf modules already written as a layer
         self.warnings = []
         self.fused_attention = False  # an attention block runs F.scaled_dot_product_attention
         self.unfollowed = []  # outputs the layer list does not follow, and why
+        self.layouts = {}  # attention block -> how it attends (attention.attention_layout)
 
     # --- bookkeeping -------------------------------------------------------------------
 
@@ -59,8 +66,51 @@ class Exporter:
         return self.producer.get(id(tensor))
 
     def origin(self, tensor):
-        """The parameter `tensor` is (or was made from by a view or cast), or None."""
-        return self.param_origin.get(id(tensor)) or self.param_names.get(id(tensor))
+        """The parameter `tensor` is (or was made from by a view, a broadcast, a cast or an
+        element-wise function: as many distinct elements), or None."""
+        name = self.param_origin.get(id(tensor)) or self.param_names.get(id(tensor))
+        distinct = 1
+        for size, stride in zip(tensor.shape, tensor.stride()):
+            distinct *= size if stride else 1
+        return name if name and distinct == self.param_sizes[name] else None
+
+    def params_of(self, tensor):
+        """The parameters a tensor that is no activation is made from (empty for buffers
+        and tensors made in forward)."""
+        name = self.param_names.get(id(tensor))
+        return {name} if name else self.derived.get(id(tensor), set())
+
+    def constant(self, name, tensor, shape=None):
+        """Writes `tensor`, which does not depend on the input, as a `constant` layer (a
+        buffer or a fixed grid, or made from parameters: counted here unless an earlier
+        layer counts them), so layers can read it; `shape` overrides its per-sample shape
+        (a tensor expanded over the batch)."""
+        if shape is None and tensor.dim() > 1 and tensor.shape[0] == self.batch and tensor.stride(0) == 0:
+            # Expanded over the batch (convit's rel_indices.expand(B, ...)): the constant,
+            # then the broadcast view, one per sample.
+            one = tensor[:1]
+            self.keep.append(one)
+            self.derived[id(one)] = self.params_of(tensor)
+            self.constant(name, one)
+            self.emit(f"{name}.expand", [one], {"op": "expand", "shape": [int(d) for d in tensor.shape[1:]]}, tensor)
+            return
+        names = self.params_of(tensor)
+        op = {"op": "constant", "shape": shape or self.constant_shape(tensor)}
+        if names:
+            op["learned"] = True
+            fresh = names - self.used_params
+            if fresh:
+                op["params"] = sum(self.param_sizes[n] for n in fresh)
+        self.batchless.add(id(tensor))
+        self.emit(name, [], op, tensor, names)
+
+    def constant_shape(self, tensor):
+        """A batch-independent tensor's per-sample shape: a leading 1 (a batch of one) dropped."""
+        shape = [int(d) for d in tensor.shape] or [1]
+        return shape[1:] if len(shape) > 1 and shape[0] == 1 else shape
+
+    def is_batchless(self, tensor):
+        return id(tensor) in self.batchless
 
     def param_names_in(self, args, kwargs):
         """Names of the parameters among a call's tensors (weights, biases)."""
@@ -70,14 +120,25 @@ class Exporter:
     def folded(self, tensor):
         return self.fold.get(id(tensor), 1) > 1
 
+    def batch_dim(self, tensor):
+        return self.batch_at.get(id(tensor), 0)
+
     def sample_shape(self, tensor):
-        """Per-sample shape: without the batch, with a folded factor first."""
-        k = self.fold.get(id(tensor), 1)
-        return ([k] if k > 1 else []) + [int(d) for d in tensor.shape[1:]]
+        """Per-sample shape: without the batch, with a folded factor where the batch is."""
+        if self.is_batchless(tensor):
+            return self.constant_shape(tensor)
+        at = self.batch_dim(tensor)
+        if self.folded(tensor):
+            return [self.fold[id(tensor)] if i == at else int(d) for i, d in enumerate(tensor.shape)]
+        return [int(d) for i, d in enumerate(tensor.shape) if i != at]
 
     def sample_dim(self, tensor, dim):
-        """The per-sample index of dimension `dim` (>= 1) of `tensor`."""
-        return dim - 1 + self.folded(tensor)
+        """The per-sample index of dimension `dim` (not the batch's) of `tensor`."""
+        if self.is_batchless(tensor):
+            return dim - (tensor.dim() - len(self.sample_shape(tensor)))
+        if self.folded(tensor):  # every dimension is a per-sample one, the batch's too
+            return dim
+        return dim - (dim > self.batch_dim(tensor))
 
     def fold_shape(self, x, result):
         """Per-sample shape of `result`, a view of `x` that may fold the batch with the
@@ -97,9 +158,18 @@ class Exporter:
             self.mark(output, self.BROKEN)
             return
         layer_name = self.unique_name(name)
-        self.layers.append({"name": layer_name, "from": sources, **op})
+        layer = {"name": layer_name, "from": sources}
+        owner = {self.param_layer.get(p) for p in params}
+        if params and op["op"] != "constant" and len(owner) == 1 and None not in owner:
+            layer["shares"] = owner.pop()  # a module run again: its parameters are the first run's
+        for p in params:
+            self.param_layer.setdefault(p, layer_name)
+        self.layers.append({**layer, **op})
         self.used_params.update(params)
         self.mark(output, layer_name)
+        # What reads only constants is one per step (core/src/analysis: `once`).
+        if inputs and op["op"] != "expand" and all(self.is_batchless(t) for t in inputs):
+            self.batchless.update(id(t) for t in tensors_in(output))
         if inputs and isinstance(output, torch.Tensor) and id(output) not in self.fold:
             if self.folded(inputs[0]) and output.shape[0] == inputs[0].shape[0]:
                 self.fold[id(output)] = self.fold[id(inputs[0])]
@@ -107,8 +177,13 @@ class Exporter:
     def alias(self, source_tensor, output):
         """`output` is the same activation as `source_tensor` (identity, no-op view)."""
         self.mark(output, self.source(source_tensor))
-        if self.folded(source_tensor):
+        if self.is_batchless(source_tensor):
+            self.batchless.update(id(t) for t in tensors_in(output))
+        # A view that unfolds the batch has set its own factor (fold_shape).
+        if self.folded(source_tensor) and id(output) not in self.fold:
             self.fold[id(output)] = self.fold[id(source_tensor)]
+        if self.batch_dim(source_tensor) and isinstance(output, torch.Tensor):
+            self.batch_at[id(output)] = self.batch_dim(source_tensor)
 
     def mark(self, output, layer_name):
         for t in tensors_in(output):
@@ -141,14 +216,35 @@ class Exporter:
         self.unsupported.append(entry)
 
     def emit_permute(self, layer, x, order, result):
-        if order[0] != 0:
-            self.report(layer, "a permute that moves the batch dimension", "permute keeping the batch first", [x], result)
+        at = self.batch_dim(x)
+        if self.is_batchless(x):
+            self.emit_batchless_permute(layer, x, order, result)
         elif order == sorted(order):
             self.alias(x, result)
         else:
-            fold = [0] if self.folded(x) else []
-            sample_order = fold + [self.sample_dim(x, d) for d in order[1:]]
-            self.emit(layer, [x], {"op": "permute", "order": sample_order}, result)
+            # The per-sample dimensions in their new order; the batch may move (q, k and v
+            # first: qkv.permute(2, 0, 3, 1, 4)), which the layer list does not see. Folded
+            # windows move as a per-sample dimension.
+            kept = order if self.folded(x) else [d for d in order if d != at]
+            self.emit(layer, [x], {"op": "permute", "order": [self.sample_dim(x, d) for d in kept]}, result)
+            self.batch_at.pop(id(result), None)
+            if order.index(at):
+                self.batch_at[id(result)] = order.index(at)
+            if self.folded(x):
+                self.fold[id(result)] = self.fold[id(x)]
+
+    def emit_batchless_permute(self, layer, x, order, result):
+        """A permute of a constant: a permute of its per-sample dimensions, or a reshape
+        where it moves only dimensions of size 1 (the order of the data is unchanged)."""
+        lead = x.dim() - len(self.sample_shape(x))
+        if order[:lead] == list(range(lead)) and sorted(order[lead:]) == order[lead:]:
+            self.alias(x, result)
+        elif order[:lead] == list(range(lead)):
+            self.emit(layer, [x], {"op": "permute", "order": [d - lead for d in order[lead:]]}, result)
+        elif [d for d in order if x.shape[d] > 1] == [d for d in range(x.dim()) if x.shape[d] > 1]:
+            self.emit(layer, [x], {"op": "reshape", "shape": self.constant_shape(result)}, result)
+        else:
+            self.report(layer, f"a permute {order} of a constant of shape {list(x.shape)}", "permute", [x], result)
 
     def emit_slice(self, layer, x, dim, start, end, result, step=1, shape_of=None):
         """x[:, .., start:end:step] along `dim` (>= 1): a strided view of x's storage.
@@ -156,7 +252,7 @@ class Exporter:
         placeholder."""
         shape_of = shape_of if shape_of is not None else x
         full = shape_of.shape[dim]
-        if dim == 0:
+        if dim == self.batch_dim(shape_of) and not self.is_batchless(shape_of):
             self.report(layer, "a slice of the batch", "none", [x], result)
         elif (start, end, step) == (0, full, 1):
             self.alias(x, result)
@@ -169,11 +265,19 @@ class Exporter:
     # --- module hooks ------------------------------------------------------------------
 
     def is_leaf(self, module):
-        return type(module) in MODULE_HANDLERS or type(module) in NEAREST_MODULES or attention_parts(module) is not None
+        if attention_parts(module) is not None:
+            return self.layouts.get(module) is not None
+        return type(module) in MODULE_HANDLERS or type(module) in NEAREST_MODULES
 
-    def pre_hook(self, module, args):
+    def pre_hook(self, module, args, kwargs):
         if self.busy:
             return
+        if not self.leaf_depth and attention_parts(module) is not None:
+            self.busy = True  # a first run, to see how the block attends
+            try:
+                self.layouts[module] = attention_layout(self, module, args, kwargs)
+            finally:
+                self.busy = False
         if self.leaf_depth:
             self.leaf_calls.append(module)
             if self.is_leaf(module):
@@ -202,8 +306,21 @@ class Exporter:
         name = self.module_names[module]
         params = {f"{name}.{n}" if name else n for n, _ in module.named_parameters()}
         acts = [t for t in inputs if self.source(t) is not None]
+        if not acts and type(module) in NEAREST_MODULES:
+            # A module of constants alone that has no op (nn.Embedding of fixed indices):
+            # its output is a tensor made from its parameters.
+            if isinstance(output, torch.Tensor):
+                self.keep.append(output)
+                self.derived[id(output)] = params | set().union(*(self.params_of(t) for t in inputs))
+            return
         if not acts:
-            raise ExportError(f"module {name} ({module_kind(module)}) reads no activation of the model input")
+            if not inputs:
+                raise ExportError(f"module {name} ({module_kind(module)}) reads no tensor")
+            # A branch of constants (a positional encoding made by a convolution over a
+            # fixed grid): the inputs become `constant` layers, the module runs once per step.
+            for i, t in enumerate(inputs):
+                self.constant(f"{name}.input{i}" if i else f"{name}.input", t)
+            acts = inputs
         x = acts[0]
         if isinstance(output, tuple) and isinstance(module, nn.MultiheadAttention):
             output = output[0]  # (attention output, weights or None)
@@ -214,9 +331,6 @@ class Exporter:
                 f"{name}: its final states (h_n, c_n) are not followed: read the output's last step "
                 "(out[:, -1]) instead"
             )
-        if module in self.recorded and params:
-            self.warnings.append(f"{name} runs more than once: the layer list counts its parameters each time")
-        self.recorded.add(module)
         if type(module) in NEAREST_MODULES:
             text, substitute = NEAREST_MODULES[type(module)]
             if substitute == "group_norm":
@@ -225,6 +339,22 @@ class Exporter:
             return
         if partitions_windows(module):
             window_attention_layers(self, module, name, x, output, params)
+            return
+        if isinstance(module, nn.modules.batchnorm._BatchNorm) and self.folded(x):
+            self.folded_batch_norm(name, x, output, params)
+            return
+        if attention_parts(module) is not None and self.layouts[module] == "tokens":
+            # [H, W, C] attended as H x W tokens: the tokens as one set around the block.
+            merged, attended = torch.empty(0), torch.empty(0)
+            shape = self.sample_shape(x)
+            self.emit(f"{name}.tokens", [x], {"op": "reshape", "shape": [math.prod(shape[:-1]), shape[-1]]}, merged)
+            op, trailing = attention_op(self, module, name, x.flatten(1, -2), output.flatten(1, -2))
+            self.emit(name, [merged], op, attended, params)
+            last = attended
+            if trailing is not None:
+                last = torch.empty(0)
+                self.emit(f"{name}.dropout", [attended], trailing, last)
+            self.emit(f"{name}.map", [last], {"op": "reshape", "shape": shape}, output)
             return
         if attention_parts(module) is not None:
             op, trailing = attention_op(self, module, name, x, output)
@@ -239,25 +369,47 @@ class Exporter:
             self.emit(name, [x], op, attn_out, params)
             self.emit(f"{name}.dropout", [attn_out], trailing, output)
 
+    def folded_batch_norm(self, name, x, output, params):
+        """BatchNorm1d over tokens folded into the batch (LeViT's [N x T, C]): its channels
+        are the folded tensor's second dimension, moved first around the norm (views)."""
+        order = [1, 0] + list(range(2, x.dim()))
+        moved, normed = torch.empty(0), torch.empty(0)
+        self.emit(f"{name}.channels_first", [x], {"op": "permute", "order": order}, moved)
+        self.emit(name, [moved], {"op": "batch_norm"}, normed, params)
+        self.emit(f"{name}.channels_back", [normed], {"op": "permute", "order": order}, output)
+
     # --- torch functions ---------------------------------------------------------------
 
     def on_function(self, func, args, kwargs, result):
         flat = list(tensors_in(args)) + list(tensors_in(kwargs))
         acts = [t for t in flat if self.source(t) is not None]
-        if not acts:
-            origins = [o for o in (self.origin(t) for t in flat) if o]
-            if len(origins) == 1 and isinstance(result, torch.Tensor):
-                self.keep.append(result)
-                self.param_origin[id(result)] = origins[0]
-            return
-        if not any(True for _ in tensors_in(result)):
-            return  # sizes, dims, dtypes
         # ATen ops (a torch.export graph) by their op name: aten.conv2d.default -> conv2d.
         packet = getattr(func, "overloadpacket", None)
         name = getattr(packet or func, "__name__", str(func)).lstrip("_").rstrip("_") or "op"
         name = ALIASES.get(name, name)
         handler = FUNCTION_HANDLERS.get(name)
         layer = self.scoped(name)
+        if not acts and name in COUNTED_FUNCTIONS and flat and isinstance(result, torch.Tensor):
+            # A convolution or product of constants (FLOPs torch counts): its input becomes a
+            # `constant` layer and the layer runs once per step.
+            self.constant(f"{layer}.input", flat[0])
+            acts = [flat[0]]
+        if not acts:
+            origins = [o for o in (self.origin(t) for t in flat) if o]
+            names = set().union(*(self.params_of(t) for t in flat))
+            for i, t in enumerate(tensors_in(result)):
+                self.keep.append(t)
+                if len(origins) == 1 and i == 0:
+                    self.param_origin[id(t)] = origins[0]
+                if names:
+                    self.derived[id(t)] = names
+            return
+        if not any(True for _ in tensors_in(result)):
+            return  # sizes, dims, dtypes
+        if any(self.batch_dim(t) for t in acts) and name not in BATCH_MOVED_FUNCTIONS:
+            self.report(layer, f"{name} of a tensor whose batch dimension is not first", "permute the batch first",
+                        acts, result)
+            return
         if handler is None:
             self.report(layer, f"torch function {name}", NEAREST_FUNCTIONS.get(name, "none"), acts, result)
             return
@@ -272,7 +424,7 @@ class Exporter:
         self.mark(x, "input")
         handles = []
         for module in self.model.modules():
-            handles.append(module.register_forward_pre_hook(self.pre_hook))
+            handles.append(module.register_forward_pre_hook(self.pre_hook, with_kwargs=True))
             handles.append(module.register_forward_hook(self.post_hook))
         if not is_exported_graph(self.model):  # an exported graph keeps its traced mode
             self.model.train()

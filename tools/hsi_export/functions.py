@@ -8,33 +8,39 @@ in-place variants share it; ATen ops by their overload packet's name) to a handl
 
 import torch
 
-from .common import (
-    ExportError, arg, as_list, dropout_op, is_batched_matmul, operands_numel, pool_op, tensors_in, upsample_op,
-)
+from . import arithmetic, resampling
+from .common import arg, as_list, dropout_op, is_batched_matmul, tensors_in
 
 NEAREST_FUNCTIONS = {
-    "elu": "act leaky_relu",
-    "selu": "act leaky_relu",
-    "softplus": "act silu",
-    "log_softmax": "act softmax",
-    "mean": "adaptive_avg_pool (global average) or avg_pool",
-    "sum": "adaptive_avg_pool",
-    "max": "max_pool",
-    "expand": "reshape",
-    "repeat": "concat",
-    "div": "mul",
-    "pad": "conv padding",
-    "bilinear": "upsample",
+    "einsum": "matmul with permutes",
+    "repeat": "expand",
+    "bilinear": "linear",
+    "where": "mul",
+    "masked_fill": "mul",
 }
 # Python operators and in-place forms under one name.
 ALIASES = {
-    "iadd": "add", "radd": "add", "imul": "mul", "rmul": "mul", "rmatmul": "matmul", "concat": "cat",
-    "swapaxes": "transpose", "swapdims": "transpose",
+    "iadd": "add", "radd": "add", "isub": "sub", "imul": "mul", "rmul": "mul", "itruediv": "div", "truediv": "div",
+    "idiv": "div", "ipow": "pow", "rmatmul": "matmul", "concat": "cat", "concatenate": "cat",
+    "swapaxes": "transpose", "swapdims": "transpose", "broadcast_to": "expand",
 }
+# Functions torch's FLOP counter counts: where one reads only constants (a positional
+# encoding computed from a fixed grid) it is written as a layer that runs once per step.
+COUNTED_FUNCTIONS = {"conv1d", "conv2d", "conv3d", "linear", "matmul", "mm", "bmm", "einsum"}
+# Functions that read a tensor whose batch dimension is not first (q, k and v taken from
+# qkv.permute(2, 0, 3, 1, 4)); the others refuse it.
+BATCH_MOVED_FUNCTIONS = {"permute", "transpose", "unbind", "getitem", "contiguous", "clone", "to", "float", "detach"}
 
 
 def views(ex, layer, args, kwargs, acts, result):
     x = acts[0]
+    if ex.is_batchless(x):
+        shape = ex.constant_shape(result)
+        if shape == ex.sample_shape(x):
+            ex.alias(x, result)
+        else:
+            ex.emit(layer, [x], {"op": "reshape", "shape": shape}, result)
+        return
     shape = ex.fold_shape(x, result)
     if shape is None:
         ex.report(layer, "a view that mixes the batch with other dimensions", "reshape keeping the batch first", acts, result)
@@ -65,7 +71,11 @@ def transpose(ex, layer, args, kwargs, acts, result):
 def getitem(ex, layer, args, kwargs, acts, result):
     x, index = args[0], args[1]
     index = index if isinstance(index, tuple) else (index,)
-    if isinstance(result, torch.Tensor) and tuple(result.shape) == tuple(x.shape):
+    if ex.batch_dim(x) and len(index) == 1 and isinstance(index[0], int):
+        take(ex, layer, x, 0, index[0] % x.shape[0], result)  # q = qkv[0]
+    elif ex.batch_dim(x):
+        ex.report(layer, f"indexing {index!r} of a tensor whose batch is not first", "x[i]", acts, result)
+    elif isinstance(result, torch.Tensor) and tuple(result.shape) == tuple(x.shape):
         ex.alias(x, result)  # x[:, :n] with n the full size
     elif x.dim() == 3 and len(index) == 2 and index[0] == slice(None) and isinstance(index[1], int) and not ex.folded(x):
         ex.emit(layer, [x], {"op": "take_token", "index": index[1] % x.shape[1]}, result)
@@ -111,7 +121,10 @@ def split(ex, layer, args, kwargs, acts, result):
 
 def activation(kind):
     def handler(ex, layer, args, kwargs, acts, result):
-        ex.emit(layer, acts[:1], {"op": "act", "kind": kind}, result)
+        op = {"op": "act", "kind": kind}
+        if kind == "leaky_relu" and result is args[0]:
+            op["inplace"] = True  # F.leaky_relu(x, inplace=True): keeps its output
+        ex.emit(layer, acts[:1], op, result)
 
     return handler
 
@@ -125,13 +138,19 @@ def hardtanh(ex, layer, args, kwargs, acts, result):
         ex.emit(layer, acts[:1], {"op": "act", "kind": "relu6"}, result)
 
 
-def softmax(ex, layer, args, kwargs, acts, result):
-    x = acts[0]
-    dim = arg(args, kwargs, 1, "dim")
-    if dim is None or dim % x.dim() != x.dim() - 1:
-        ex.report(layer, f"softmax over dim {dim}", "permute so the dimension is last, then act softmax", acts, result)
-    else:
-        ex.emit(layer, [x], {"op": "act", "kind": "softmax"}, result)
+def softmax(kind):
+    """softmax / log_softmax over one per-sample dimension (which one changes nothing the
+    estimate counts)."""
+
+    def handler(ex, layer, args, kwargs, acts, result):
+        x = acts[0]
+        dim = arg(args, kwargs, 1, "dim")
+        if dim is None or (dim % x.dim() == 0 and not ex.is_batchless(x)):
+            ex.report(layer, f"{kind} over dim {dim}", f"act {kind} over a per-sample dimension", acts, result)
+        else:
+            ex.emit(layer, [x], {"op": "act", "kind": kind}, result)
+
+    return handler
 
 
 def dropout(ex, layer, args, kwargs, acts, result):
@@ -143,100 +162,109 @@ def dropout(ex, layer, args, kwargs, acts, result):
         ex.alias(acts[0], result)
 
 
-def add(ex, layer, args, kwargs, acts, result):
-    operands = [a for a in args[:2] if isinstance(a, torch.Tensor)]
-    if len(acts) >= 2 and all(tuple(a.shape) == tuple(result.shape) for a in acts):
-        ex.emit(layer, acts, {"op": "add"}, result)
-        return
-    params = [ex.origin(t) for t in operands if ex.source(t) is None]
-    x = acts[0]
-    if len(params) == 1 and params[0] and operands_numel(operands, x) == x[0].numel():
-        ex.emit(layer, [x], {"op": "position_embedding"}, result, [params[0]])
-    else:
-        ex.report(layer, "add of a constant or a broadcast tensor", "none (an element-wise pass)", acts, result)
-
-
-def sub(ex, layer, args, kwargs, acts, result):
-    """a - b of two activations (PoolFormer's pool(x) - x): FLOPs and kept bytes of a sum."""
-    if len(acts) == 2 and all(tuple(a.shape) == tuple(result.shape) for a in acts):
-        ex.emit(layer, acts, {"op": "add"}, result)
-    else:
-        ex.report(layer, "subtraction of a constant or a broadcast tensor", "none (an element-wise pass)", acts, result)
-
-
-def addcmul(ex, layer, args, kwargs, acts, result):
-    """torch.addcmul(beta, alpha, x) = alpha * x + beta with learned vectors (ResMLP's
-    Affine): a scale with a bias."""
-    beta, alpha, x = args[0], args[1], args[2]
-    names = [ex.origin(beta), ex.origin(alpha)]
-    shape = param_shape(alpha, x)
-    if acts == [x] and all(names) and shape is not None and param_shape(beta, x) == shape and arg(args, kwargs, 3, "value", 1) == 1:
-        ex.emit(layer, [x], {"op": "scale", "shape": shape, "bias": True}, result, names)
-    else:
-        ex.report(layer, "addcmul other than learned alpha * x + beta", "scale", acts, result)
-
-
-def pad(ex, layer, args, kwargs, acts, result):
-    """F.pad by nothing (torchvision's Swin pads to a window multiple): the same tensor."""
-    if tuple(result.shape) == tuple(acts[0].shape):
-        ex.alias(acts[0], result)
-    else:
-        ex.report(layer, f"padding by {arg(args, kwargs, 1, 'pad')}", NEAREST_FUNCTIONS["pad"], acts, result)
-
-
-def mul(ex, layer, args, kwargs, acts, result):
-    if len(acts) == 2:
-        a, b = acts
-        if tuple(a.shape) != tuple(result.shape):
-            a, b = b, a  # the second input is the one that broadcasts
-        ex.emit(layer, [a, b], {"op": "mul"}, result)
-        return
-    x = acts[0]
-    other = next((t for t in args[:2] if t is not x), None)
-    if not isinstance(other, torch.Tensor) or tuple(result.shape) != tuple(x.shape):
-        ex.report(layer, "multiplication by a constant", "none (an element-wise pass)", acts, result)
-        return
-    origin = ex.origin(other)
-    shape = param_shape(other, x)
-    if origin and shape is not None:
-        # Layer scale (ConvNeXt, CaiT, timm LayerScale): x times a learned vector.
-        ex.emit(layer, [x], {"op": "scale", "shape": shape}, result, [origin])
-    elif origin is None and other.dim() == x.dim() and other.shape[0] == x.shape[0] and other[0].numel() == 1:
-        # Stochastic depth: each sample's branch times 0 or 1/keep (a per-sample mask).
-        ex.emit(layer, [x], {"op": "drop_path"}, result)
-    else:
-        ex.report(layer, "multiplication by a constant or a parameter", "scale (a learned vector) or mul", acts, result)
-
-
-def param_shape(p, x):
-    """The per-sample shape a parameter broadcasts over `x` with, or None."""
-    shape = list(p.shape)
-    if len(shape) == x.dim():
-        if shape[0] != 1:
-            return None
-        shape = shape[1:]
-    if len(shape) >= x.dim() or p.numel() != torch.Size(shape).numel():
-        return None
-    per_sample = list(x.shape[1:])
-    aligned = per_sample[len(per_sample) - len(shape):]
-    return shape if all(s in (1, d) for s, d in zip(shape, aligned)) else None
-
-
 def cat(ex, layer, args, kwargs, acts, result):
     items = list(arg(args, kwargs, 0, "tensors"))
     dim = arg(args, kwargs, 1, "dim", 0) % result.dim()
     if dim == 0:
         ex.report(layer, "concatenation along the batch", "none", acts, result)
         return
-    if len(acts) == len(items):  # also a list of one tensor (DenseNet's first layer)
-        ex.emit(layer, acts, {"op": "concat", "axis": ex.sample_dim(items[0], dim)}, result)
-        return
     origin = ex.origin(items[0])
     x = items[-1]
-    if len(items) == 2 and origin and x is acts[0] and x.dim() == 3 and dim == 1 and items[0].shape[1] == 1:
+    if len(items) == 2 and origin and origin not in ex.used_params and x is acts[0] and x.dim() == 3 and dim == 1 \
+            and items[0].shape[1] == 1:
         ex.emit(layer, [x], {"op": "class_token"}, result, [origin])
+        return
+    # Also a list of one tensor (DenseNet's first layer); tensors that are no activation
+    # (learned tokens expanded over the batch) are constants.
+    inputs = tensors_of(ex, layer, items, result)
+    ex.emit(layer, inputs, {"op": "concat", "axis": ex.sample_dim(acts[0], dim)}, result)
+
+
+def tensors_of(ex, layer, items, result):
+    """A list's tensors as layer inputs, those that are no activation as constants (one
+    per sample where expanded over the batch)."""
+    for i, t in enumerate(items):
+        if ex.source(t) is None:
+            ex.constant(f"{layer}.item{i}", t, arithmetic.constant_shape(ex, t, result))
+    return items
+
+
+def stack(ex, layer, args, kwargs, acts, result):
+    """torch.stack: each input with a new dimension (a view), then a concatenation."""
+    items = list(arg(args, kwargs, 0, "tensors"))
+    dim = arg(args, kwargs, 1, "dim", 0) % result.dim()
+    if dim == 0 or any(ex.folded(t) for t in items):
+        ex.report(layer, "stacking along the batch", "stack along a per-sample dimension", acts, result)
+        return
+    expanded = []
+    for i, t in enumerate(tensors_of(ex, layer, items, result)):
+        one = t.unsqueeze(dim)
+        shape = ex.sample_shape(t)
+        ex.emit(f"{layer}.unsqueeze{i}", [t], {"op": "reshape", "shape": shape[:dim - 1] + [1] + shape[dim - 1:]}, one)
+        expanded.append(one)
+    ex.emit(layer, expanded, {"op": "concat", "axis": dim - 1}, result)
+
+
+def unbind(ex, layer, args, kwargs, acts, result):
+    """x.unbind(dim), torch.unbind: a slice per index (views), each without the dimension."""
+    x = acts[0]
+    dim = arg(args, kwargs, 1, "dim", 0) % x.dim()
+    if dim == ex.batch_dim(x) or ex.is_batchless(x):
+        ex.report(layer, "unbinding the batch", "unbind a per-sample dimension", acts, result)
+        return
+    for i, piece in enumerate(result):
+        take(ex, f"{layer}.{i}", x, dim, i, piece)
+
+
+def take(ex, layer, x, dim, i, piece):
+    """x.select(dim, i) as a slice (a view) and a reshape without the dimension; a batch
+    after `dim` moves one place forward."""
+    at = ex.batch_dim(x)
+    cut = x.narrow(dim, i, 1)
+    ex.batch_at.pop(id(cut), None)
+    if at:
+        ex.batch_at[id(cut)] = at
+    if ex.folded(x):
+        ex.fold[id(cut)] = ex.fold[id(piece)] = ex.fold[id(x)]
+    ex.emit_slice(layer, x, dim, i, i + 1, cut)
+    if at - (dim < at):
+        ex.batch_at[id(piece)] = at - (dim < at)
+    ex.emit(f"{layer}.squeeze", [cut], {"op": "reshape", "shape": ex.sample_shape(piece)}, piece)
+
+
+def expand(ex, layer, args, kwargs, acts, result):
+    """x.expand(...), expand_as, broadcast_to: a broadcast view; a constant expanded over
+    the batch becomes one per sample."""
+    x = acts[0]
+    over_batch = ex.is_batchless(x) and result.dim() >= 1 and result.shape[0] == ex.batch and \
+        (x.dim() < result.dim() or x.shape[0] == 1)
+    if ex.is_batchless(x) and not over_batch:
+        ex.report(layer, "a broadcast of a constant within itself", "expand over the batch", acts, result)
+    elif tuple(result.shape) == tuple(x.shape):
+        ex.alias(x, result)
+    elif ex.folded(x) or (not ex.is_batchless(x) and result.shape[0] != x.shape[0]):
+        ex.report(layer, "a broadcast over the batch", "expand of per-sample dimensions", acts, result)
     else:
-        ex.report(layer, "concatenation with a constant or parameter", "class_token (a parameter token in front)", acts, result)
+        ex.emit(layer, [x], {"op": "expand", "shape": [int(d) for d in result.shape[1:]]}, result)
+
+
+def repeat(ex, layer, args, kwargs, acts, result):
+    """x.repeat(sizes): tiles, as a view with new dimensions of 1, a broadcast view over
+    them and a copy (keeps nothing); a constant repeated over the batch is one copy per
+    sample (XCiT's positional encoding)."""
+    x = acts[0]
+    sizes = [int(r) for r in (args[1] if len(args) == 2 and isinstance(args[1], (list, tuple)) else args[1:])]
+    shape = ex.sample_shape(x)
+    over_batch = ex.is_batchless(x) and sizes[0] == ex.batch and result.shape[0] == ex.batch
+    if len(sizes[1:]) != len(shape) or ex.folded(x) or ex.batch_dim(x) or not (over_batch or sizes[0] == 1) \
+            or (ex.is_batchless(x) and not over_batch):
+        ex.report(layer, f"repeat {sizes}", "repeat of per-sample dimensions (batch first)", acts, result)
+        return
+    ones, tiled = torch.empty(0), torch.empty(0)
+    ex.emit(f"{layer}.view", [x], {"op": "reshape", "shape": [v for d in shape for v in (1, d)]}, ones)
+    wide = [v for r, d in zip(sizes[1:], shape) for v in (r, d)]
+    ex.emit(f"{layer}.expand", [ones], {"op": "expand", "shape": wide}, tiled)
+    ex.emit(layer, [tiled], {"op": "reshape", "shape": [int(d) for d in result.shape[1:]]}, result)
 
 
 def matmul(ex, layer, args, kwargs, acts, result):
@@ -248,19 +276,34 @@ def einsum(ex, layer, args, kwargs, acts, result):
     if len(operands) == 2 and is_batched_matmul(equation.replace(" ", "")):
         emit_matmul(ex, layer, operands[0], operands[1], acts, result)
     else:
-        ex.report(layer, f"einsum {equation!r}", "matmul with permutes", acts, result)
+        ex.report(layer, f"einsum {equation!r}", NEAREST_FUNCTIONS["einsum"], acts, result)
 
 
 def emit_matmul(ex, layer, a, b, acts, result):
-    if len(acts) == 2:
-        ex.emit(layer, [a, b], {"op": "matmul"}, result)
-        return
     origin = ex.origin(b)
-    if ex.source(a) is not None and origin and b.shape[-2] == a.shape[-1] and b.numel() == b.shape[-2] * b.shape[-1]:
+    if len(acts) == 1 and ex.source(a) is not None and origin and origin not in ex.used_params \
+            and b.shape[-2] == a.shape[-1] \
+            and b.numel() == b.shape[-2] * b.shape[-1]:
         # x @ W with W a parameter [K, N] (or [1, K, N]): a bias-free Linear.
         ex.emit(layer, [a], {"op": "linear", "out_features": int(b.shape[-1]), "bias": False}, result, [origin])
-    else:
-        ex.report(layer, "matrix product with a parameter on the left", "linear", acts, result)
+        return
+    if a.dim() < 2 or b.dim() < 2 or ex.folded(a) != ex.folded(b):
+        ex.report(layer, "a matrix-vector product or one of windows with other tensors", "matmul", acts, result)
+        return
+    # A parameter or constant on either side is a constant; operands whose leading
+    # dimensions broadcast are expanded first, as torch.matmul expands them (and copies
+    # them where it folds them into one bmm).
+    a, b = tensors_of(ex, layer, [a, b], result)
+    operands = []
+    for i, t in enumerate((a, b)):
+        lead = tuple(result.shape[:-2])
+        folds = ex.is_batchless(t) and t.dim() == 2  # x @ W or W @ x with W 2-D: torch folds x
+        if not folds and tuple(t.shape[:-2]) != lead:
+            wide = t.expand(*lead, *t.shape[-2:])
+            ex.emit(f"{layer}.expand{i}", [t], {"op": "expand", "shape": [int(d) for d in wide.shape[1:]]}, wide)
+            t = wide
+        operands.append(t)
+    ex.emit(layer, operands, {"op": "matmul"}, result)
 
 
 def linear(ex, layer, args, kwargs, acts, result):
@@ -312,56 +355,6 @@ def group_norm(ex, layer, args, kwargs, acts, result):
     ex.emit(layer, acts[:1], {"op": "group_norm", "groups": groups}, result, ex.param_names_in(args, kwargs))
 
 
-def mean(ex, layer, args, kwargs, acts, result):
-    """x.mean(dims): a global average pool over the reduced dimensions (permuted last
-    when they are not, a view), then a reshape to the result."""
-    x = acts[0]
-    dims = arg(args, kwargs, 1, "dim")
-    dims = sorted(d % x.dim() for d in ([dims] if isinstance(dims, int) else dims or []))
-    kept = [d for d in range(1, x.dim()) if d not in dims]
-    if ex.folded(x) or 0 in dims or len(kept) != 1 or not 1 <= len(dims) <= 3:
-        ex.report(layer, f"mean over dims {dims}", NEAREST_FUNCTIONS["mean"], acts, result)
-        return
-    source = x
-    if kept[0] != 1:  # e.g. channels-last [H, W, C] -> [C, H, W]
-        source = torch.empty((x.shape[0], *[x.shape[d] for d in kept + dims]))
-        ex.emit(f"{layer}.permute", [x], {"op": "permute", "order": [d - 1 for d in kept + dims]}, source)
-    pooled = torch.empty((x.shape[0], x.shape[kept[0]], *[1] * len(dims)))
-    ex.emit(layer, [source], {"op": "adaptive_avg_pool", "dims": len(dims), "output": [1] * len(dims)}, pooled)
-    if tuple(result.shape) == tuple(pooled.shape):
-        ex.alias(pooled, result)
-    else:
-        ex.emit(f"{layer}.reshape", [pooled], {"op": "reshape", "shape": list(result.shape[1:])}, result)
-
-
-def upsample_nearest(ex, layer, args, kwargs, acts, result):
-    ex.emit(layer, acts[:1], upsample_op(layer, acts[0], result, "nearest"), result)
-
-
-def pool(kind):
-    def handler(ex, layer, args, kwargs, acts, result):
-        x = acts[0]
-        kernel = arg(args, kwargs, 1, "kernel_size")
-        stride = arg(args, kwargs, 2, "stride") or kernel
-        padding = arg(args, kwargs, 3, "padding", 0)
-        ex.emit(layer, [x], pool_op(kind, x.dim() - 2, kernel, stride, padding), result)
-
-    return handler
-
-
-def adaptive_avg_pool(ex, layer, args, kwargs, acts, result):
-    x = acts[0]
-    ex.emit(layer, [x], {"op": "adaptive_avg_pool", "dims": x.dim() - 2, "output": list(result.shape[2:])}, result)
-
-
-def interpolate(ex, layer, args, kwargs, acts, result):
-    mode = arg(args, kwargs, 3, "mode", "nearest")
-    try:
-        ex.emit(layer, acts[:1], upsample_op(layer, acts[0], result, mode), result)
-    except ExportError as e:
-        ex.report(layer, str(e), "upsample (one integer factor)", acts, result)
-
-
 def same(ex, layer, args, kwargs, acts, result):
     """dtype casts (the precision is the scenario's), clones, contiguous copies (a later
     reshape of a strided view copies as PyTorch's does)."""
@@ -380,7 +373,8 @@ def constant(ex, layer, args, kwargs, acts, result):
 
 
 FUNCTION_HANDLERS = {
-    **{name: views for name in ("reshape", "view", "unsafe_view", "flatten", "unflatten", "unsqueeze", "squeeze", "view_as")},
+    **{name: views for name in ("reshape", "view", "unsafe_view", "flatten", "unflatten", "unsqueeze", "squeeze", "view_as",
+                                "reshape_as")},
     "permute": permute,
     "transpose": transpose,
     "getitem": getitem,
@@ -390,15 +384,15 @@ FUNCTION_HANDLERS = {
     **{name: activation(name) for name in ("relu", "leaky_relu", "gelu", "mish", "silu", "tanh", "sigmoid", "hardswish", "hardsigmoid")},
     "hardtanh": hardtanh,
     "relu6": hardtanh,
-    "softmax": softmax,
+    "softmax": softmax("softmax"),
+    "log_softmax": softmax("log_softmax"),
     "dropout": dropout,
-    "add": add,
-    "sub": sub,
-    "addcmul": addcmul,
-    "pad": pad,
     "roll": roll,
-    "mul": mul,
     "cat": cat,
+    "stack": stack,
+    "unbind": unbind,
+    **{name: expand for name in ("expand", "expand_as")},
+    "repeat": repeat,
     **{name: matmul for name in ("matmul", "bmm", "mm")},
     "einsum": einsum,
     "linear": linear,
@@ -406,11 +400,8 @@ FUNCTION_HANDLERS = {
     "batch_norm": batch_norm,
     "layer_norm": layer_norm,
     "group_norm": group_norm,
-    "mean": mean,
-    **{name: upsample_nearest for name in ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d")},
-    **{f"{kind}_pool{d}d": pool(f"{kind}_pool") for kind in ("max", "avg") for d in (1, 2, 3)},
-    **{f"adaptive_avg_pool{d}d": adaptive_avg_pool for d in (1, 2, 3)},
-    "interpolate": interpolate,
-    **{name: same for name in ("to", "float", "clone", "detach", "contiguous", "type_as")},
+    **{name: same for name in ("to", "float", "half", "bfloat16", "clone", "detach", "contiguous", "type_as")},
     **{name: constant for name in ("new_empty", "new_zeros", "new_ones", "new_full", "empty_like", "zeros_like", "ones_like", "rand_like", "randn_like")},
+    **arithmetic.HANDLERS,
+    **resampling.HANDLERS,
 }

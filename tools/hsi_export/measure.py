@@ -203,6 +203,7 @@ def measure(scenario, dry_run, warmup, steps, do_sweep, sweep_limit, note, host=
         "precision": scenario["precision"],
         "optimizer": scenario["optimizer"],
         "checkpointing": False,
+        "cudnn_benchmark": cudnn_benchmark,
         "warmup_steps": warmup,
     }
     if not dry_run:

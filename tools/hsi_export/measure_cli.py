@@ -68,7 +68,7 @@ def main():
     parser.add_argument("--num-workers", type=int,
                         help="also time a DataLoader loop over a synthetic cube with this many workers (loader_wait_s, loader_step_s)")
     parser.add_argument("--cudnn-benchmark", action="store_true",
-                        help="torch.backends.cudnn.benchmark = True (cuDNN times its algorithms on the warm-up steps; noted in `note`)")
+                        help="torch.backends.cudnn.benchmark = True (cuDNN times its algorithms on the warm-up steps), as the scenario's cudnn_benchmark: true does")
     parser.add_argument("--self-test", action="store_true", help="check this script on the CPU and exit")
     args = parser.parse_args()
     require_torch("hsi-gpu-measure")
@@ -92,9 +92,10 @@ def main():
     try:
         with open(args.scenario) as f:
             scenario = json.load(f)
-        note = args.note + (" [cudnn.benchmark = True]" if args.cudnn_benchmark else "")
+        benchmark = args.cudnn_benchmark or (isinstance(scenario, dict) and scenario.get("cudnn_benchmark") is True)
+        note = args.note + (" [cudnn.benchmark = True]" if benchmark else "")
         m = measure(scenario, args.dry_run, warmup, steps, args.sweep, args.sweep_limit, note.strip(),
-                    host=not args.no_host, num_workers=args.num_workers, cudnn_benchmark=args.cudnn_benchmark)
+                    host=not args.no_host, num_workers=args.num_workers, cudnn_benchmark=benchmark)
     except (OSError, json.JSONDecodeError, ScenarioError) as e:
         print(f"measure: {args.scenario}: {e}", file=sys.stderr)
         return 2

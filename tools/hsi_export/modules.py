@@ -7,7 +7,7 @@ returns the layer's op JSON, or None where the module is an identity here."""
 
 from torch import nn
 
-from .common import ExportError, as_list, dropout_op, module_kind, pool_op, upsample_op, view_op
+from .common import ExportError, as_list, dropout_op, interpolation_op, module_kind, pool_op, view_op
 
 ACTIVATION_MODULES = {
     nn.ReLU: "relu",
@@ -24,10 +24,6 @@ ACTIVATION_MODULES = {
 # shape or None).
 NEAREST_MODULES = {
     nn.PReLU: ("act leaky_relu (PReLU's slope is learned)", {"op": "act", "kind": "leaky_relu"}),
-    nn.ELU: ("act leaky_relu", {"op": "act", "kind": "leaky_relu"}),
-    nn.SELU: ("act leaky_relu", {"op": "act", "kind": "leaky_relu"}),
-    nn.CELU: ("act leaky_relu", {"op": "act", "kind": "leaky_relu"}),
-    nn.Softplus: ("act silu", {"op": "act", "kind": "silu"}),
     nn.InstanceNorm1d: ("group_norm with groups = channels", "group_norm"),
     nn.InstanceNorm2d: ("group_norm with groups = channels", "group_norm"),
     nn.InstanceNorm3d: ("group_norm with groups = channels", "group_norm"),
@@ -80,7 +76,10 @@ def group_norm(ex, m, name, x, output):
 
 
 def activation(ex, m, name, x, output):
-    return {"op": "act", "kind": ACTIVATION_MODULES[type(m)]}
+    op = {"op": "act", "kind": ACTIVATION_MODULES[type(m)]}
+    if isinstance(m, nn.LeakyReLU) and m.inplace:
+        op["inplace"] = True  # keeps its output, the input it overwrote
+    return op
 
 
 def clamp_activation(ex, m, name, x, output):
@@ -92,9 +91,24 @@ def clamp_activation(ex, m, name, x, output):
 
 
 def softmax(ex, m, name, x, output):
-    if m.dim not in (-1, x.dim() - 1):
-        raise ExportError(f"{name}: Softmax over dim {m.dim}: only the last dimension is supported (permute first)")
-    return {"op": "act", "kind": "softmax"}
+    """Softmax and LogSoftmax over one per-sample dimension (which one changes nothing the
+    estimate counts)."""
+    if m.dim is None or m.dim % x.dim() == 0:
+        raise ExportError(f"{name}: {module_kind(m)} over dim {m.dim}: only over a per-sample dimension")
+    return {"op": "act", "kind": "softmax" if isinstance(m, nn.Softmax) else "log_softmax"}
+
+
+# Element-wise modules without an act kind, by what their gradient reads (and whether CUDA
+# autocast runs them in fp32): they keep their input, in place or not.
+POINTWISE_MODULES = {nn.ELU: False, nn.SELU: False, nn.CELU: False, nn.Softplus: True}
+
+
+def pointwise(ex, m, name, x, output):
+    # In place, the ELUs keep their output (the input they overwrote).
+    op = {"op": "pointwise", "keeps": "output" if getattr(m, "inplace", False) else "input"}
+    if POINTWISE_MODULES[type(m)]:
+        op["fp32"] = True
+    return op
 
 
 def dropout(ex, m, name, x, output):
@@ -118,12 +132,15 @@ def floor_windows(x, op):
     return [(n + 2 * p - k) // s + 1 for n, k, s, p in sizes]
 
 
-def adaptive_avg_pool(ex, m, name, x, output):
-    return {"op": "adaptive_avg_pool", "dims": x.dim() - 2, "output": list(output.shape[2:])}
+def adaptive_pool(ex, m, name, x, output):
+    if getattr(m, "return_indices", False):
+        raise ExportError(f"{name}: {module_kind(m)} with return_indices: the indices are not followed")
+    kind = "adaptive_max_pool" if "Max" in type(m).__name__ else "adaptive_avg_pool"
+    return {"op": kind, "dims": x.dim() - 2, "output": list(output.shape[2:])}
 
 
 def upsample(ex, m, name, x, output):
-    return upsample_op(name, x, output, m.mode)
+    return interpolation_op(name, x, output, m.mode)
 
 
 def flatten(ex, m, name, x, output):
@@ -172,9 +189,12 @@ MODULE_HANDLERS = {
     nn.ReLU6: clamp_activation,
     nn.Hardtanh: clamp_activation,
     nn.Softmax: softmax,
+    nn.LogSoftmax: softmax,
+    **{t: pointwise for t in POINTWISE_MODULES},
     **{t: dropout for t in (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d)},
     **{t: pool for t in (nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d, nn.AvgPool1d, nn.AvgPool2d, nn.AvgPool3d)},
-    **{t: adaptive_avg_pool for t in (nn.AdaptiveAvgPool1d, nn.AdaptiveAvgPool2d, nn.AdaptiveAvgPool3d)},
+    **{t: adaptive_pool for t in (nn.AdaptiveAvgPool1d, nn.AdaptiveAvgPool2d, nn.AdaptiveAvgPool3d,
+                                  nn.AdaptiveMaxPool1d, nn.AdaptiveMaxPool2d, nn.AdaptiveMaxPool3d)},
     nn.Upsample: upsample,
     nn.Flatten: flatten,
     nn.LSTM: recurrent,

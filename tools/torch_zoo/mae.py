@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from . import point
-from .transformers import VIT_PATCH, VIT_SIZES, EncoderBlock
+from .transformers import VIT_MLP, VIT_PATCH, VIT_SIZES, EncoderBlock
 
 MASK_RATIO, DECODER_DIM, DECODER_DEPTH, DECODER_HEADS = 0.75, 512, 8, 16
 
@@ -28,7 +28,8 @@ class Mae(nn.Module):
             self.tokens, pixels = grid, bands * VIT_PATCH * VIT_PATCH
         self.kept = max(1, int(self.tokens * (1 - MASK_RATIO)))
         self.cls_token = nn.Parameter(torch.zeros(1, 1, dim))
-        self.blocks = nn.Sequential(*(EncoderBlock(dim, heads, 4 * dim, qkv_bias=True) for _ in range(depth)))
+        mlp = VIT_MLP.get(size or "base", 4 * dim)
+        self.blocks = nn.Sequential(*(EncoderBlock(dim, heads, mlp, qkv_bias=True) for _ in range(depth)))
         self.norm = nn.LayerNorm(dim)
         self.decoder_embed = nn.Linear(dim, DECODER_DIM)
         self.mask_token = nn.Parameter(torch.zeros(1, 1, DECODER_DIM))

@@ -130,7 +130,10 @@ class SpectralFormer(nn.Module):
         return self.head(x[:, 0])
 
 
-VIT_SIZES = {"small": (384, 12, 6), "base": (768, 12, 12), "large": (1024, 24, 16), "huge": (1280, 32, 16)}
+VIT_SIZES = {"small": (384, 12, 6), "base": (768, 12, 12), "large": (1024, 24, 16), "huge": (1280, 32, 16),
+             "giant": (1408, 40, 16)}
+# MLP width where it is not 4 x dim: ViT-g/14 (Zhai et al., Scaling Vision Transformers, 2022).
+VIT_MLP = {"giant": 6144}
 VIT_PATCH = 8
 
 
@@ -147,7 +150,8 @@ class Vit(nn.Module):
         self.patch_embed = nn.Conv2d(bands, dim, VIT_PATCH, stride=VIT_PATCH)
         self.cls_token = nn.Parameter(torch.zeros(1, 1, dim))
         self.pos_embedding = nn.Parameter(torch.randn(1, tokens, dim) * 0.02)
-        self.blocks = nn.Sequential(*(EncoderBlock(dim, heads, 4 * dim, qkv_bias=True) for _ in range(depth)))
+        mlp = VIT_MLP.get(size or "base", 4 * dim)
+        self.blocks = nn.Sequential(*(EncoderBlock(dim, heads, mlp, qkv_bias=True) for _ in range(depth)))
         self.norm = nn.LayerNorm(dim)
         self.head = nn.Linear(dim, classes)
 

@@ -66,6 +66,7 @@ pub fn estimate_summary(s: &Scenario, report: &Report, lang: Lang) -> String {
     out.extend(wrap(&i18n::paragraph(lang, &verdict), "  "));
     out.extend(memory(report, gpu_name, s.memory.headroom, lang));
     out.extend(step(report, lang));
+    out.extend(parallel(report, lang));
     out.extend(scaling(s, report, lang));
     out.extend(cost(report, lang));
     out.extend(levers(report, lang));
@@ -106,6 +107,10 @@ fn header(s: &Scenario, report: &Report, gpu_name: &str, lang: Lang) -> Vec<Stri
         format!("{} {}", T::Batch.get(lang), s.batch_per_gpu),
         i18n::precision_name(s.precision, lang).to_string(),
         i18n::optimizer_name(s.optimizer, lang).to_string(),
+        format!(
+            "cudnn.benchmark = {}",
+            if s.cudnn_benchmark { "True" } else { "False" }
+        ),
         params,
     ];
     let what = format!("{} · {scene} · {cards}", report.model_name);
@@ -220,6 +225,50 @@ fn step(report: &Report, lang: Lang) -> Vec<String> {
     ];
     let mut out = vec![heading(T::Speed.get(lang))];
     out.extend(key_values(&pairs));
+    out
+}
+
+/// Tensor and pipeline parallelism, when the run uses them (below the step): the layout, the tensor-parallel
+/// all-reduces, the bubble, and each stage's layers, memory, time and idle share.
+fn parallel(report: &Report, lang: Lang) -> Vec<String> {
+    let Some(line) = i18n::layout_line(lang, report) else {
+        return Vec::new();
+    };
+    let mut out = vec![String::new()];
+    out.extend(wrap(&line, "  "));
+    let stages = &report.parallel.stages;
+    if stages.len() < 2 {
+        return out;
+    }
+    let header = [
+        S::Stage.get(lang).to_string(),
+        S::StageLayers.get(lang).into(),
+        T::Params.get(lang).into(),
+        T::Memory.get(lang).into(),
+        T::FwdTime.get(lang).into(),
+        T::BwdTime.get(lang).into(),
+        S::Idle.get(lang).into(),
+    ];
+    let rows: Vec<Vec<String>> = stages
+        .iter()
+        .enumerate()
+        .map(|(i, stage)| {
+            vec![
+                (i + 1).to_string(),
+                format!(
+                    "{} {}–{}",
+                    stage.layers, stage.first_layer, stage.last_layer
+                ),
+                format::count(stage.params),
+                format::bytes(stage.memory.total),
+                format::duration(stage.forward_s),
+                format::duration(stage.backward_s),
+                format::percent(stage.idle_fraction),
+            ]
+        })
+        .collect();
+    out.push(String::new());
+    out.extend(table("  ", &header, &rows, &[1]));
     out
 }
 

@@ -44,7 +44,10 @@ pub fn op_class(op: &Op) -> OpClass {
         | Op::Reshape { .. }
         | Op::Permute { .. }
         | Op::TakeToken { .. }
-        | Op::Slice { .. } => OpClass::View,
+        | Op::Slice { .. }
+        | Op::Expand { .. }
+        | Op::Windows { .. }
+        | Op::Constant { .. } => OpClass::View,
         Op::Act { .. }
         | Op::Dropout { .. }
         | Op::MaxPool { .. }
@@ -58,7 +61,15 @@ pub fn op_class(op: &Op) -> OpClass {
         | Op::DropPath
         | Op::ClassToken
         | Op::PositionEmbedding
-        | Op::GatherTokens { .. } => OpClass::Elementwise,
+        | Op::GatherTokens { .. }
+        | Op::Pad { .. }
+        | Op::Pointwise { .. }
+        | Op::Div
+        | Op::Reduce { .. }
+        | Op::AdaptiveMaxPool { .. }
+        | Op::Resize { .. }
+        | Op::Unfold { .. }
+        | Op::Fold { .. } => OpClass::Elementwise,
     }
 }
 
@@ -86,6 +97,7 @@ pub fn param_tensors(op: &Op) -> u32 {
             u32::try_from(tensors).unwrap_or(u32::MAX)
         }
         Op::ClassToken | Op::PositionEmbedding => 1,
+        Op::Constant { params, .. } => u32::from(*params > 0),
         _ => 0,
     }
 }

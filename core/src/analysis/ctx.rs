@@ -21,6 +21,12 @@ pub(super) struct Value {
     pub(super) storage: usize,
     pub(super) requires_grad: bool,
     pub(super) contiguous: bool,
+    /// Its dimensions before the last two merge into one without a copy (contiguous, or
+    /// a contiguous tensor with its last two dimensions swapped: k.transpose(-2, -1)).
+    pub(super) leading_contiguous: bool,
+    /// The same for every sample (a `constant`, or made from constants alone): its
+    /// storage is counted once per step, not per sample.
+    pub(super) batchless: bool,
 }
 
 impl Value {
@@ -39,6 +45,9 @@ pub(super) struct Ctx {
     pub(super) train: LayerTraining,
     pub(super) storages: Vec<Storage>,
     pub(super) saved: BTreeSet<usize>,
+    /// The layer being applied reuses an earlier layer's parameters (`Layer::shares`):
+    /// autocast's cached 16-bit copy of them is kept already.
+    pub(super) shared_weights: bool,
 }
 
 impl Ctx {
@@ -64,6 +73,17 @@ impl Ctx {
             storage,
             requires_grad,
             contiguous: true,
+            leading_contiguous: true,
+            batchless: false,
+        }
+    }
+
+    /// Storages `first..` (made by a layer whose inputs are all batch-independent) as
+    /// one copy per step: their per-sample bytes become fixed bytes.
+    pub(super) fn once_per_step(&mut self, first: usize) {
+        for s in &mut self.storages[first..] {
+            s.fixed = s.fixed.saturating_add(s.per_sample);
+            s.per_sample = 0;
         }
     }
 
@@ -83,12 +103,13 @@ impl Ctx {
     }
 
     /// The operand a conv/linear/matmul op actually uses and keeps: cast to 16 bit under
-    /// autocast; a contiguous copy of a strided view only when the op folds the leading
-    /// dimensions with `reshape` (`folds_leading`), as torch.matmul and F.linear do for
-    /// inputs above 2-D; conv and bmm take strided operands as they are.
-    pub(super) fn matmul_operand(&mut self, v: &Value, folds_leading: bool) -> Value {
+    /// autocast; a contiguous copy of a strided view where the op's `reshape` cannot be a
+    /// view (`copies`: F.linear folding every dimension but the last of a strided input,
+    /// torch.matmul folding the leading ones of an input whose leading dimensions do not
+    /// merge); conv and bmm take strided operands as they are.
+    pub(super) fn matmul_operand(&mut self, v: &Value, copies: bool) -> Value {
         let dtype = self.compute_dtype(v.dtype);
-        if (v.contiguous || !folds_leading) && dtype == v.dtype {
+        if !copies && dtype == v.dtype {
             return v.clone();
         }
         self.fresh(v.shape.clone(), dtype, v.requires_grad)
@@ -114,7 +135,7 @@ impl Ctx {
 
     /// A half-precision weight copy autocast keeps (`params` elements, batch-independent).
     pub(super) fn keep_weight_copy(&mut self, params: u64) -> Bytes {
-        if self.precision.is_autocast() {
+        if self.precision.is_autocast() && !self.shared_weights {
             self.keep_new(0, params.saturating_mul(2))
         } else {
             Bytes::ZERO
@@ -142,4 +163,18 @@ pub(super) struct LayerAccount {
     pub(super) scratch_per_sample: f64,
     /// LoRA adapter parameters (included in `params`; they train).
     pub(super) adapter_params: u64,
+    pub(super) conv: Option<super::ConvShape>,
+    /// Forward and backward FLOPs of attention's core when a fused SDPA kernel runs it
+    /// (included in `fwd_flops` / `bwd_flops`; the kernel has its own math unit).
+    pub(super) fused_attention_flops: [f64; 2],
+}
+
+impl LayerAccount {
+    /// The account of a layer that runs once per step (`Ctx::once_per_step`).
+    pub(super) fn per_step(&mut self) {
+        self.saved = Bytes {
+            per_sample: 0.0,
+            fixed: self.saved.per_sample + self.saved.fixed,
+        };
+    }
 }

@@ -63,6 +63,8 @@ pub(super) fn slice(x: &Value, axis: usize, start: u64, end: u64, step: u64) -> 
     let mut output = x.clone();
     output.shape[axis] = (end - start).div_ceil(step);
     output.contiguous = false;
+    // A cut of the last two dimensions leaves the leading ones mergeable.
+    output.leading_contiguous = x.leading_contiguous && axis + 2 >= x.shape.len();
     Ok((output, LayerAccount::default()))
 }
 

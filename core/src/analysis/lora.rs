@@ -31,7 +31,7 @@ pub(super) fn linear_map(
     let features = *x.shape.last().unwrap_or(&1);
     let rows = (x.elements() / features.max(1)) as f64;
     // Per-sample [D] is a 2-D [N, D] addmm operand; [.., T, D] is reshaped first.
-    let folds = x.shape.len() >= 2;
+    let folds = x.shape.len() >= 2 && !x.contiguous;
     let operand = ctx.matmul_operand(x, folds);
     let mut saved = Bytes::ZERO;
     if trains {

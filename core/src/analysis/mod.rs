@@ -31,12 +31,14 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::choices::Precision;
 use crate::foundation::LayerTraining;
+mod broadcast;
 mod class;
 mod ctx;
 mod extra;
 mod lora;
 mod ops;
 mod recurrent;
+mod resample;
 mod tensor_ops;
 mod training;
 mod window;
@@ -47,7 +49,7 @@ use ops::apply;
 use training::layer_training;
 pub use training::{attention_kernel, AttentionKernel, Training};
 
-use crate::graph::{Activation, ModelSpec, Op, UpsampleMode};
+use crate::graph::{Activation, ModelSpec, Op};
 use crate::problems::FieldError;
 use serde::{Deserialize, Serialize};
 
@@ -94,6 +96,9 @@ pub struct LayerReport {
     pub host_ops: Option<[u32; 2]>,
     /// The op class the device model times it by.
     pub class: OpClass,
+    /// A convolution's groups (1 for every other op): its implicit GEMM is this many
+    /// GEMMs of out_channels / groups columns.
+    pub groups: u64,
     /// Parameter tensors (what the optimizer loops over).
     pub param_tensors: u32,
     /// Temporaries the op makes and consumes inside itself (attention's scores and their
@@ -102,6 +107,33 @@ pub struct LayerReport {
     /// Parameters that train (all of them unless `finetune` freezes some; LoRA's
     /// adapters, which `params` includes).
     pub trainable_params: u64,
+    /// A convolution's geometry (what cuDNN's algorithms and workspaces depend on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conv: Option<ConvShape>,
+    /// Forward and backward FLOPs of attention's core that a fused SDPA kernel runs
+    /// (part of `fwd_flops` / `bwd_flops`; zero when attention is written out).
+    pub fused_attention_flops: [f64; 2],
+}
+
+/// One convolution as cuDNN sees it, per sample: channels, spatial extents, window, and
+/// which gradients backward computes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConvShape {
+    pub in_channels: u64,
+    pub out_channels: u64,
+    pub groups: u64,
+    pub input: Vec<u64>,
+    pub output: Vec<u64>,
+    pub kernel: Vec<u64>,
+    pub stride: Vec<u64>,
+    pub padding: Vec<u64>,
+    pub dilation: Vec<u64>,
+    /// The input gradient (backward data) is computed.
+    pub input_grad: bool,
+    /// The weight gradient (backward filter) is computed.
+    pub weight_grad: bool,
+    /// Bytes of one element of the operands (4 fp32/tf32, 2 in 16 bit).
+    pub element_bytes: u64,
 }
 
 impl LayerReport {
@@ -278,6 +310,7 @@ pub fn analyze_with(
         train: LayerTraining::default(),
         storages: Vec::new(),
         saved: BTreeSet::new(),
+        shared_weights: false,
     };
     // The data arrive in fp32; a model cast to bf16 gets bf16 data.
     let data_dtype = if precision == Precision::Bf16 {
@@ -319,8 +352,39 @@ pub fn analyze_with(
                 .collect::<Result<_, _>>()?
         };
         ctx.train = trains[index];
-        let (output, account) = apply(&mut ctx, &layer.op, &inputs)
+        if let Some(owner) = layer
+            .shares
+            .as_ref()
+            .filter(|o| *o == "input" || !values.contains_key(*o))
+        {
+            return Err(err(
+                index,
+                &name,
+                kind,
+                format!("shares '{owner}'"),
+                "the name of an earlier layer",
+            ));
+        }
+        ctx.shared_weights = layer.shares.is_some();
+        let first_storage = ctx.storages.len();
+        let (mut output, mut account) = apply(&mut ctx, &layer.op, &inputs)
             .map_err(|(value, allowed)| err(index, &name, kind, value, allowed))?;
+        // A layer that reads only batch-independent tensors runs once per step.
+        let once = match layer.op {
+            Op::Constant { .. } => true,
+            Op::Expand { .. } => false,
+            _ => inputs.iter().all(|v| v.batchless),
+        };
+        if ctx.shared_weights {
+            // Counted, trained and stepped by the optimizer at the layer it shares.
+            account.params = 0;
+            account.adapter_params = 0;
+        }
+        if once {
+            ctx.once_per_step(first_storage);
+            account.per_step();
+            output.batchless = true;
+        }
         if output.shape.contains(&0)
             || checked_product(&output.shape).is_none_or(|n| n > MAX_ELEMENTS_PER_SAMPLE)
         {
@@ -343,7 +407,7 @@ pub fn analyze_with(
                 format!("at most {MAX_PARAMS_PER_LAYER} parameters in one layer"),
             ));
         }
-        let n = batch as f64;
+        let n = if once { 1.0 } else { batch as f64 };
         let input_per_sample: f64 = inputs.iter().map(|v| v.bytes() as f64).sum();
         let output_per_sample = output.bytes() as f64;
         // Gradients of the output and of the inputs coexist in backward.
@@ -352,15 +416,24 @@ pub fn analyze_with(
         } else {
             0.0
         };
-        lines.transient.push(Bytes {
-            per_sample: output_per_sample + input_grads + account.scratch_per_sample,
-            fixed: 0.0,
-        });
+        let per = |bytes: f64| {
+            if once {
+                Bytes {
+                    per_sample: 0.0,
+                    fixed: bytes,
+                }
+            } else {
+                Bytes {
+                    per_sample: bytes,
+                    fixed: 0.0,
+                }
+            }
+        };
+        lines.transient.push(per(output_per_sample
+            + input_grads
+            + account.scratch_per_sample));
         lines.layer_saved.push(account.saved);
-        lines.layer_output.push(Bytes {
-            per_sample: output_per_sample,
-            fixed: 0.0,
-        });
+        lines.layer_output.push(per(output_per_sample));
         let weight_dtype = ctx.compute_dtype(ctx.param_dtype());
         layers.push(LayerReport {
             name: name.clone(),
@@ -379,8 +452,14 @@ pub fn analyze_with(
             kernels_bwd: account.kernels_bwd,
             host_ops: account.host_ops,
             class: op_class(&layer.op),
+            groups: match layer.op {
+                Op::Conv { groups, .. } => groups.max(1),
+                _ => 1,
+            },
             // The optimizer loops over what trains: the layer's tensors, or two per adapter.
-            param_tensors: if ctx.train.params {
+            param_tensors: if ctx.shared_weights {
+                0
+            } else if ctx.train.params {
                 param_tensors(&layer.op)
             } else {
                 2 * [
@@ -398,6 +477,8 @@ pub fn analyze_with(
             } else {
                 account.adapter_params
             },
+            conv: account.conv,
+            fused_attention_flops: account.fused_attention_flops.map(|f| f * n),
         });
         if values.insert(name.clone(), output.clone()).is_some() && layer.name.is_some() {
             return Err(err(

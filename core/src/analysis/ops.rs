@@ -3,9 +3,10 @@
 
 use super::lora::linear_map;
 use super::recurrent::{rnn, Recurrent};
-use super::tensor_ops::{attention, broadcasts, elementwise, matmul, normalization, view};
+use super::tensor_ops::{attention, elementwise, matmul, normalization, view};
 use super::window::{window, window_output};
 use super::*;
+use super::{broadcast, resample};
 
 pub(super) type OpResult = Result<(Value, LayerAccount), (String, String)>;
 
@@ -94,6 +95,20 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             } else {
                 Bytes::ZERO
             };
+            let conv = ConvShape {
+                in_channels: channels,
+                out_channels: *out_channels,
+                groups,
+                input: spatial,
+                output: out_spatial.clone(),
+                kernel: w.kernel,
+                stride: w.stride,
+                padding: w.padding,
+                dilation: w.dilation,
+                input_grad: first.requires_grad,
+                weight_grad: trains,
+                element_bytes: operand.dtype,
+            };
             let mut shape = vec![*out_channels];
             shape.extend(out_spatial);
             let output = ctx.fresh(shape, operand.dtype, needs_grad);
@@ -112,6 +127,7 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                     tensor_core: true,
                     kernels_fwd: 1 + *bias as u32,
                     kernels_bwd: (1 + *bias as u32) * trains as u32 + first.requires_grad as u32,
+                    conv: Some(conv),
                     ..LayerAccount::default()
                 },
             ))
@@ -148,9 +164,9 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             ))
         }
         Op::BatchNorm | Op::GroupNorm { .. } | Op::LayerNorm => normalization(ctx, op, &first),
-        Op::Act { kind } => {
+        Op::Act { kind, inplace } => {
             expect_inputs(inputs, 1)?;
-            let softmax = *kind == Activation::Softmax;
+            let softmax = matches!(kind, Activation::Softmax | Activation::LogSoftmax);
             let operand = if softmax {
                 ctx.fp32_operand(&first)
             } else {
@@ -159,10 +175,12 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             let output = ctx.fresh(first.shape.clone(), operand.dtype, first.requires_grad);
             // The others (LeakyReLU, GELU, SiLU, Mish, Hardswish, Hardsigmoid, ReLU6 in
             // place or not) keep their input.
-            let keeps_output = matches!(
-                kind,
-                Activation::Relu | Activation::Tanh | Activation::Sigmoid | Activation::Softmax
-            );
+            let keeps_output = softmax
+                || (*inplace && *kind == Activation::LeakyRelu)
+                || matches!(
+                    kind,
+                    Activation::Relu | Activation::Tanh | Activation::Sigmoid
+                );
             let saved = if !first.requires_grad {
                 Bytes::ZERO
             } else if keeps_output {
@@ -177,7 +195,10 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 | Activation::Tanh
                 | Activation::Silu
                 | Activation::Hardswish => 4.0,
-                Activation::Gelu | Activation::Mish | Activation::Softmax => 8.0,
+                Activation::Gelu
+                | Activation::Mish
+                | Activation::Softmax
+                | Activation::LogSoftmax => 8.0,
             };
             Ok((
                 output.clone(),
@@ -278,12 +299,8 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
             let mut shape = vec![channels];
             shape.extend(spatial.iter().map(|s| s.saturating_mul(*scale)));
             let output = ctx.fresh(shape, first.dtype, first.requires_grad);
-            // Linear interpolation weighs 2 neighbours per dimension; neither mode keeps
-            // anything (backward needs only the sizes).
-            let flops = match mode {
-                UpsampleMode::Nearest => 0.0,
-                UpsampleMode::Linear => 3.0 * f64::from(1u32 << *dims),
-            };
+            // No mode keeps anything (backward needs only the sizes).
+            let flops = resample::interpolation_flops(*mode, *dims);
             Ok((output.clone(), elementwise(&output, flops, Bytes::ZERO, 1)))
         }
         Op::Flatten => {
@@ -318,58 +335,16 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 .enumerate()
                 .any(|(i, (&o, _))| o != i && first.shape[o] > 1);
             output.contiguous = first.contiguous && !moves_data;
+            // Only the last two swapped: the leading dimensions still merge.
+            let rank = order.len();
+            let leading_moves =
+                (0..rank.saturating_sub(2)).any(|i| order[i] != i && first.shape[order[i]] > 1);
+            output.leading_contiguous = first.leading_contiguous && !leading_moves;
             Ok((output, LayerAccount::default()))
         }
-        Op::Add => {
-            if inputs.len() < 2 || inputs.iter().any(|v| v.shape != first.shape) {
-                return Err(bad(
-                    format!(
-                        "{} inputs of shapes {:?}",
-                        inputs.len(),
-                        inputs.iter().map(|v| &v.shape).collect::<Vec<_>>()
-                    ),
-                    "two or more inputs of equal shape",
-                ));
-            }
-            let output = ctx.fresh(
-                first.shape.clone(),
-                inputs.iter().map(|v| v.dtype).max().unwrap_or(FP32),
-                inputs.iter().any(|v| v.requires_grad),
-            );
-            Ok((
-                output.clone(),
-                elementwise(
-                    &output,
-                    (inputs.len() - 1) as f64,
-                    Bytes::ZERO,
-                    inputs.len() as u32 - 1,
-                ),
-            ))
-        }
-        Op::Mul => {
-            expect_inputs(inputs, 2)?;
-            let (a, b) = (&inputs[0], &inputs[1]);
-            if !broadcasts(&b.shape, &a.shape) {
-                return Err(bad(
-                    format!("shapes {:?} and {:?}", a.shape, b.shape),
-                    "the second input broadcastable to the first",
-                ));
-            }
-            // Each operand is kept for the other's gradient.
-            let mut saved = Bytes::ZERO;
-            if a.requires_grad {
-                saved += ctx.keep(b.storage);
-            }
-            if b.requires_grad {
-                saved += ctx.keep(a.storage);
-            }
-            let output = ctx.fresh(
-                a.shape.clone(),
-                a.dtype.max(b.dtype),
-                a.requires_grad || b.requires_grad,
-            );
-            Ok((output.clone(), elementwise(&output, 1.0, saved, 1)))
-        }
+        Op::Add => broadcast::sum(ctx, inputs),
+        Op::Mul => broadcast::product(ctx, inputs, false),
+        Op::Div => broadcast::product(ctx, inputs, true),
         // One input is a copy (DenseNet's first layer concatenates a list of one).
         Op::Concat { axis } => {
             let rank = first.shape.len();
@@ -454,6 +429,19 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
                 batch_first: *batch_first,
             };
             rnn(ctx, &first, &shape)
+        }
+        Op::Pointwise { .. } | Op::Expand { .. } | Op::Constant { .. } => {
+            broadcast::apply(ctx, op, &first)
+        }
+        Op::Pad { .. }
+        | Op::Reduce { .. }
+        | Op::AdaptiveMaxPool { .. }
+        | Op::Resize { .. }
+        | Op::Unfold { .. }
+        | Op::Fold { .. }
+        | Op::Windows { .. } => {
+            expect_inputs(inputs, 1)?;
+            resample::apply(ctx, op, &first)
         }
         Op::ClassToken => {
             expect_inputs(inputs, 1)?;

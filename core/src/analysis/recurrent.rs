@@ -128,6 +128,7 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
     account.host_ops = Some([RNN_HOST_OPS_FWD, RNN_HOST_OPS_BWD]);
     // Batch first: the output is the time-major result transposed (a strided view).
     input.contiguous = !r.batch_first;
+    input.leading_contiguous = input.contiguous;
     Ok((input, account))
 }
 

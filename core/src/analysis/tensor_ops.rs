@@ -31,9 +31,12 @@ pub(super) fn elementwise(
     }
 }
 
-/// Flatten/reshape: a view of contiguous data, a copy of a strided view.
+/// Flatten/reshape: a view of contiguous data, a copy of a strided view unless it only
+/// adds or drops dimensions of size 1 (unsqueeze, squeeze: always views).
 pub(super) fn view(ctx: &mut Ctx, input: &Value, shape: Vec<u64>) -> OpResult {
-    if input.contiguous {
+    let sizes = |s: &[u64]| s.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>();
+    if input.contiguous || sizes(&input.shape) == sizes(&shape) {
+        // (A squeeze or unsqueeze of a strided view keeps its strides.)
         let mut output = input.clone();
         output.shape = shape;
         return Ok((output, LayerAccount::default()));
@@ -93,9 +96,13 @@ pub(super) fn normalization(ctx: &mut Ctx, op: &Op, input: &Value) -> OpResult {
     Ok((output, account))
 }
 
-/// Batched matmul [.., M, K] x [.., K, N].
+/// Batched matmul [.., M, K] x [.., K, N]; a 2-D constant on either side is folded as
+/// torch.matmul folds it.
 pub(super) fn matmul(ctx: &mut Ctx, a: &Value, b: &Value) -> OpResult {
     let (ra, rb) = (a.shape.len(), b.shape.len());
+    if a.batchless != b.batchless && (b.batchless && rb == 2 || a.batchless && ra == 2) {
+        return folded_matmul(ctx, a, b);
+    }
     if ra < 2
         || rb < 2
         || a.shape[ra - 1] != b.shape[rb - 2]
@@ -111,8 +118,8 @@ pub(super) fn matmul(ctx: &mut Ctx, a: &Value, b: &Value) -> OpResult {
     let fwd = 2.0 * (batch * m * k * n) as f64;
     // Per-sample matrices are a plain bmm; more leading dimensions are folded first.
     let (oa, ob) = (
-        ctx.matmul_operand(a, ra >= 3),
-        ctx.matmul_operand(b, rb >= 3),
+        ctx.matmul_operand(a, ra >= 3 && !a.leading_contiguous),
+        ctx.matmul_operand(b, rb >= 3 && !b.leading_contiguous),
     );
     let mut saved = Bytes::ZERO;
     if b.requires_grad {
@@ -130,6 +137,73 @@ pub(super) fn matmul(ctx: &mut Ctx, a: &Value, b: &Value) -> OpResult {
         LayerAccount {
             fwd_flops: fwd,
             bwd_flops: fwd * grads as f64,
+            saved,
+            tensor_core: true,
+            kernels_fwd: 1,
+            kernels_bwd: grads,
+            ..LayerAccount::default()
+        },
+    ))
+}
+
+/// x @ W or W @ x with W a 2-D constant (per step) and x per sample: torch.matmul folds
+/// x's leading dimensions into one mm (x @ W, a copy only of a strided x) or computes
+/// (x^T @ W^T)^T (W @ x, folding a copy of x^T), and keeps x's operand and W.
+fn folded_matmul(ctx: &mut Ctx, a: &Value, b: &Value) -> OpResult {
+    let (x, w, left) = if b.batchless {
+        (a, b, false)
+    } else {
+        (b, a, true)
+    };
+    let rx = x.shape.len();
+    let (inner, other) = if left {
+        (w.shape[1], w.shape[0])
+    } else {
+        (w.shape[0], w.shape[1])
+    };
+    let at = if left {
+        rx.checked_sub(2)
+    } else {
+        rx.checked_sub(1)
+    };
+    let Some(at) = at.filter(|&i| x.shape[i] == inner) else {
+        return Err(bad(
+            format!("shapes {:?} and {:?}", a.shape, b.shape),
+            "[.., M, K] and [.., K, N]",
+        ));
+    };
+    let mut shape = x.shape.clone();
+    shape[at] = other;
+    let operand = if left {
+        ctx.fresh(x.shape.clone(), ctx.compute_dtype(x.dtype), x.requires_grad)
+    } else {
+        ctx.matmul_operand(x, !x.contiguous)
+    };
+    let mut saved = Bytes::ZERO;
+    if w.requires_grad {
+        saved += ctx.keep(operand.storage);
+    }
+    if x.requires_grad {
+        // W's 16-bit copy under autocast is one per step, as W is.
+        let dtype = ctx.compute_dtype(w.dtype);
+        saved += if dtype == w.dtype {
+            ctx.keep(w.storage)
+        } else {
+            ctx.keep_new(0, w.elements().saturating_mul(dtype))
+        };
+    }
+    let fwd = 2.0 * x.elements() as f64 * other as f64;
+    let output = ctx.fresh(
+        shape,
+        ctx.compute_dtype(x.dtype),
+        x.requires_grad || w.requires_grad,
+    );
+    let grads = u32::from(x.requires_grad) + u32::from(w.requires_grad);
+    Ok((
+        output,
+        LayerAccount {
+            fwd_flops: fwd,
+            bwd_flops: fwd * f64::from(grads),
             saved,
             tensor_core: true,
             kernels_fwd: 1,
@@ -250,6 +324,11 @@ pub(super) fn attention(
                 + qkv_lora.bwd_flops
                 + proj_lora.bwd_flops,
             other_flops: 8.0 * scores as f64,
+            fused_attention_flops: if fused {
+                [core_fwd, core_bwd]
+            } else {
+                [0.0; 2]
+            },
             saved,
             tensor_core: true,
             kernels_fwd: 2 + core_kernels_fwd + qkv_lora.kernels_fwd + proj_lora.kernels_fwd,
@@ -266,6 +345,7 @@ pub(super) fn attention(
                 scores as f64 * (act + softmax_dtype) as f64
             },
             host_ops: None,
+            conv: None,
         },
     ))
 }

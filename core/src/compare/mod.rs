@@ -122,6 +122,14 @@ pub struct OptionResult {
     /// The topology used (the scenario's, or its replacement where the card lacks it).
     pub interconnect: Interconnect,
     pub mode: ParallelMode,
+    /// The layout over the cards: data-parallel ranks x tensor-parallel group x pipeline
+    /// stages (`parallel`).
+    #[serde(default)]
+    pub data_parallel: u32,
+    #[serde(default)]
+    pub tensor_parallel: u32,
+    #[serde(default)]
+    pub pipeline_parallel: u32,
     pub batch_per_gpu: u32,
     /// Memory per GPU at the chosen batch, bytes.
     pub memory_per_gpu_bytes: f64,
@@ -287,9 +295,12 @@ pub fn evaluate(s: &Scenario) -> Result<OptionResult, Vec<FieldError>> {
     let price_known = cost.card_price_known;
     Ok(OptionResult {
         gpu_name: gpu.name.into(),
-        cards: crate::shard::ranks(s).max(s.cards),
+        cards: crate::perf::run_cards(s).max(s.cards),
         interconnect: perf.scaling.chosen,
         mode: s.workload.mode,
+        data_parallel: report.parallel.data_parallel,
+        tensor_parallel: report.parallel.tensor_parallel,
+        pipeline_parallel: report.parallel.pipeline_parallel,
         batch_per_gpu: s.batch_per_gpu,
         memory_per_gpu_bytes: report.memory.total,
         memory_budget_bytes: budget,

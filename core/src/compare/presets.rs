@@ -4,7 +4,8 @@ use super::decision::DecisionInputs;
 use super::{CompareOption, Comparison};
 use crate::scenario::{Interconnect, ParallelMode, Scenario};
 
-/// One option: `base`'s workload on `cards` x `gpu`.
+/// One option: `base`'s workload on `cards` x `gpu`, with `base`'s tensor and pipeline
+/// parallelism where its cards take them (one card alone otherwise).
 pub fn option(
     base: &Scenario,
     gpu: &str,
@@ -18,6 +19,12 @@ pub fn option(
     scenario.cards = cards;
     scenario.interconnect = interconnect;
     scenario.workload.mode = mode;
+    let replica = base.tensor_parallel * base.pipeline_parallel;
+    if mode == ParallelMode::ParallelExperiments || !cards.is_multiple_of(replica.max(1)) {
+        scenario.tensor_parallel = 1;
+        scenario.pipeline_parallel = 1;
+        scenario.micro_batches = 1;
+    }
     CompareOption {
         label: label.into(),
         scenario,

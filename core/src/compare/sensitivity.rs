@@ -10,7 +10,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::gpu::GpuSpec;
-use crate::memory::total_at;
 use crate::scenario::{ModelChoice, Scenario, MAX_BANDS, MAX_PATCH};
 
 /// The largest value of a dimension that fits.
@@ -74,7 +73,7 @@ impl Dimension {
 /// None where the model cannot be built for the scenario's geometry.
 pub fn utilization(s: &Scenario, gpu: &GpuSpec) -> Option<f64> {
     let spec = crate::build_model(s).ok()?;
-    let total = total_at(&spec, s, gpu, s.batch_per_gpu).ok()?;
+    let total = crate::parallel::memory_total(s, &spec, gpu).ok()?;
     Some(total / crate::memory::budget(s, gpu))
 }
 

@@ -15,7 +15,9 @@
 //!   forced airflow.
 //! - **Prices** are dated market observations with their source, in the currency they
 //!   were seen in; an `unverified` price has no primary source and is only a placeholder
-//!   so that a TCO is not $0: enter your quote.
+//!   so that a TCO is not $0: enter your quote. A card with an NVLink bridge connector
+//!   also has the price of joining one pair (`pair_bridge`): one bridge for GA102 and
+//!   Turing cards, the three bridges an A100 PCIe pair takes.
 
 mod cards;
 
@@ -71,7 +73,7 @@ pub struct FormFactor {
 pub struct Price {
     pub amount: f64,
     pub currency: Currency,
-    /// When it was observed, `YYYY-MM`.
+    /// When it was observed, `YYYY-MM` (`YYYY` where the source gives only the year).
     pub date: &'static str,
     pub source: &'static str,
     /// No primary source: a placeholder estimate.
@@ -97,6 +99,9 @@ pub struct CardMarket {
     pub street: Option<Price>,
     /// On-demand cloud rent per GPU-hour.
     pub cloud_per_hour: Option<Price>,
+    /// The NVLink bridge(s) joining one pair of these cards; None for a card without a
+    /// bridge connector, or one whose bridge has no price we found.
+    pub pair_bridge: Option<Price>,
     /// Fields without a primary source (names as in this struct and `FormFactor`).
     pub unverified: &'static [&'static str],
 }
@@ -144,6 +149,13 @@ pub fn default_card_price_usd(gpu: &GpuSpec, cny_per_usd: f64) -> Option<f64> {
         .and_then(|m| m.street)
         .map(|p| p.usd(cny_per_usd))
         .or(gpu.launch_price_usd)
+}
+
+/// What joining one pair of these cards with NVLink costs, USD, when a price is known.
+pub fn default_pair_bridge_usd(gpu: &GpuSpec, cny_per_usd: f64) -> Option<f64> {
+    market_by_id(gpu.id)
+        .and_then(|m| m.pair_bridge)
+        .map(|p| p.usd(cny_per_usd))
 }
 
 /// The dated cloud rate for a card, USD per GPU-hour, when one is known.

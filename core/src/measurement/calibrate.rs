@@ -71,13 +71,15 @@ fn rounded(x: f64) -> f64 {
 }
 
 /// The constants the speed factor scales (see `scaled_perf`).
-const SPEED_FIELDS: [&str; 11] = [
+const SPEED_FIELDS: [&str; 13] = [
     "perf.compute_efficiency",
     "perf.memory_efficiency",
     "perf.kernel_launch_s",
     "perf.device.conv_efficiency",
     "perf.device.fp32_conv_efficiency",
     "perf.device.grouped_efficiency",
+    "perf.cudnn.lowered_rate_fp32",
+    "perf.cudnn.lowered_rate_tensor",
     "perf.host.op_forward_s",
     "perf.host.op_backward_s",
     "perf.host.optimizer_op_s",
@@ -98,6 +100,8 @@ fn scaled_perf(a: &PerfAssumptions, factor: f64) -> PerfAssumptions {
     // Winograd and FFT kernels beat the direct-convolution count this is measured in.
     out.device.fp32_conv_efficiency = efficiency(a.device.fp32_conv_efficiency, 4.0);
     out.device.grouped_efficiency = efficiency(a.device.grouped_efficiency, 1.0);
+    out.cudnn.lowered_rate_fp32 = efficiency(a.cudnn.lowered_rate_fp32, 10.0);
+    out.cudnn.lowered_rate_tensor = efficiency(a.cudnn.lowered_rate_tensor, 10.0);
     out.host.op_forward_s = seconds(a.host.op_forward_s, 1e-2);
     out.host.op_backward_s = seconds(a.host.op_backward_s, 1e-2);
     out.host.optimizer_op_s = seconds(a.host.optimizer_op_s, 1e-2);

@@ -121,8 +121,8 @@ fn model_name(s: &Scenario) -> &str {
 }
 
 /// The scenario as it was measured: one card, the measurement's batch and, where the
-/// measurement records them, its geometry, precision, optimizer and checkpointing. Returns
-/// the differences from `s` as notes.
+/// measurement records them, its geometry, precision, optimizer, checkpointing and
+/// cudnn.benchmark. Returns the differences from `s` as notes.
 pub(super) fn measured_scenario(s: &Scenario, m: &Measurement) -> (Scenario, Vec<Note>) {
     let mut measured = s.clone();
     let mut notes = Vec::new();
@@ -194,6 +194,13 @@ pub(super) fn measured_scenario(s: &Scenario, m: &Measurement) -> (Scenario, Vec
         "checkpointing",
         m.checkpointing,
         &mut measured.checkpointing,
+        |c| c.to_string(),
+    );
+    take(
+        &mut notes,
+        "cudnn_benchmark",
+        m.cudnn_benchmark,
+        &mut measured.cudnn_benchmark,
         |c| c.to_string(),
     );
     (measured, notes)

@@ -86,6 +86,8 @@ json_struct! {
         pub precision: Option<Precision> = None,
         pub optimizer: Option<Optimizer> = None,
         pub checkpointing: Option<bool> = None,
+        /// `torch.backends.cudnn.benchmark` of the run.
+        pub cudnn_benchmark: Option<bool> = None,
         pub warmup_steps: u32 = 0,
         /// Every timed step, seconds (CUDA-synchronised).
         pub step_times_s: Vec<f64> [0.0, MAX_STEP_S] = Vec::new(),

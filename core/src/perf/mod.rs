@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::assumptions::PerfAssumptions;
 
 use crate::analysis::LayerReport;
-use crate::choices::{Optimizer, ParallelMode, Precision};
+use crate::choices::{Interconnect, Optimizer, ParallelMode, Precision};
 use crate::cost::{CostReport, Usage};
 use crate::dataset::dataset_by_id;
 use crate::device::Maths;
@@ -40,7 +40,7 @@ use crate::gpu::{GpuSpec, PrecisionPeak};
 use crate::host::cpu_profile;
 use crate::scaling::{BackwardSlice, ScalingReport, StepCompute};
 use crate::scenario::{Scenario, MAX_CARDS};
-use crate::steptime::{self, SharedHost, StepBound, StepSetup};
+use crate::steptime::{self, LayerComm, SharedHost, StepBound, StepSetup};
 use crate::warning::Warning;
 
 mod roofline;
@@ -67,6 +67,10 @@ pub struct StepTime {
     pub backward_s: f64,
     /// The extra forward of gradient checkpointing (0 without it).
     pub recompute_s: f64,
+    /// The tensor-parallel all-reduces of one micro-step on the device's stream (in
+    /// forward, backward and recompute above; 0 without `tensor_parallel`).
+    #[serde(default)]
+    pub tensor_allreduce_s: f64,
     /// forward + backward + recompute.
     pub micro_step_s: f64,
     pub accum_steps: u32,
@@ -167,8 +171,9 @@ pub fn step_setup<'a>(
     let patch = f64::from(scenario.patch);
     StepSetup {
         layers,
+        collectives: &[],
         params,
-        maths: Maths::of(precision, gpu),
+        maths: Maths::of(precision, gpu).benchmarked(scenario.cudnn_benchmark),
         optimizer_states: scenario.optimizer.states_per_param(),
         decoupled_decay: scenario.optimizer == Optimizer::Adamw,
         foreach_ops: f64::from(
@@ -216,16 +221,20 @@ fn add_limited(t: &mut StepTime, p: &PassPerf) {
 fn micro_step(
     layers: &[LayerReport],
     layer_perfs: &[LayerPerf],
+    collectives: &[LayerComm],
     scenario: &Scenario,
 ) -> (StepTime, Vec<BackwardSlice>) {
     let mut time = StepTime::default();
     let recompute = if scenario.checkpointing { 1.0 } else { 0.0 };
     let grad_bytes_per_param = crate::shard::grad_bytes_per_param(scenario);
     let mut backward = Vec::with_capacity(layers.len());
-    for (l, lp) in layers.iter().zip(layer_perfs) {
-        time.forward_s += lp.forward.time_s;
-        time.backward_s += lp.backward.time_s;
-        time.recompute_s += recompute * lp.forward.time_s;
+    for (i, (l, lp)) in layers.iter().zip(layer_perfs).enumerate() {
+        let comm = collectives.get(i).copied().unwrap_or_default();
+        time.tensor_allreduce_s += (1.0 + recompute) * comm.forward_s + comm.backward_s;
+        let forward_s = lp.forward.time_s + comm.forward_s;
+        time.forward_s += forward_s;
+        time.backward_s += lp.backward.time_s + comm.backward_s;
+        time.recompute_s += recompute * forward_s;
         add_limited(&mut time, &lp.forward);
         add_limited(&mut time, &lp.backward);
         if scenario.checkpointing {
@@ -233,7 +242,7 @@ fn micro_step(
             add_limited(&mut time, &lp.forward);
         }
         backward.push(BackwardSlice {
-            seconds: lp.backward.time_s + recompute * lp.forward.time_s,
+            seconds: lp.backward.time_s + comm.backward_s + recompute * forward_s,
             grad_bytes: l.trainable_params as f64 * grad_bytes_per_param,
         });
     }
@@ -275,10 +284,25 @@ pub fn one_card(
     scenario: &Scenario,
     gpu: &GpuSpec,
 ) -> OneCard {
+    one_card_with(layers, params, &[], scenario, gpu)
+}
+
+/// `one_card` with each layer's tensor-parallel collectives (`parallel`) on the device's
+/// stream.
+pub fn one_card_with(
+    layers: &[LayerReport],
+    params: u64,
+    collectives: &[LayerComm],
+    scenario: &Scenario,
+    gpu: &GpuSpec,
+) -> OneCard {
     let a = &scenario.perf;
     let peak = gpu.peak_flops(scenario.precision);
     let bandwidth = gpu.bandwidth_bytes_per_s;
-    let setup = step_setup(layers, params, scenario, gpu);
+    let setup = StepSetup {
+        collectives,
+        ..step_setup(layers, params, scenario, gpu)
+    };
     let breakdown = steptime::step_time(&setup, gpu, a);
     let layer_perfs: Vec<LayerPerf> = layers
         .iter()
@@ -286,7 +310,7 @@ pub fn one_card(
         .map(|(l, d)| layer_perf(l, d, peak.flops, gpu))
         .collect();
 
-    let (mut time, backward) = micro_step(layers, &layer_perfs, scenario);
+    let (mut time, backward) = micro_step(layers, &layer_perfs, collectives, scenario);
     time.optimizer_s = breakdown.optimizer_device_s;
     // Every card count's one-card step with that many processes on the host (DDP ranks
     // or parallel runs share its cores).
@@ -343,8 +367,11 @@ pub fn one_card(
 
 /// Cards one run uses: all of them on every node with DDP, one with parallel
 /// experiments.
-fn run_cards(scenario: &Scenario) -> u32 {
-    crate::shard::ranks(scenario)
+pub fn run_cards(scenario: &Scenario) -> u32 {
+    match scenario.workload.mode {
+        ParallelMode::Ddp => scenario.cards.max(1) * scenario.nodes.max(1),
+        ParallelMode::ParallelExperiments => 1,
+    }
 }
 
 /// The scenario's step on its cards: the one-card step plus the exposed all-reduce of
@@ -353,7 +380,8 @@ pub fn step_time(one: &OneCard, scaling: &ScalingReport, scenario: &Scenario) ->
     let mut time = one.time.clone();
     let cards = scenario.cards.max(1);
     let ddp = scenario.workload.mode == ParallelMode::Ddp;
-    let run_cards = run_cards(scenario);
+    // Each data-parallel rank (a tensor x pipeline group) takes its own samples.
+    let ranks = crate::shard::ranks(scenario);
     match scaling.scenario_point(scenario.cards.max(1), scenario.nodes.max(1)) {
         Some(point) if ddp => {
             time.allreduce_s = point.allreduce_s;
@@ -365,7 +393,7 @@ pub fn step_time(one: &OneCard, scaling: &ScalingReport, scenario: &Scenario) ->
         _ => time.step_s = one.step.compute_s_on(cards),
     }
     time.allreduce_share = time.allreduce_exposed_s / time.step_s;
-    time.samples_per_s_per_run = f64::from(run_cards) * one.step.samples_per_step() / time.step_s;
+    time.samples_per_s_per_run = f64::from(ranks) * one.step.samples_per_step() / time.step_s;
     time.samples_per_s = if ddp {
         time.samples_per_s_per_run
     } else {
@@ -385,6 +413,11 @@ pub fn usage(scenario: &Scenario, time: &StepTime, epoch: &EpochTime) -> Usage {
         samples_per_s: time.samples_per_s,
         run_s: epoch.run_s,
         cards_per_run: run_cards(scenario),
+        bridged_pairs: if scenario.interconnect == Interconnect::NvlinkBridge {
+            cards / 2
+        } else {
+            0
+        },
         concurrent_runs: if ddp { 1 } else { cards },
         sweep_runs: scenario.workload.sweep_runs,
     }
@@ -420,7 +453,7 @@ impl PerfReport {
 /// One run's epoch on its cards: a DistributedSampler gives each card
 /// ceil(samples / cards) samples, batched without dropping the last partial batch.
 pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warning>) -> EpochTime {
-    let run_cards = run_cards(scenario);
+    let ranks = crate::shard::ranks(scenario);
     let w = &scenario.workload;
     let Some(dataset) = dataset_by_id(&scenario.dataset) else {
         warnings.push(Warning::UnknownDataset {
@@ -432,7 +465,7 @@ pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warni
         };
     };
     let samples = (dataset.labeled_pixels as f64 * w.train_fraction).ceil() as u64;
-    let per_card = samples.div_ceil(u64::from(run_cards));
+    let per_card = samples.div_ceil(u64::from(ranks));
     let micro_steps = per_card.div_ceil(u64::from(scenario.batch_per_gpu.max(1)));
     let optimizer_steps = micro_steps.div_ceil(u64::from(time.accum_steps));
     // Everything of a step beyond its micro-steps' device time comes once per update:
@@ -455,7 +488,7 @@ pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warni
 /// evaluation or prediction batch costs. The host issues every op (a view costs one too)
 /// while the device runs them, so the slower of the two sets the time.
 pub fn forward_s(layers: &[LayerReport], scenario: &Scenario, gpu: &GpuSpec) -> f64 {
-    let maths = Maths::of(scenario.precision, gpu);
+    let maths = Maths::of(scenario.precision, gpu).benchmarked(scenario.cudnn_benchmark);
     let device_s: f64 = layers
         .iter()
         .map(|l| {

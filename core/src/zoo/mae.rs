@@ -55,7 +55,12 @@ pub fn build(o: &ZooOptions, mae: &Mae, group: Option<u64>) -> Result<ModelSpec,
     let (patch, size) = tile(o)?;
     // A width the 16 heads do not divide is refused by the decoder's attention layers.
     let decoder_dim = u64::from(mae.decoder_dim);
-    let VitShape { dim, depth, heads } = shape(size);
+    let VitShape {
+        dim,
+        depth,
+        heads,
+        mlp,
+    } = shape(size);
     let grid = (patch / PATCH_SIZE) * (patch / PATCH_SIZE);
     let (input, embed, tokens, pixels) = match group {
         Some(t) => {
@@ -98,7 +103,7 @@ pub fn build(o: &ZooOptions, mae: &Mae, group: Option<u64>) -> Result<ModelSpec,
         heads,
         head_dim: None,
         qkv_bias: true,
-        mlp_hidden: 4 * dim,
+        mlp_hidden: mlp,
         dropout: 0.0,
     };
     for i in 0..depth {

@@ -11,7 +11,9 @@
 //! separate spectral branch are not modelled: they change the token count and attention
 //! pattern, not the order of magnitude of parameters and activations.
 //! Sizes follow ViT-S/B/L/H (dim/depth/heads 384/12/6, 768/12/12, 1024/24/16,
-//! 1280/32/16): about 22 M to 630 M parameters in the encoder.
+//! 1280/32/16, MLP 4 x dim): about 22 M to 630 M parameters in the encoder; ViT-g
+//! (1408/40/16, MLP 6144; Zhai et al., "Scaling Vision Transformers", CVPR 2022, Table 2:
+//! 1,011 M) gives about 1.0 B, the scale of HyperSIGMA ("over one billion parameters").
 
 use super::transformer::{at_least, reject_option, Chain, EncoderBlock};
 use super::ZooOptions;
@@ -21,7 +23,7 @@ use crate::problems::FieldError;
 
 /// Side of the square patches the embedding cuts the tile into.
 pub const PATCH_SIZE: u64 = 8;
-/// Hidden width of the MLP as a multiple of dim (ViT's mlp_ratio).
+/// Hidden width of the MLP as a multiple of dim (ViT's mlp_ratio) for ViT-S to ViT-H.
 const MLP_RATIO: u64 = 4;
 /// Tile side used when the UI has no other choice: 64 x 64 px gives 64 tokens.
 pub const DEFAULT_TILE: u32 = 64;
@@ -32,16 +34,24 @@ pub struct VitShape {
     pub dim: u64,
     pub depth: u64,
     pub heads: u64,
+    /// Hidden width of each block's MLP.
+    pub mlp: u64,
 }
 
 pub fn shape(size: VitSize) -> VitShape {
-    let (dim, depth, heads) = match size {
-        VitSize::Small => (384, 12, 6),
-        VitSize::Base => (768, 12, 12),
-        VitSize::Large => (1024, 24, 16),
-        VitSize::Huge => (1280, 32, 16),
+    let (dim, depth, heads, mlp) = match size {
+        VitSize::Small => (384, 12, 6, MLP_RATIO * 384),
+        VitSize::Base => (768, 12, 12, MLP_RATIO * 768),
+        VitSize::Large => (1024, 24, 16, MLP_RATIO * 1024),
+        VitSize::Huge => (1280, 32, 16, MLP_RATIO * 1280),
+        VitSize::Giant => (1408, 40, 16, 6144),
     };
-    VitShape { dim, depth, heads }
+    VitShape {
+        dim,
+        depth,
+        heads,
+        mlp,
+    }
 }
 
 /// The tile side (a multiple of `PATCH_SIZE`) and the size of a ViT preset's options.
@@ -76,7 +86,12 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
     let bands = at_least("bands", o.bands, 1, "input channels of the patch embedding")?;
     let classes = at_least("classes", o.classes, 1, "one output per class")?;
     let (patch, size) = tile(o)?;
-    let VitShape { dim, depth, heads } = shape(size);
+    let VitShape {
+        dim,
+        depth,
+        heads,
+        mlp,
+    } = shape(size);
     let grid = patch / PATCH_SIZE;
 
     let mut b = ModelBuilder::new(
@@ -99,7 +114,7 @@ pub fn build(o: &ZooOptions) -> Result<ModelSpec, FieldError> {
         heads,
         head_dim: None,
         qkv_bias: true,
-        mlp_hidden: MLP_RATIO * dim,
+        mlp_hidden: mlp,
         dropout: 0.0,
     };
     for i in 0..depth {
@@ -117,5 +132,6 @@ fn size_letter(size: VitSize) -> &'static str {
         VitSize::Base => "B",
         VitSize::Large => "L",
         VitSize::Huge => "H",
+        VitSize::Giant => "g",
     }
 }

@@ -1,9 +1,9 @@
-//! The inputs of one option (label, GPU, cards, batch, interconnect, use of the cards) and
-//! the small form helpers the view shares.
+//! The inputs of one option (label, GPU, cards, tensor parallelism, batch, cudnn.benchmark,
+//! interconnect, use of the cards) and the small form helpers the view shares.
 
 use hsi_gpu_core::compare::{CompareOption, MAX_LABEL_CHARS};
 use hsi_gpu_core::gpu;
-use hsi_gpu_core::scenario::{Interconnect, ParallelMode, MAX_BATCH, MAX_CARDS};
+use hsi_gpu_core::scenario::{Interconnect, ParallelMode, Scenario, MAX_BATCH, MAX_CARDS};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 use yew::TargetCast;
@@ -67,22 +67,20 @@ impl OptionEditor {
             let f = edit(|o, v| o.scenario.gpu = v);
             Callback::from(move |e: Event| f(select_value(&e)))
         };
-        let on_cards = {
-            let f = edit(|o, v| {
-                if let Ok(n) = v.trim().parse() {
-                    o.scenario.cards = n;
+        // A number box: its value into the option's scenario once it parses.
+        let on_number = |apply: fn(&mut Scenario, u32)| {
+            let (option, on_change) = (self.option.clone(), self.on_change.clone());
+            Callback::from(move |e: InputEvent| {
+                if let Ok(n) = input_value(&e).trim().parse() {
+                    let mut changed = option.clone();
+                    apply(&mut changed.scenario, n);
+                    on_change.emit((i, changed));
                 }
-            });
-            Callback::from(move |e: InputEvent| f(input_value(&e)))
+            })
         };
-        let on_batch = {
-            let f = edit(|o, v| {
-                if let Ok(n) = v.trim().parse() {
-                    o.scenario.batch_per_gpu = n;
-                }
-            });
-            Callback::from(move |e: InputEvent| f(input_value(&e)))
-        };
+        let on_cards = on_number(|s, n| s.cards = n);
+        let on_tensor = on_number(|s, n| s.tensor_parallel = n);
+        let on_batch = on_number(|s, n| s.batch_per_gpu = n);
         let on_interconnect = {
             let f = edit(|o, v| {
                 if let Some(ic) = Interconnect::from_id(&v) {
@@ -98,6 +96,14 @@ impl OptionEditor {
                 }
             });
             Callback::from(move |e: Event| f(select_value(&e)))
+        };
+        let on_cudnn_benchmark = {
+            let f = edit(|o, v| o.scenario.cudnn_benchmark = v == "true");
+            Callback::from(move |e: InputEvent| {
+                f(e.target_unchecked_into::<HtmlInputElement>()
+                    .checked()
+                    .to_string())
+            })
         };
         let on_remove = {
             let on_remove = self.on_remove.clone();
@@ -116,7 +122,11 @@ impl OptionEditor {
                     }) }
                 </select>
                 { number_field(C::Cards.get(lang), id("cards"), s.cards.to_string(), Some(MAX_CARDS), on_cards) }
+                { number_field(C::TensorParallel.get(lang), id("tensor"), s.tensor_parallel.to_string(), Some(MAX_CARDS), on_tensor) }
                 { number_field(C::Batch.get(lang), id("batch"), s.batch_per_gpu.to_string(), Some(MAX_BATCH), on_batch) }
+                <label><input type="checkbox" data-testid={id("cudnn-benchmark")}
+                    checked={s.cudnn_benchmark} oninput={on_cudnn_benchmark} />
+                    { " " }{ C::CudnnBenchmark.get(lang) }</label>
                 <select aria-label={C::Interconnect.get(lang)} data-testid={id("interconnect")} onchange={on_interconnect}>
                     { for Interconnect::ALL.iter().map(|ic| html! {
                         <option value={ic.id()} selected={*ic == s.interconnect}>{ interconnect_name(*ic, lang) }</option>

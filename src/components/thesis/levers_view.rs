@@ -10,6 +10,7 @@ use yew::prelude::*;
 use super::text::{best_lever_text, lever_label, limit_name, limit_sentence, X};
 use crate::components::chart_parts::{chart_box, mark, px, readout, Focus, Frame};
 use crate::components::palette::OKABE_ITO;
+use crate::i18n::thesis_map::M;
 use crate::i18n::{Lang, T};
 use crate::SharedReport;
 
@@ -21,6 +22,8 @@ const BEST: &str = OKABE_ITO[5];
 pub struct LeversView {
     pub report: SharedReport,
     pub lang: Lang,
+    /// Opens the map across model sizes (`map_view`); None draws no switch.
+    pub on_map: Option<Callback<MouseEvent>>,
 }
 
 pub struct LeversTable {
@@ -136,7 +139,12 @@ impl LeversView {
 
         html! {
             <section class="panel view levers" aria-labelledby="levers-heading" data-testid="chart-levers">
-                <h2 id="levers-heading">{ X::LeversTitle.get(lang) }</h2>
+                <h2 id="levers-heading">{ X::LeversTitle.get(lang) }
+                    if let Some(on_map) = &self.on_map {
+                        <button type="button" class="view-switch" onclick={on_map.clone()}
+                            data-testid="thesis-map-open">{ M::Open.get(lang) }</button>
+                    }
+                </h2>
                 <p class="help">{ X::LeversHelp.get(lang) }</p>
                 <p class="key-figures">
                     <strong data-testid="best-lever">{ best_lever_text(report, lang) }</strong>

@@ -4,6 +4,7 @@
 pub mod article_panel;
 pub mod inference_view;
 pub mod levers_view;
+pub mod map_view;
 /// The views' texts, in the i18n crate (the command line prints them too).
 pub use crate::i18n::whatifs as text;
 

@@ -1,0 +1,99 @@
+// The thesis map (issue 23): the lever tile's second view. Opened, it is computed cell by
+// cell and draws the same cells, flips and claims as `hsi-gpu thesis`; its text stays
+// readable at 1366 x 768, in the first viewport, and nothing is clipped; moving the patch slider (which the map
+// does not depend on) keeps it; changing the card recomputes it. Saves screenshots.
+
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import { cliJson, launchBrowser, openApp, serveDist } from "./harness.mjs";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await serveDist("/");
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openMap(query = "") {
+  const app = await openApp(browser, server.url + query);
+  await app.page.setViewportSize({ width: 1366, height: 768 });
+  await app.waitForReady();
+  await app.page.locator('.levers-tile:not(.stale) [data-testid="chart-levers"]').waitFor();
+  const started = Date.now();
+  await app.page.getByTestId("thesis-map-open").click();
+  await app.page.locator('[data-testid="thesis-map-chart"]').waitFor({ timeout: 60_000 });
+  await app.page.locator('[data-testid="map-progress"]').waitFor({ state: "detached", timeout: 60_000 });
+  return { app, seconds: (Date.now() - started) / 1000 };
+}
+
+test("the map draws the CLI's cells, flips and claims in both languages", async () => {
+  for (const [lang, query] of [["en", ""], ["zh", "?lang=zh"]]) {
+    const { app, seconds } = await openMap(query);
+    console.log(`${lang}: map opened and computed in ${seconds.toFixed(1)} s`);
+    const cli = cliJson(["thesis", "-"], "{}");
+    const page = app.page;
+    assert.equal(await page.locator('[data-testid="map-cell"]').count(), cli.cells.length);
+    assert.equal(await page.locator('[data-testid="map-flip"]').count(), cli.flips.length);
+    assert.equal(await page.locator('[data-testid="map-claim"]').count(), cli.claims.length);
+    // A cell reads out the CLI's model and speed-up on focus.
+    const i = cli.cells.findIndex((c) => c.best?.speedup && c.params >= 1e9);
+    const cell = cli.cells[i];
+    await page.locator('[data-testid="map-cell"]').nth(i).focus();
+    const readout = await app.text("map-readout");
+    assert.ok(readout.startsWith(cell.model), `${readout} / ${cell.model}`);
+    assert.ok(readout.includes(`${Number(cell.best.speedup.toPrecision(3))}×`), readout);
+    // Readable and unclipped at 1366 x 768: chart text at 11 px or more, every label
+    // inside the chart, the tile inside the viewport's width.
+    const geometry = await page.evaluate(() => {
+      const svg = document.querySelector('[data-testid="thesis-map-chart"]');
+      const box = svg.getBoundingClientRect();
+      const texts = [...svg.querySelectorAll("text")].map((t) => {
+        const r = t.getBoundingClientRect();
+        return { size: parseFloat(getComputedStyle(t).fontSize) * (box.width / svg.viewBox.baseVal.width),
+          inside: r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5 };
+      });
+      const tile = document.querySelector('[data-testid="chart-thesis-map"]').getBoundingClientRect();
+      return { smallest: Math.min(...texts.map((t) => t.size)), clipped: texts.filter((t) => !t.inside).length,
+        tileRight: tile.right, tileBottom: tile.bottom, width: innerWidth, height: innerHeight };
+    });
+    console.log(`${lang}: smallest chart text ${geometry.smallest.toFixed(1)} px`);
+    await app.screenshot(`thesis-map-${lang}-1366x768`, { fullPage: false });
+    assert.equal(geometry.clipped, 0, "every chart text inside the chart");
+    assert.ok(geometry.tileRight <= geometry.width, "the tile within the page's width");
+    assert.ok(geometry.tileBottom <= geometry.height, `the tile in the first viewport: ${geometry.tileBottom}`);
+    assert.deepEqual(app.consoleErrors, []);
+    await app.close();
+  }
+});
+
+test("the patch slider keeps the map; another card recomputes it", async () => {
+  const { app } = await openMap();
+  const page = app.page;
+  const before = await page.locator('[data-testid="thesis-map-chart"]').innerHTML();
+  await page.getByTestId("patch-slider").focus();
+  await page.keyboard.press("ArrowRight");
+  await page.waitForTimeout(600);
+  assert.equal(await page.locator('[data-testid="map-progress"]').count(), 0, "no recompute");
+  assert.equal(await page.locator('[data-testid="thesis-map-chart"]').innerHTML(), before);
+  await page.getByTestId("gpu").selectOption("rtx_4090");
+  await page.locator('.thesis-map:not(.stale) [data-testid="thesis-map-chart"]').waitFor({ timeout: 60_000 });
+  await page.locator('[data-testid="map-progress"]').waitFor({ state: "detached", timeout: 60_000 });
+  const cli = cliJson(["thesis", "-"], JSON.stringify({ gpu: "rtx_4090" }));
+  const best = await page.locator('[data-testid="map-cell"]').evaluateAll((cells) =>
+    cells.map((c) => c.querySelector("text").textContent));
+  const expected = cli.cells.map((c) =>
+    c.error ? "" : c.best ? (c.best.speedup ? `${Number(c.best.speedup.toPrecision(3))}×` : "fits") : "—");
+  assert.deepEqual(best, expected);
+  // Back to the scenario's levers.
+  await page.getByTestId("levers-back").click();
+  await page.locator('[data-testid="chart-levers"]').waitFor();
+  assert.deepEqual(app.consoleErrors, []);
+  await app.close();
+});

@@ -1,0 +1,485 @@
+#!/usr/bin/env python3
+"""The one script to run when a session is lent a CUDA card (at most 8 minutes on an H200):
+it records what the planner still guesses (issue 22), one JSON line per item, written as
+each finishes, so a run cut short keeps what it measured:
+
+- memory: for one HybridSN, SSFTT and Hamida step (PyTorch's defaults: cudnn.benchmark
+  off), every allocation and free of the first two steps with the op that made it and
+  the allocator's running allocated and reserved totals (torch.profiler's memory events:
+  cuDNN workspaces show up inside `aten::cudnn_convolution`), then
+  `torch.cuda.memory_stats()` and the caching allocator's segments and blocks
+  (`torch.cuda.memory._snapshot()`);
+- kernels: the CUDA kernels every convolution pass ran (forward `aten::convolution`,
+  backward `aten::convolution_backward`), with their times, for the 3-D CNNs and SSFTT
+  with cudnn.benchmark off and on (HybridSN also in FP32 and AMP bf16, off);
+- ops: single ops the device model's classes guess at: depthwise 7x7/5x5/3x3 and
+  grouped convolutions at ConvNeXt-T, MobileNetV2, EfficientNet-B0, ResNeXt-50 and
+  RegNetY-016 shapes (FP32 and FP16, grouped ones TF32 too; NCHW and channels_last; forward and forward +
+  backward), ConvNeXt's LayerNorm over a permuted tensor, and SDPA per backend (math,
+  memory-efficient, flash, cuDNN, and PyTorch's own choice with its kernel names) in
+  fp32, TF32, bf16 and fp16 at ViT-B/8 and ViT-B/16 shapes;
+- zoo: the HSI zoo at two batches each in PyTorch's default precision, with
+  cudnn.benchmark off and on (tools/measure.py records, as tools/measure_suite.py
+  writes them, readable by core/tests/measured_h200.rs);
+- sweeps: the largest batch of HybridSN, SSFTT and Hamida in default precision and AMP
+  bf16 (doubling, then bisecting to 2 %, each sweep capped in time).
+
+    python3 tools/measure_lent_gpu.py --output lent.jsonl     # on the lent card
+    python3 tools/measure_lent_gpu.py --plan                  # the plan and its time
+    python3 tools/measure_lent_gpu.py --dry-run --output d.jsonl   # CPU: one item per section
+
+The plan's time per item comes from the committed H200 runs
+(core/tests/fixtures/measured_h200/*.jsonl wall_s); items start only while
+`--budget-s` has not passed, sections in the order above (the sweeps are the first dropped).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, TOOLS)
+import measure  # noqa: E402
+import measure_suite  # noqa: E402
+import profile_trace  # noqa: E402
+from profile_trace import conv_kernels, memory_events, trace_events  # noqa: E402
+
+FIXTURES = os.path.join(TOOLS, "..", "core", "tests", "fixtures", "measured_h200")
+HSI = {"hybridsn": (30, 25, 256), "ssftt": (30, 13, 512), "hamida3d": (200, 5, 512),
+       "ssrn": (200, 7, 256), "dbda": (200, 9, 256)}
+SNAPSHOT_MODELS = ("hybridsn", "ssftt", "hamida3d")
+SWEEP_CAP_S = 25.0
+# Rough seconds per item where the committed runs hold no timing (named so the plan says
+# what it assumes): a profiled step's trace export and parse, one op timing.
+PROFILE_S, OP_TIMING_S = 2.0, 0.4
+
+
+def hsi_case(model, precision, batch=None):
+    bands, patch, default_batch = HSI[model]
+    return measure_suite.case(model, bands, patch, 16, batch or default_batch, precision)["scenario"]
+
+
+# --- items --------------------------------------------------------------------------------
+
+
+def items():
+    """(section, label, item) in run order; an item is a dict the runners read."""
+    out = []
+    for model in SNAPSHOT_MODELS:
+        out.append(("memory", model, {"scenario": hsi_case(model, "torch_default")}))
+    for model in ("hybridsn", "ssrn", "dbda", "hamida3d", "ssftt"):
+        for bench in (False, True):
+            out.append(("kernels", f"{model} bench={bench}", {"scenario": hsi_case(model, "torch_default"), "bench": bench}))
+    for precision in ("fp32", "amp_bf16"):
+        out.append(("kernels", f"hybridsn {precision} bench=False", {"scenario": hsi_case("hybridsn", precision), "bench": False}))
+    for op in conv_ops() + layer_norm_ops() + sdpa_ops():
+        out.append(("ops", op["case"], op))
+    zoo = [c for c in measure_suite.cases() if not c["sweep"] and c["scenario"]["attention"] == "math"
+           and c["scenario"]["precision"] == "torch_default" and "size" not in c["scenario"]["model"]]
+    for bench in (False, True):
+        for c in zoo:
+            s = c["scenario"]
+            out.append(("zoo", f"{s['model']['id']} b{s['batch_per_gpu']} {s['precision']} bench={bench}",
+                        {"scenario": s, "bench": bench}))
+    for model in SNAPSHOT_MODELS:
+        for precision in ("torch_default", "amp_bf16"):
+            out.append(("sweeps", f"{model} {precision}", {"scenario": hsi_case(model, precision, 64)}))
+    return out
+
+
+# (case, channels, groups, kernel, side, batch): the models' own shapes at timm's batch.
+CONVS = [("convnext_t dw7", c, c, 7, s, 256) for c, s in ((96, 56), (192, 28), (384, 14), (768, 7))]
+CONVS += [("mobilenetv2 dw3", c, c, 3, s, 512) for c, s in ((144, 56), (192, 28), (576, 14))]
+CONVS += [("efficientnet_b0 dw5", c, c, 5, s, 384) for c, s in ((240, 28), (672, 14))]
+CONVS += [("resnext50 g32", c, 32, 3, s, 384) for c, s in ((128, 56), (256, 28), (512, 14), (1024, 7))]
+CONVS += [("regnety_016 g24", c, c // 24, 3, s, 512) for c, s in ((48, 56), (120, 28), (336, 14), (888, 7))]
+CONV_PRECISIONS = {"fp32": (torch.float32, False), "tf32": (torch.float32, True), "fp16": (torch.float16, False)}
+
+
+def conv_ops():
+    """Every shape in both layouts; grouped ones in FP32, TF32 and FP16, depthwise ones
+    (CUDA cores whatever TF32 allows) in FP32 and FP16."""
+    return [{"case": f"{name} C{c} {s}x{s} {p} {layout}", "kind": "conv", "channels": c, "groups": g, "kernel": k,
+             "side": s, "batch": b, "precision": p, "channels_last": layout == "nhwc"}
+            for name, c, g, k, s, b in CONVS for p in CONV_PRECISIONS for layout in ("nchw", "nhwc")
+            if not (g == c and p == "tf32")]
+
+
+def layer_norm_ops():
+    """ConvNeXt-T's first-stage LayerNorm: over a permuted NCHW tensor (a copy first) and
+    over a contiguous NHWC one."""
+    return [{"case": f"layer_norm C96 56x56 {dtype} {src}", "kind": "layer_norm", "dtype": dtype, "permuted": src == "permuted"}
+            for dtype in ("fp32", "fp16") for src in ("permuted", "contiguous")]
+
+
+SDPA_SHAPES = {"vit_b8": (64, 12, 785, 64), "vit_b16": (192, 12, 197, 64)}
+SDPA_BACKENDS = ("default", "math", "efficient", "flash", "cudnn")
+
+
+def sdpa_ops():
+    return [{"case": f"sdpa {shape} {dtype} {backend}", "kind": "sdpa", "shape": shape, "dtype": dtype, "backend": backend}
+            for shape in SDPA_SHAPES for dtype in ("fp32", "tf32", "bf16", "fp16") for backend in SDPA_BACKENDS]
+
+
+# --- timing and tracing -------------------------------------------------------------------
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def seconds_per_call(fn, device, reps):
+    """Median of 3 rounds of `reps` calls after two warm-up calls (cudnn.benchmark tries
+    its algorithms on the first)."""
+    fn()
+    fn()
+    sync(device)
+    rounds = []
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        sync(device)
+        rounds.append((time.perf_counter() - start) / reps)
+    return statistics.median(rounds)
+
+
+# --- runners ------------------------------------------------------------------------------
+
+
+def trainer_for(scenario, device, bench):
+    measure.check_scenario(scenario)
+    torch.manual_seed(0)
+    torch.backends.cudnn.benchmark = bench
+    trainer = measure.Trainer(scenario, device)
+    trainer.set_batch(scenario["batch_per_gpu"])
+    return trainer
+
+
+def run_memory(item, device):
+    cuda = device.type == "cuda"
+    if cuda:
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats(device)
+    trainer = trainer_for(item["scenario"], device, False)
+
+    def two_steps():
+        trainer.step()
+        trainer.step()
+        trainer.synchronize()
+
+    events = memory_events(trace_events(two_steps, cuda, memory=True), 1 if cuda else 0)
+    with_totals = [i for i, e in enumerate(events) if e[3] is not None]
+    peak_at = max(with_totals, key=lambda i: events[i][3]) if with_totals else None
+    record = {"events": events, "peak_event": peak_at,
+              "columns": ["op", "address", "bytes (+ alloc, - free)", "total allocated", "total reserved"]}
+    if cuda:
+        record["memory_stats"] = torch.cuda.memory_stats(device)
+        record["segments"] = [{key: s.get(key) for key in ("address", "total_size", "allocated_size", "segment_type", "stream")}
+                              | {"blocks": [[b.get("size"), b.get("requested_size"), b.get("state")] for b in s.get("blocks", [])]}
+                              for s in torch.cuda.memory._snapshot()["segments"]]
+    return {"memory": record}
+
+
+def run_kernels(item, device):
+    trainer = trainer_for(item["scenario"], device, item["bench"])
+    for _ in range(3):  # past cudnn.benchmark's trials and the optimizer's first step
+        trainer.step()
+    trainer.synchronize()
+
+    def one_step():
+        trainer.step()
+        trainer.synchronize()
+
+    passes = conv_kernels(trace_events(one_step, device.type == "cuda"))
+    return {"kernels": {"cudnn_benchmark": item["bench"], "passes": passes}}
+
+
+def run_conv(op, device):
+    dtype, tf32 = CONV_PRECISIONS[op["precision"]]
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cudnn.benchmark = True  # as timm's benchmark runs
+    c, b, s = op["channels"], op["batch"], op["side"]
+    conv = torch.nn.Conv2d(c, c, op["kernel"], padding=op["kernel"] // 2, groups=op["groups"]).to(device, dtype)
+    x = torch.randn(b, c, s, s, device=device, dtype=dtype, requires_grad=True)
+    if op["channels_last"]:
+        conv = conv.to(memory_format=torch.channels_last)
+        x = x.detach().to(memory_format=torch.channels_last).requires_grad_()
+    reps = 3 if device.type == "cuda" else 1
+    out = {"forward_s": seconds_per_call(lambda: conv(x), device, reps),
+           "step_s": seconds_per_call(lambda: conv(x).sum().backward(), device, reps)}
+    out["forward_flops"] = 2 * b * c * s * s * (c // op["groups"]) * op["kernel"] ** 2
+    return out
+
+
+def run_layer_norm(op, device):
+    dtype = torch.float16 if op["dtype"] == "fp16" else torch.float32
+    b, c, s = (256, 96, 56) if device.type == "cuda" else (2, 8, 4)
+    norm = torch.nn.LayerNorm(c).to(device, dtype)
+    x = torch.randn(b, c, s, s, device=device, dtype=dtype, requires_grad=True)
+    if not op["permuted"]:
+        x = x.detach().to(memory_format=torch.channels_last).requires_grad_()
+    reps = 5 if device.type == "cuda" else 1
+    step = lambda: norm(x.permute(0, 2, 3, 1)).sum().backward()  # noqa: E731
+    return {"step_s": seconds_per_call(step, device, reps), "input": [b, c, s, s]}
+
+
+def sdpa_backend(name):
+    from torch.nn.attention import SDPBackend
+
+    return {"math": SDPBackend.MATH, "efficient": SDPBackend.EFFICIENT_ATTENTION,
+            "flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}.get(name)
+
+
+def run_sdpa(op, device):
+    import contextlib
+
+    from torch.nn.attention import sdpa_kernel
+
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(op["dtype"], torch.float32)
+    torch.backends.cuda.matmul.allow_tf32 = op["dtype"] == "tf32"
+    n, heads, tokens, dim = SDPA_SHAPES[op["shape"]] if device.type == "cuda" else (2, 2, 16, 8)
+    # q, k and v as a ViT makes them: views of one [N, T, 3, heads, dim] projection, the
+    # layout cuDNN's attention checks for (sdp_utils.cpp, check_cudnn_layout).
+    qkv = torch.randn(n, tokens, 3, heads, dim, device=device, dtype=dtype, requires_grad=True)
+    q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)
+    backend = sdpa_backend(op["backend"])
+    scope = sdpa_kernel([backend]) if backend is not None else contextlib.nullcontext()
+    reps = 3 if device.type == "cuda" else 1
+    forward = lambda: F.scaled_dot_product_attention(q, k, v)  # noqa: E731
+    step = lambda: F.scaled_dot_product_attention(q, k, v).sum().backward()  # noqa: E731
+    try:
+        with scope:
+            out = {"forward_s": seconds_per_call(forward, device, reps), "step_s": seconds_per_call(step, device, reps)}
+            if op["backend"] == "default":  # which kernels PyTorch's own choice ran
+                events = trace_events(step, device.type == "cuda")
+                out["kernels"] = sorted({e["name"] for e in events if e.get("cat") == "kernel"})
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = False
+    return out
+
+
+def run_op(op, device):
+    runner = {"conv": run_conv, "layer_norm": run_layer_norm, "sdpa": run_sdpa}[op["kind"]]
+    return {"op_timing": {**op, **runner(op, device)}}
+
+
+def run_zoo(item, device, dry_run):
+    scenario = item["scenario"]
+    note = "tools/measure_lent_gpu.py" + (" [cudnn.benchmark = True]" if item["bench"] else "")
+    m = measure.measure(scenario, dry_run, 1 if dry_run else 5, 1 if dry_run else 20, False, 0, note,
+                        host=True, cudnn_benchmark=item["bench"])
+    return {"scenario": scenario, "measurement": m, "cudnn_benchmark": item["bench"]}
+
+
+def capped_largest(trial, start, cap_s, tolerance=0.02, limit=1 << 20):
+    """Largest batch for which `trial` holds: doubling from `start`, then bisecting until
+    the bracket is within `tolerance` of the batch that fits; stops at `cap_s` seconds.
+    Returns (largest batch found to fit, smallest found not to, converged)."""
+    begin = time.perf_counter()
+    good, bad, batch = 0, None, max(1, start)
+    while bad is None and batch <= limit:
+        if trial(batch):
+            good, batch = batch, batch * 2
+        else:
+            bad = batch
+        if time.perf_counter() - begin > cap_s:
+            return good, bad, False
+    while bad is not None and bad - good > max(1, tolerance * good):
+        mid = (good + bad) // 2
+        if trial(mid):
+            good = mid
+        else:
+            bad = mid
+        if time.perf_counter() - begin > cap_s:
+            return good, bad, False
+    return good, bad, bad is not None
+
+
+def run_sweep(item, device, dry_run):
+    scenario = item["scenario"]
+    m = measure.measure(scenario, dry_run, 1 if dry_run else 3, 1 if dry_run else 5, False, 0,
+                        "tools/measure_lent_gpu.py sweep", host=False)
+    free_memory(device)  # measure()'s trainer is gone; its blocks go back before the sweep's
+    trainer = trainer_for(scenario, device, False)
+    # A CPU does not run out of memory: in a dry run batch 3 is the card's limit.
+    fits = (lambda t, b: b <= 3 and measure.fits(t, b)) if dry_run else measure.fits
+    points = []
+
+    def trial(batch):
+        if device.type == "cuda":
+            torch.cuda.reset_peak_memory_stats(device)
+        ok = fits(trainer, batch)
+        peak = torch.cuda.max_memory_allocated(device) if ok and device.type == "cuda" else None
+        points.append({"batch": batch, "fits": ok, "peak_allocated_bytes": peak})
+        return ok
+
+    good, bad, converged = capped_largest(trial, scenario["batch_per_gpu"], SWEEP_CAP_S)
+    m["sweep"] = points
+    if converged:
+        m["max_batch"] = good
+    return {"scenario": scenario, "measurement": m, "cudnn_benchmark": False,
+            "sweep_bracket": {"fits": good, "fails": bad, "converged": converged, "tolerance": 0.02}}
+
+
+def free_memory(device):
+    import gc
+
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
+def run(section, item, device, dry_run):
+    if section == "memory":
+        return run_memory(item, device)
+    if section == "kernels":
+        return run_kernels(item, device)
+    if section == "ops":
+        return run_op(item, device)
+    if section == "zoo":
+        return run_zoo(item, device, dry_run)
+    return run_sweep(item, device, dry_run)
+
+
+def shrunk(section, item):
+    """The item at dry-run size: batch 2 (a sweep starts at 2), patch at most 9, tiny ops."""
+    item = json.loads(json.dumps(item))
+    if "scenario" in item:
+        item["scenario"]["batch_per_gpu"] = 2
+        item["scenario"]["patch"] = min(item["scenario"]["patch"], 9)
+    if item.get("kind") == "conv":
+        item.update(batch=2, side=min(item["side"], 8))
+    return item
+
+
+# --- the plan -----------------------------------------------------------------------------
+
+
+def committed_wall_s():
+    """wall_s of the committed H200 runs by (model, batch, precision, cudnn.benchmark)."""
+    out = {}
+    for name in ("zoo.jsonl", "followup.jsonl"):
+        path = os.path.join(FIXTURES, name)
+        if not os.path.exists(path):
+            continue
+        for line in open(path):
+            r = json.loads(line)
+            if "wall_s" in r and not r["measurement"].get("sweep"):
+                s = r["scenario"]
+                key = (s["model"].get("id"), s["batch_per_gpu"], s["precision"], bool(r.get("cudnn_benchmark")))
+                out.setdefault(key, r["wall_s"])
+    return out
+
+
+def estimate_s(section, item, walls, bench_factor):
+    if section == "ops":
+        return OP_TIMING_S
+    if section == "sweeps":
+        return SWEEP_CAP_S
+    s = item["scenario"]
+    bench = item.get("bench", False)
+    key = (s["model"]["id"], s["batch_per_gpu"], s["precision"])
+    wall = walls.get(key + (bench,))
+    if wall is None:
+        wall = walls.get(key + (False,), 1.0) * (bench_factor if bench else 1.0)
+    return wall + (PROFILE_S if section in ("memory", "kernels") else 0.0)
+
+
+def plan(chosen):
+    """Seconds per section, from the committed runs; cudnn.benchmark's extra cost where
+    only the run without it was committed is the median ratio of the paired runs."""
+    walls = committed_wall_s()
+    pairs = [walls[k] / walls[k[:3] + (False,)] for k in walls if k[3] and k[:3] + (False,) in walls]
+    bench_factor = statistics.median(pairs) if pairs else 3.0
+    sections = {}
+    for section, _, item in chosen:
+        n, t = sections.get(section, (0, 0.0))
+        sections[section] = (n + 1, t + estimate_s(section, item, walls, bench_factor))
+    return sections, bench_factor
+
+
+def print_plan(chosen, budget_s):
+    sections, bench_factor = plan(chosen)
+    total = sum(t for _, t in sections.values())
+    print(f"plan (times from core/tests/fixtures/measured_h200 wall_s; cudnn.benchmark x{bench_factor:.1f} "
+          f"where only the run without it is committed):")
+    for section, (n, t) in sections.items():
+        print(f"  {section:<8} {n:4} items  ~{t:6.0f} s")
+    print(f"  total ~{total:.0f} s (~{total / 60:.1f} min) + CUDA start; items start until {budget_s:.0f} s")
+    return total
+
+
+# --- self-checks (CPU, no torch calls on a device) ----------------------------------------
+
+
+def self_check():
+    """The trace parsers and the capped bisection on made-up inputs."""
+    profile_trace.self_check()
+    for edge in (1, 37, 1000, 5000):
+        good, bad, done = capped_largest(lambda b: b <= edge, 4, 60.0)
+        assert done and good <= edge < bad and bad - good <= max(1, 0.02 * good), (edge, good, bad)
+    assert capped_largest(lambda b: True, 4, 60.0, limit=64)[1:] == (None, False)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("--output", help="JSON lines file")
+    parser.add_argument("--plan", action="store_true", help="print the plan and its estimated time, then exit")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="CPU, tiny sizes: the first item of each section, op kind and SDPA backend")
+    parser.add_argument("--budget-s", type=float, default=420.0, help="start no item after this many seconds")
+    parser.add_argument("--gpu", default="h200_sxm", help="the card's id in the planner's catalog, stored in each scenario")
+    args = parser.parse_args()
+    torch.set_num_threads(min(2, os.cpu_count() or 1))
+    chosen = items()
+    for _, _, item in chosen:
+        if "scenario" in item:
+            item["scenario"]["gpu"] = args.gpu
+    total = print_plan(chosen, args.budget_s)
+    if args.plan:
+        return 0
+    if not args.output:
+        parser.error("--output is required")
+    if args.dry_run:
+        self_check()
+        firsts = {}  # the first item of each section, of each op kind, of each SDPA backend
+        for section, label, item in chosen:
+            firsts.setdefault((section, item.get("kind"), item.get("backend")), (section, label, shrunk(section, item)))
+        chosen = list(firsts.values())
+    elif total > 480:
+        print(f"warning: the plan (~{total:.0f} s) passes 8 minutes; --budget-s drops the last items", file=sys.stderr)
+    device = torch.device("cpu" if args.dry_run else "cuda")
+    start = time.perf_counter()
+    with open(args.output, "w") as out:
+        out.write(json.dumps({**measure_suite.machine(), "script": "tools/measure_lent_gpu.py"}) + "\n")
+        for section, label, item in chosen:
+            elapsed = time.perf_counter() - start
+            if elapsed > args.budget_s:
+                out.write(json.dumps({"section": section, "case": label, "error": f"not run: past the {args.budget_s:.0f} s budget"}) + "\n")
+                continue
+            try:
+                record = run(section, item, device, args.dry_run)
+            except Exception as e:  # noqa: BLE001 - one item's failure must not end the session's run
+                record = {"error": f"{type(e).__name__}: {e}"}
+                if "scenario" in item:
+                    record["scenario"] = item["scenario"]
+            record.update(section=section, case=label, wall_s=round(time.perf_counter() - start - elapsed, 2))
+            out.write(json.dumps(record) + "\n")
+            out.flush()
+            free_memory(device)
+            print(f"{time.perf_counter() - start:6.1f} s  {section:<8} {label}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
