@@ -85,19 +85,21 @@ struct Panel<'a> {
 }
 
 /// Where the panels go in the chart's box (CSS px): row names left of `left`, totals
-/// right of `right`, rows `row` px apart with bars `bar` px thick.
+/// right of `right`, rows `row` px apart with bars `bar` px thick; the axes' tick labels
+/// only where the box is tall enough (each bar's total is written after it anyway).
 struct Geometry {
     left: f64,
     right: f64,
     row: f64,
     bar: f64,
     font: f64,
+    ticks: bool,
 }
 
 impl Geometry {
     /// A panel's height: its title, two rows, the axis and its tick labels.
     fn panel(&self) -> f64 {
-        self.font + 4.0 + 2.0 * self.row + self.font + 8.0
+        self.font + 4.0 + 2.0 * self.row + if self.ticks { self.font + 8.0 } else { 6.0 }
     }
 }
 
@@ -135,11 +137,11 @@ fn draw(panel: &Panel, top: f64, g: &Geometry, focus: &Focus) -> Html {
     }).collect::<Html>();
     html! {
         <g>
-            <text class="chart-label panel-title" x={px(g.left)} y={px(top + g.font)}>{ panel.title }</text>
+            <text class="chart-label panel-title" x="0" y={px(top + g.font)}>{ panel.title }</text>
             { rows }
             <line class="axis" x1={px(g.left)} x2={px(g.right)}
                 y1={px(axis_y)} y2={px(axis_y)} />
-            { for panel.ticks.iter().zip(&panel.tick_labels).map(|(t, label)| html! {
+            { for panel.ticks.iter().zip(&panel.tick_labels).filter(|_| g.ticks).map(|(t, label)| html! {
                 <text class="tick" x={px(x.map(*t))} y={px(axis_y + g.font + 3.0)}
                     text-anchor="middle">{ label }</text>
             }) }
@@ -197,10 +199,18 @@ impl CostChart {
         let left = widest(&mut names.iter().map(|n| n.get(lang))) + 10.0;
         let right =
             width - widest(&mut now.iter().chain([&own(tco_total)]).map(String::as_str)) - 8.0;
-        // Two panels' titles and axes, the axis title where the rows keep their least height.
-        let (panels_fixed, axis_title) = (2.0 * (2.0 * font + 12.0), font + 6.0);
-        let show_axis_title = height >= panels_fixed + axis_title + 4.0 * (font + 4.0);
-        let fixed = panels_fixed + if show_axis_title { axis_title } else { 0.0 };
+        // Two panels' titles and axes, with tick labels and the axis title where the rows
+        // keep their least height; without them in a shorter box.
+        let least_rows = 4.0 * (font + 4.0);
+        let with_ticks = 2.0 * (2.0 * font + 12.0);
+        let axis_title = font + 6.0;
+        let show_axis_title = height >= with_ticks + axis_title + least_rows;
+        let ticks = height >= with_ticks + least_rows;
+        let fixed = if ticks {
+            with_ticks
+        } else {
+            2.0 * (font + 10.0)
+        } + if show_axis_title { axis_title } else { 0.0 };
         let row = ((height - fixed) / 4.0).clamp(font + 4.0, 2.4 * font);
         let g = Geometry {
             left,
@@ -208,6 +218,7 @@ impl CostChart {
             row,
             bar: row - 5.0,
             font,
+            ticks,
         };
         let range = (left, right.max(left + 1.0));
         let ticks = |layout: &BarRows| {

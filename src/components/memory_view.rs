@@ -50,7 +50,13 @@ impl MemoryView {
         });
         let ghost_top = font + 4.0;
         let bar_top = ghost_top + GHOST_HEIGHT + 2.0;
-        let below = 2.3 * font + 16.0;
+        // Below the bar: the ticks, then the axis title where the box is tall enough.
+        let show_title = height - bar_top - (2.3 * font + 16.0) >= font;
+        let below = if show_title {
+            2.3 * font + 16.0
+        } else {
+            1.3 * font + 10.0
+        };
         let bar_height = (height - bar_top - below).clamp(font, BAR_MAX_FONTS * font);
         let axis_y = bar_top + bar_height + 6.0;
         let segments = stack(&in_gib(&terms), &x);
@@ -127,13 +133,16 @@ impl MemoryView {
                         <text class="tick" x={px(x.map(tick))} y={px(axis_y + font + 3.0)}
                             text-anchor="middle">{ tick_text(tick) }</text>
                     }) }
-                    <text class="chart-label" x={px(width / 2.0)} y={px(axis_y + 2.0 * font + 9.0)}
-                        text-anchor="middle">{ T::MemoryAxis.get(lang) }</text>
+                    if show_title {
+                        <text class="chart-label" x={px(width / 2.0)} y={px(axis_y + 2.0 * font + 9.0)}
+                            text-anchor="middle">{ T::MemoryAxis.get(lang) }</text>
+                    }
                     </>
                 }) }
                 { readout(&texts, &focus, T::ChartHint.get(lang), "memory-readout") }
                 <ul class="legend" aria-label={T::Memory.get(lang)}>
-                    { for terms.iter().enumerate().map(|(i, (term, bytes))| html! {
+                    // Only the terms the bar holds: a zero one has no segment to name.
+                    { for terms.iter().enumerate().filter(|(_, (_, bytes))| *bytes > 0.0).map(|(i, (term, bytes))| html! {
                         <li>
                             { swatch(OKABE_ITO[i % OKABE_ITO.len()]) }
                             { term.get(lang) }{ ": " }<span class="figure">{ format::bytes(*bytes) }</span>

@@ -116,16 +116,21 @@ impl RooflineView {
             .iter()
             .map(|t| text_width(&format::flop_rate(*t), font))
             .fold(0.0, f64::max);
-        let (top, right, bottom) = (font * 0.6 + 2.0, font * 1.2, 2.0 * font + 12.0);
+        let x_label_width = x_ticks
+            .iter()
+            .map(|t| text_width(&format::significant(*t), font))
+            .fold(0.0, f64::max);
+        // Room on the right for half the last intensity label, centred on the axis's end.
+        let (top, right, bottom) = (
+            font * 0.6 + 2.0,
+            x_label_width / 2.0 + 3.0,
+            2.0 * font + 12.0,
+        );
         let left = rate_width + 6.0 + font + 6.0;
         let (plot_width, plot_height) = (width - left - right, height - top - bottom);
         let x = LogScale::new((x_lo, x_hi), (left, width - right));
         let y = LogScale::new((y_lo, y_hi), (height - bottom, top));
         let decades = |ticks: &[f64]| ticks.len().saturating_sub(1).max(1) as f64;
-        let x_label_width = x_ticks
-            .iter()
-            .map(|t| text_width(&format::significant(*t), font))
-            .fold(0.0, f64::max);
         let x_stride = label_stride(plot_width / decades(&x_ticks), x_label_width + font * 0.6);
         let y_stride = label_stride(plot_height / decades(&y_ticks), font * 1.3);
         let (x_title, y_title) = (T::IntensityAxis.get(lang), T::FlopRateAxis.get(lang));

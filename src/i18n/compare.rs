@@ -174,9 +174,11 @@ pub fn condition_phrase(c: &Condition, lang: Lang, money: impl Fn(f64) -> String
         }
         (Condition::PatchAbove { patch }, Lang::Zh) => format!("空间块达到 {patch} 像素及以上时"),
         (Condition::Model { id, size, patch }, lang) => {
+            // The preset's name as the model choice shows it, not its id.
+            let preset = hsi_gpu_core::zoo::zoo_entry(id).map_or(id.as_str(), |e| e.name);
             let name = match size {
-                Some(s) => format!("{id}-{}", vit_size_name(*s)),
-                None => id.clone(),
+                Some(s) => format!("{preset} {}", vit_size_name(*s)),
+                None => preset.to_string(),
             };
             match lang {
                 Lang::En => format!("with the {name} model (patch {patch})"),

@@ -78,14 +78,14 @@ pub fn interconnect_name(i: hsi_gpu_core::scenario::Interconnect, lang: Lang) ->
 pub fn sharding_name(s: hsi_gpu_core::scenario::Sharding, lang: Lang) -> &'static str {
     use hsi_gpu_core::scenario::Sharding::*;
     match (s, lang) {
-        (None, Lang::En) => "None: each card holds everything (DDP)",
-        (None, Lang::Zh) => "不分片：每卡保存全部（DDP）",
-        (Zero1, Lang::En) => "ZeRO-1: optimizer states split",
-        (Zero1, Lang::Zh) => "ZeRO-1：切分优化器状态",
-        (Zero2, Lang::En) => "ZeRO-2: and gradients",
-        (Zero2, Lang::Zh) => "ZeRO-2：再切分梯度",
-        (Zero3, Lang::En) => "ZeRO-3: and parameters",
-        (Zero3, Lang::Zh) => "ZeRO-3：再切分参数",
+        (None, Lang::En) => "None (DDP)",
+        (None, Lang::Zh) => "不分片（DDP）",
+        (Zero1, Lang::En) => "ZeRO-1: optimizer states",
+        (Zero1, Lang::Zh) => "ZeRO-1：优化器状态",
+        (Zero2, Lang::En) => "ZeRO-2: + gradients",
+        (Zero2, Lang::Zh) => "ZeRO-2：+ 梯度",
+        (Zero3, Lang::En) => "ZeRO-3: + parameters",
+        (Zero3, Lang::Zh) => "ZeRO-3：+ 参数",
         (Fsdp, Lang::En) => "FSDP, full shard",
         (Fsdp, Lang::Zh) => "FSDP 完全分片",
     }

@@ -80,8 +80,8 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     ),
     (
         "perf.device.channels_last",
-        "Model runs channels_last (NHWC)",
-        "模型使用 channels_last（NHWC）",
+        "Model in channels-last layout (NHWC)",
+        "模型使用通道在后布局（NHWC）",
     ),
     (
         "perf.cudnn.heuristic_fp32_slowdown",
@@ -145,8 +145,8 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     ),
     (
         "perf.host.zero_grad_to_none",
-        "zero_grad sets gradients to None",
-        "zero_grad 将梯度置为 None",
+        "Gradients dropped, not zeroed, each step",
+        "每步丢弃梯度而非清零",
     ),
     (
         "perf.host.step_fixed_s",
@@ -230,8 +230,8 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     ),
     (
         "pipeline.pin_memory",
-        "Pinned host memory (pin_memory)",
-        "锁页内存（pin_memory）",
+        "Pinned host memory for batches",
+        "批数据使用锁页内存",
     ),
     (
         "pipeline.sync_every_step",

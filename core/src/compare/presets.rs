@@ -32,7 +32,8 @@ pub fn option(
 }
 
 /// The article's question for `base`'s workload: four single cards against 4x RTX A5500
-/// as DDP over PCIe, DDP with NVLink-bridged pairs, and four parallel experiments.
+/// as DDP over PCIe, DDP with NVLink-bridged pairs, and four parallel experiments
+/// (labels in names and symbols only, the same in both languages).
 pub fn article_options(base: &Scenario) -> Vec<CompareOption> {
     use Interconnect::{NvlinkBridge, Pcie};
     use ParallelMode::{Ddp, ParallelExperiments};
@@ -48,7 +49,7 @@ pub fn article_options(base: &Scenario) -> Vec<CompareOption> {
             4,
             NvlinkBridge,
             Ddp,
-            "4x RTX A5500 DDP NVLink pairs",
+            "4x RTX A5500 DDP NVLink",
         ),
         option(
             base,
@@ -56,7 +57,7 @@ pub fn article_options(base: &Scenario) -> Vec<CompareOption> {
             4,
             Pcie,
             ParallelExperiments,
-            "4x RTX A5500, 4 runs at once",
+            "4 × (1x RTX A5500)",
         ),
     ]
 }

@@ -119,6 +119,9 @@ impl LeversView {
             text_width(&format::times(t), font)
         });
         let plot_bottom = top_pad + row * shown.len() as f64;
+        // The axis title only where it fits the chart's width (a phone's is narrow).
+        let title = X::SpeedupAxis.get(lang);
+        let show_title = text_width(title, font) <= width - 4.0;
         let bars = bars_from(0.0, &speedups, &x);
         // What a bar reads out on hover or focus: the option, its speed-up and its time to result.
         let texts: Vec<String> = levers
@@ -175,8 +178,10 @@ impl LeversView {
                     }) }
                     <line class="ideal" x1={px(x.map(1.0))} x2={px(x.map(1.0))}
                         y1={px(top_pad)} y2={px(plot_bottom)} />
-                    <text class="chart-label" x={px((left + right) / 2.0)} y={px(height - 4.0)}
-                        text-anchor="middle">{ X::SpeedupAxis.get(lang) }</text>
+                    if show_title {
+                        <text class="chart-label" x={px(width / 2.0)} y={px(height - 4.0)}
+                            text-anchor="middle">{ title }</text>
+                    }
                     </>
                 }) }
                 { readout(&texts, &focus, T::ChartHint.get(lang), "levers-readout") }
