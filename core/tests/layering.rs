@@ -42,14 +42,33 @@ fn is_ident(c: char) -> bool {
 /// The crate items a file names: `X` of every `crate::X` and of `crate::{X, Y::..}`, and in
 /// lib.rs the `X` of `use X::...` (the root names its modules without `crate::`).
 fn imports(code: &str, is_root: bool) -> BTreeSet<String> {
+    let mut out = names_after(code, "crate::");
+    if is_root {
+        for line in code.lines() {
+            let trimmed = line.split("//").next().unwrap_or("").trim_start();
+            if let Some(rest) = trimmed
+                .strip_prefix("use ")
+                .or(trimmed.strip_prefix("pub use "))
+            {
+                let name: String = rest.chars().take_while(|c| is_ident(*c)).collect();
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+/// The names that follow `prefix` (`crate::`, `super::`) in code: `X` of `prefix X` and
+/// of `prefix {X, Y::..}`, comments left out.
+fn names_after(code: &str, prefix: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for line in code.lines() {
         let line = line.split("//").next().unwrap_or("");
-        for (at, _) in line.match_indices("crate::") {
-            if at > 0 && line[..at].ends_with(|c: char| is_ident(c)) {
-                continue; // e.g. `hsi_gpu_core::`, not `crate::`
+        for (at, _) in line.match_indices(prefix) {
+            if at > 0 && line[..at].ends_with(|c: char| is_ident(c) || c == ':') {
+                continue; // e.g. `hsi_gpu_core::`, not `crate::`; `super::super::`
             }
-            let rest = &line[at + "crate::".len()..];
+            let rest = &line[at + prefix.len()..];
             if let Some(group) = rest.strip_prefix('{') {
                 let group = group.split('}').next().unwrap_or("");
                 for item in group.split(',') {
@@ -60,17 +79,10 @@ fn imports(code: &str, is_root: bool) -> BTreeSet<String> {
                 }
             } else {
                 let name: String = rest.chars().take_while(|c| is_ident(*c)).collect();
-                out.insert(name);
-            }
-        }
-        let trimmed = line.trim_start();
-        if is_root {
-            if let Some(rest) = trimmed
-                .strip_prefix("use ")
-                .or(trimmed.strip_prefix("pub use "))
-            {
-                let name: String = rest.chars().take_while(|c| is_ident(*c)).collect();
-                out.insert(name);
+                // `super::super::` names the grandparent, outside this folder.
+                if name != "super" {
+                    out.insert(name);
+                }
             }
         }
     }
@@ -123,4 +135,109 @@ fn the_import_reader_sees_every_form() {
     let names: Vec<String> = imports(code, false).into_iter().collect();
     assert_eq!(names, ["estimate", "gpu", "memory", "scenario"]);
     assert!(imports("use graph::ModelSpec;", true).contains("graph"));
+}
+
+/// Inside a module folder (`analysis/`, `zoo/`, ...) the files import each other without a
+/// circle. (The folder's root, `mod.rs` or the `<folder>.rs` beside it, declares them and
+/// holds the types they share; it is not part of the order.)
+#[test]
+fn files_inside_a_module_folder_import_downward_only() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut problems = Vec::new();
+    let mut folders: Vec<&Path> = files
+        .iter()
+        .filter_map(|f| f.parent())
+        .filter(|d| *d != src)
+        .collect();
+    folders.sort();
+    folders.dedup();
+    for folder in folders {
+        let module_path = folder
+            .strip_prefix(&src)
+            .unwrap()
+            .components()
+            .map(|c| c.as_os_str().to_str().unwrap())
+            .collect::<Vec<_>>()
+            .join("::");
+        let siblings: Vec<String> = files
+            .iter()
+            .filter(|f| f.parent() == Some(folder))
+            .map(|f| f.file_stem().unwrap().to_str().unwrap().to_string())
+            .filter(|name| name != "mod")
+            .collect();
+        let mut edges: Vec<(String, String)> = Vec::new();
+        for file in &siblings {
+            let code = std::fs::read_to_string(folder.join(format!("{file}.rs"))).unwrap();
+            let names = names_after(&code, "super::")
+                .into_iter()
+                .chain(names_after(&code, &format!("crate::{module_path}::")));
+            for name in names {
+                if siblings.contains(&name) {
+                    edges.push((file.clone(), name));
+                }
+            }
+        }
+        if let Some(circle) = find_circle(&siblings, &edges) {
+            problems.push(format!("{module_path}: {}", circle.join(" -> ")));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "imports against the folder's order: {problems:#?}"
+    );
+}
+
+/// A circle in the graph, as the names along it, if there is one (depth-first search).
+fn find_circle(nodes: &[String], edges: &[(String, String)]) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        edges: &[(String, String)],
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|n| n == node) {
+            let mut circle = path[at..].to_vec();
+            circle.push(node.to_string());
+            return Some(circle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for (_, to) in edges.iter().filter(|(from, _)| from == node) {
+            if let Some(circle) = visit(to, edges, path, done) {
+                return Some(circle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    nodes
+        .iter()
+        .find_map(|n| visit(n, edges, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn the_circle_finder_finds_circles_and_only_circles() {
+    let nodes: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+    let edge = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        find_circle(&nodes, &[edge("a", "b"), edge("b", "c"), edge("a", "c")]),
+        None
+    );
+    assert_eq!(
+        find_circle(&nodes, &[edge("a", "b"), edge("b", "c"), edge("c", "a")]),
+        Some(["a", "b", "c", "a"].map(String::from).to_vec())
+    );
+    let names: Vec<String> = names_after(
+        "use super::{ctx::Ctx, base};\nsuper::ops::bad(); super::super::x",
+        "super::",
+    )
+    .into_iter()
+    .collect();
+    assert_eq!(names, ["base", "ctx", "ops"]);
 }

@@ -3,9 +3,9 @@
 //! the tensors that do not depend on the input (`constant`). What each keeps follows
 //! derivatives.yaml, checked against saved-tensor hooks by `tools/export_coverage.py`.
 
-use super::ops::{bad, expect_inputs, OpResult};
+use super::base::{Bytes, FP32};
+use super::ctx::{bad, expect_inputs, Ctx, LayerAccount, OpResult, Value};
 use super::tensor_ops::elementwise;
-use super::{Bytes, Ctx, LayerAccount, Value, FP32};
 use crate::graph::{Keeps, Op};
 
 /// The broadcast of two per-sample shapes (numpy's rule: trailing dimensions aligned, a

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use super::{saturating_product, AttentionKernel, Bytes, FP32};
+use super::base::{saturating_product, Bytes, ConvShape, FP32};
+use super::training::AttentionKernel;
 use crate::choices::Precision;
 use crate::foundation::LayerTraining;
 
@@ -163,7 +164,7 @@ pub(super) struct LayerAccount {
     pub(super) scratch_per_sample: f64,
     /// LoRA adapter parameters (included in `params`; they train).
     pub(super) adapter_params: u64,
-    pub(super) conv: Option<super::ConvShape>,
+    pub(super) conv: Option<ConvShape>,
     /// Forward and backward FLOPs of attention's core when a fused SDPA kernel runs it
     /// (included in `fwd_flops` / `bwd_flops`; the kernel has its own math unit).
     pub(super) fused_attention_flops: [f64; 2],
@@ -177,4 +178,42 @@ impl LayerAccount {
             fixed: self.saved.per_sample + self.saved.fixed,
         };
     }
+}
+
+/// What an op gives: its output and what it adds, or the bad value and what is allowed.
+pub(super) type OpResult = Result<(Value, LayerAccount), (String, String)>;
+
+pub(super) fn bad(value: impl ToString, allowed: impl ToString) -> (String, String) {
+    (value.to_string(), allowed.to_string())
+}
+
+pub(super) fn expect_inputs(inputs: &[Value], n: usize) -> Result<(), (String, String)> {
+    if inputs.len() == n {
+        Ok(())
+    } else {
+        Err(bad(
+            format!("{} inputs", inputs.len()),
+            format!("exactly {n} input(s) in 'from'"),
+        ))
+    }
+}
+
+/// Checks a channels-first input of `dims` spatial dimensions and returns (channels, spatial).
+pub(super) fn spatial_input(v: &Value, dims: u8) -> Result<(u64, Vec<u64>), (String, String)> {
+    if !(1..=3).contains(&dims) {
+        return Err(bad(format!("dims {dims}"), "1, 2 or 3"));
+    }
+    if v.shape.len() != dims as usize + 1 {
+        return Err(bad(
+            format!("input shape {:?}", v.shape),
+            format!("[channels, {dims} spatial dimensions]"),
+        ));
+    }
+    Ok((v.shape[0], v.shape[1..].to_vec()))
+}
+
+/// Backward FLOPs of a matmul-class op: the weight gradient when the weight trains, the
+/// input gradient when the input requires one; each costs the forward's FLOPs.
+pub(super) fn backward_flops(fwd: f64, input_requires_grad: bool, weight_trains: bool) -> f64 {
+    fwd * f64::from(u8::from(input_requires_grad) + u8::from(weight_trains))
 }

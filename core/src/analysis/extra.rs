@@ -2,9 +2,9 @@
 //! stochastic depth and slices; and MAE's token gather. What each keeps follows derivatives.yaml, checked
 //! against saved-tensor hooks by `tools/export_coverage.py`.
 
-use super::ops::{bad, OpResult};
+use super::base::{saturating_product, Bytes};
+use super::ctx::{bad, Ctx, LayerAccount, OpResult, Value};
 use super::tensor_ops::{broadcasts, elementwise};
-use super::{saturating_product, Bytes, Ctx, LayerAccount, Value};
 
 /// x * gamma (+ beta): gamma's gradient needs x, x's needs gamma (a parameter, not
 /// counted), so x is kept. The product takes the parameter's dtype (fp32 under

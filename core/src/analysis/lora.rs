@@ -3,7 +3,8 @@
 //! weight (a 16-bit copy under autocast) for the input's; checked against saved-tensor
 //! hooks by `tools/measure_foundation.py`.
 
-use super::{Bytes, Ctx, Value};
+use super::base::Bytes;
+use super::ctx::{backward_flops, Ctx, Value};
 
 /// A linear map's (or an adapter's) share of a layer.
 #[derive(Default)]
@@ -44,7 +45,7 @@ pub(super) fn linear_map(
     let map = LinearMap {
         saved,
         fwd_flops: fwd,
-        bwd_flops: super::ops::backward_flops(fwd, x.requires_grad, trains),
+        bwd_flops: backward_flops(fwd, x.requires_grad, trains),
         kernels_fwd: 1,
         kernels_bwd: u32::from(x.requires_grad) + u32::from(trains),
         output_requires_grad: x.requires_grad || trains || rank > 0,
@@ -73,7 +74,7 @@ pub(super) fn linear_map(
         params: rank.saturating_mul(features.saturating_add(out)),
         saved,
         fwd_flops: fwd_a + fwd_b,
-        bwd_flops: super::ops::backward_flops(fwd_a, x.requires_grad, true) + 2.0 * fwd_b,
+        bwd_flops: backward_flops(fwd_a, x.requires_grad, true) + 2.0 * fwd_b,
         // A, B, the scaling and the sum; backward: both weight gradients, B's input
         // gradient, the scaling's, and A's input gradient when x needs one.
         kernels_fwd: 4,

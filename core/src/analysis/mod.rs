@@ -31,6 +31,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::choices::Precision;
 use crate::foundation::LayerTraining;
+mod base;
 mod broadcast;
 mod class;
 mod ctx;
@@ -43,13 +44,15 @@ mod tensor_ops;
 mod training;
 mod window;
 
+use base::{checked_product, FP32, INT64};
+pub use base::{Bytes, ConvShape};
 pub use class::{op_class, param_tensors, OpClass, GROUPED_CHANNELS};
-use ctx::{Ctx, LayerAccount, Value};
+use ctx::{Ctx, Value};
 use ops::apply;
 use training::layer_training;
 pub use training::{attention_kernel, AttentionKernel, Training};
 
-use crate::graph::{Activation, ModelSpec, Op};
+use crate::graph::{ModelSpec, Op};
 use crate::problems::FieldError;
 use serde::{Deserialize, Serialize};
 
@@ -58,10 +61,6 @@ pub const MAX_ELEMENTS_PER_SAMPLE: u64 = 1 << 40;
 
 /// Largest parameter count of one layer (10^13: far above any trained model).
 pub const MAX_PARAMS_PER_LAYER: u64 = 10_000_000_000_000;
-
-const FP32: u64 = 4;
-const INT64: u64 = 8;
-const MASK: u64 = 1;
 
 /// One layer, for the whole per-GPU batch.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -119,27 +118,6 @@ pub struct LayerReport {
     pub fused_attention_flops: [f64; 2],
 }
 
-/// One convolution as cuDNN sees it, per sample: channels, spatial extents, window, and
-/// which gradients backward computes.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ConvShape {
-    pub in_channels: u64,
-    pub out_channels: u64,
-    pub groups: u64,
-    pub input: Vec<u64>,
-    pub output: Vec<u64>,
-    pub kernel: Vec<u64>,
-    pub stride: Vec<u64>,
-    pub padding: Vec<u64>,
-    pub dilation: Vec<u64>,
-    /// The input gradient (backward data) is computed.
-    pub input_grad: bool,
-    /// The weight gradient (backward filter) is computed.
-    pub weight_grad: bool,
-    /// Bytes of one element of the operands (4 fp32/tf32, 2 in 16 bit).
-    pub element_bytes: u64,
-}
-
 impl LayerReport {
     /// Ops the host dispatches in the forward (a layer that launches nothing still costs
     /// its module call).
@@ -182,40 +160,6 @@ pub struct Analysis {
     pub lines: MemoryLines,
 }
 
-/// Bytes that grow linearly with the batch: `per_sample x batch + fixed`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Bytes {
-    pub per_sample: f64,
-    pub fixed: f64,
-}
-
-impl Bytes {
-    pub const ZERO: Bytes = Bytes {
-        per_sample: 0.0,
-        fixed: 0.0,
-    };
-
-    pub fn at(self, batch: u64) -> f64 {
-        self.per_sample * batch as f64 + self.fixed
-    }
-}
-
-impl std::ops::Add for Bytes {
-    type Output = Bytes;
-    fn add(self, o: Bytes) -> Bytes {
-        Bytes {
-            per_sample: self.per_sample + o.per_sample,
-            fixed: self.fixed + o.fixed,
-        }
-    }
-}
-
-impl std::ops::AddAssign for Bytes {
-    fn add_assign(&mut self, o: Bytes) {
-        *self = *self + o;
-    }
-}
-
 /// `Analysis`'s memory terms for any batch.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MemoryLines {
@@ -251,26 +195,6 @@ fn err(
         value: value.to_string(),
         allowed: allowed.to_string(),
     }
-}
-
-/// Expands a per-dimension list: empty = default, one entry = repeated.
-fn per_dim(list: &[u64], dims: usize, default: u64) -> Option<Vec<u64>> {
-    match list.len() {
-        0 => Some(vec![default; dims]),
-        1 => Some(vec![list[0]; dims]),
-        n if n == dims => Some(list.to_vec()),
-        _ => None,
-    }
-}
-
-/// Product that stops at u64::MAX instead of overflowing: absurd sizes then fail the
-/// output-size and parameter limits with a field error.
-fn saturating_product(xs: &[u64]) -> u64 {
-    xs.iter().fold(1u64, |acc, &d| acc.saturating_mul(d))
-}
-
-fn checked_product(shape: &[u64]) -> Option<u64> {
-    shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
 }
 
 /// Runs shape inference and accounting for `spec` at `batch` samples per GPU, every

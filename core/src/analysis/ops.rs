@@ -1,49 +1,14 @@
 //! Shape inference and accounting, op by op: `apply` turns one layer's inputs into its
 //! output and what the layer adds (parameters, FLOPs, kept bytes, kernels).
 
+use super::base::*;
+use super::ctx::*;
 use super::lora::linear_map;
 use super::recurrent::{rnn, Recurrent};
 use super::tensor_ops::{attention, elementwise, matmul, normalization, view};
 use super::window::{window, window_output};
-use super::*;
-use super::{broadcast, resample};
-
-pub(super) type OpResult = Result<(Value, LayerAccount), (String, String)>;
-
-pub(super) fn bad(value: impl ToString, allowed: impl ToString) -> (String, String) {
-    (value.to_string(), allowed.to_string())
-}
-
-pub(super) fn expect_inputs(inputs: &[Value], n: usize) -> Result<(), (String, String)> {
-    if inputs.len() == n {
-        Ok(())
-    } else {
-        Err(bad(
-            format!("{} inputs", inputs.len()),
-            format!("exactly {n} input(s) in 'from'"),
-        ))
-    }
-}
-
-/// Checks a channels-first input of `dims` spatial dimensions and returns (channels, spatial).
-pub(super) fn spatial_input(v: &Value, dims: u8) -> Result<(u64, Vec<u64>), (String, String)> {
-    if !(1..=3).contains(&dims) {
-        return Err(bad(format!("dims {dims}"), "1, 2 or 3"));
-    }
-    if v.shape.len() != dims as usize + 1 {
-        return Err(bad(
-            format!("input shape {:?}", v.shape),
-            format!("[channels, {dims} spatial dimensions]"),
-        ));
-    }
-    Ok((v.shape[0], v.shape[1..].to_vec()))
-}
-
-/// Backward FLOPs of a matmul-class op: the weight gradient when the weight trains, the
-/// input gradient when the input requires one; each costs the forward's FLOPs.
-pub(super) fn backward_flops(fwd: f64, input_requires_grad: bool, weight_trains: bool) -> f64 {
-    fwd * f64::from(u8::from(input_requires_grad) + u8::from(weight_trains))
-}
+use super::{broadcast, extra, resample};
+use crate::graph::{Activation, Op};
 
 pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
     let first = inputs

@@ -21,8 +21,7 @@
 //!   cuDNN on the GPU keeps a reserve space of its own layout instead of the per-step
 //!   tensors; no GPU measurement of it has been made.
 
-use super::ops::{bad, OpResult};
-use super::{Ctx, LayerAccount, Value};
+use super::ctx::{bad, Ctx, LayerAccount, OpResult, Value};
 use crate::graph::RnnCell;
 
 /// Hidden-sized tensors one step keeps per sample (see above).

@@ -2,10 +2,10 @@
 //! unfold / fold (im2col, col2im) and sliding windows. What each keeps follows
 //! derivatives.yaml, checked against saved-tensor hooks by `tools/export_coverage.py`.
 
-use super::ops::{bad, spatial_input, OpResult};
+use super::base::{per_dim, saturating_product, Bytes, FP32, INT64};
+use super::ctx::{bad, spatial_input, Ctx, LayerAccount, OpResult, Value};
 use super::tensor_ops::elementwise;
 use super::window::{window, window_output};
-use super::{per_dim, saturating_product, Bytes, Ctx, LayerAccount, Value, FP32, INT64};
 use crate::graph::{Op, PadMode, Reduction, UpsampleMode};
 
 /// FLOPs per output element of an interpolation: the neighbours it weighs (2 per

@@ -1,9 +1,11 @@
 //! Normalisation, matmul, attention, views and element-wise ops: the accounting `apply`
 //! hands off for these op families.
 
+use super::base::*;
+use super::ctx::*;
 use super::lora::linear_map;
-use super::ops::{bad, OpResult};
-use super::*;
+use super::training::AttentionKernel;
+use crate::graph::Op;
 
 /// True if `small` broadcasts to `big` (trailing alignment, 1s stretch).
 pub(super) fn broadcasts(small: &[u64], big: &[u64]) -> bool {

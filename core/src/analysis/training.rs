@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::param_tensors;
+use super::class::param_tensors;
 use crate::choices::{Attention, Precision};
 use crate::foundation::{FineTune, LayerTraining};
 use crate::graph::{ModelSpec, Op};

@@ -1,7 +1,7 @@
 //! Sliding windows of convolutions and pools (PyTorch's output-size formula).
 
-use super::ops::bad;
-use super::per_dim;
+use super::base::per_dim;
+use super::ctx::bad;
 
 /// Output length of a sliding window (PyTorch's formula; ceil mode adds a last, partial
 /// window unless it would start in the padding).
