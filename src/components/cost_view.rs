@@ -85,7 +85,7 @@ impl CostView {
                         data-testid="price-basis">
                         { T::CardPrice.get(lang) }{ ": " }{ c.money(c.card_price_usd) }{ " (" }
                         { basis.get(lang) }
-                        if !c.card_price_seen.is_empty() { { ": " }{ &c.card_price_seen } }
+                        if !c.card_price_seen.is_empty() { { ": " }{ price_seen(&c.card_price_seen, lang) } }
                         { ")" }
                     </p>
                 }
@@ -129,5 +129,16 @@ impl CostView {
                 </div>
             </section>
         }
+    }
+}
+
+/// Where the card price was seen: "date, source" (core's `card_price_seen`). The sources
+/// are English citations, so in Chinese the date shows and the source is the tooltip.
+fn price_seen(seen: &str, lang: Lang) -> Html {
+    match (lang, seen.split_once(", ")) {
+        (Lang::Zh, Some((date, source))) => {
+            html! { <span title={source.to_string()}>{ date }</span> }
+        }
+        _ => html! { <>{ seen.to_string() }</> },
     }
 }

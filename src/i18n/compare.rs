@@ -27,7 +27,7 @@ texts! {
     Ddp => "One run, DDP", "单个实验（DDP）";
     Parallel => "One run per card", "每卡一个实验";
     Batch => "Batch per GPU", "每卡批大小";
-    CudnnBenchmark => "cudnn.benchmark", "cudnn.benchmark";
+    CudnnBenchmark => "cudnn.benchmark", "cudnn.benchmark（cuDNN 算法测速）";
     Fits => "fits", "放得下";
     DoesNotFit => "does not fit", "放不下";
     Best => "best", "最优";

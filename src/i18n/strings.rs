@@ -25,7 +25,7 @@ texts! {
     Classes => "Classes", "类别数";
     Batch => "Batch per GPU", "每卡批大小";
     Precision => "Precision", "精度";
-    CudnnBenchmark => "cudnn.benchmark", "cudnn.benchmark";
+    CudnnBenchmark => "cudnn.benchmark", "cudnn.benchmark（cuDNN 算法测速）";
     CudnnBenchmarkHelp => "torch.backends.cudnn.benchmark = True: cuDNN times its convolution algorithms on the first step and keeps the fastest. Off (PyTorch's default, and most HSI code) it takes its heuristics' pick.",
         "torch.backends.cudnn.benchmark = True：cuDNN 在第一步实测各卷积算法并保留最快者。关闭时（PyTorch 默认，多数高光谱代码如此）采用其启发式选择。";
     Optimizer => "Optimizer", "优化器";

@@ -5,6 +5,7 @@
 //
 //   node tests/e2e/bench.mjs [--dist DIR]... [--loads 5] [--rounds 1] [--moves 100]
 //                            [--viewport 1366x768] [--no-latency] [--query present=1]
+//                            [--trace]
 //
 // Cold load: a fresh browser context (empty cache, no storage) opens the page; timed from
 // the navigation's start (performance.now() is 0 there) to `<body data-ready="1">` (the
@@ -13,9 +14,14 @@
 // (the what-ifs, computed after the first paint). "4G" is DevTools' fast 4G profile as the
 // issue states it: 9 Mbit/s down, 1.5 Mbit/s up, 60 ms latency (CDP
 // Network.emulateNetworkConditions), served gzip-compressed as a web server would.
+//
+// --trace: one more cold load per build under a Chromium trace, printing where the main
+// thread's time went before the dashboard was painted (the longest tasks, ms from the
+// navigation's start and their length) to find what delays ready.
 
 import { chromium } from "playwright-core";
-import { loadavg } from "node:os";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -74,6 +80,38 @@ export async function loadFigures(browser, url, options, loads) {
   };
 }
 
+/** One traced cold load: the main thread's tasks over 2 ms up to the dashboard's paint. */
+export async function traceLoad(browser, url, { viewport }) {
+  const dir = mkdtempSync(path.join(tmpdir(), "hsi-trace-"));
+  const file = path.join(dir, "trace.json");
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  await page.addInitScript(recordReadiness);
+  await browser.startTracing(page, { path: file, categories: ["devtools.timeline", "v8.wasm", "loading", "blink.user_timing"] });
+  await page.goto(url);
+  await page.waitForFunction(() => window.__painted !== null);
+  const painted = await page.evaluate(() => window.__painted);
+  await browser.stopTracing();
+  await context.close();
+  const events = JSON.parse(readFileSync(file, "utf8")).traceEvents;
+  rmSync(dir, { recursive: true });
+  // The renderer's main thread: the one that ran the page's longest script call.
+  const calls = events.filter((e) => e.name === "FunctionCall" && e.dur);
+  const render = calls.reduce((a, b) => (b.dur > (a?.dur ?? 0) ? b : a), null);
+  const tasks = events.filter(
+    (e) => e.ph === "X" && e.pid === render.pid && e.tid === render.tid && e.dur > 2000 && e.name !== "RunTask",
+  );
+  // The page's own navigation (an about:blank one may come first).
+  const start = events.filter((e) => e.name === "navigationStart" && e.pid === render.pid && e.ts < render.ts).pop();
+  const at = (e) => (e.ts - start.ts) / 1000;
+  return tasks
+    .filter((e) => at(e) <= painted)
+    .sort((a, b) => a.ts - b.ts)
+    .map((e) => `  ${at(e).toFixed(1)} ms +${(e.dur / 1000).toFixed(1)} ms ${e.name} ${e.args?.data?.url?.split("/").pop() ?? ""}`)
+    .concat(`  dashboard painted at ${painted.toFixed(1)} ms`)
+    .join("\n");
+}
+
 const ms = (s) => `${s.median.toFixed(0)} / ${s.p95.toFixed(0)} ms`;
 
 /** One line per load profile. */
@@ -108,6 +146,7 @@ async function main() {
       console.log(`${line} ${at()}: ${describeLoad("local", local)}`);
       const slow = await loadFigures(browser, url, { viewport, network: FOUR_G }, loads);
       console.log(`${line} ${at()}: ${describeLoad("4G (9 Mbit/s, 60 ms)", slow)}`);
+      if (args.includes("--trace")) console.log(`${line} ${at()}: traced cold load\n${await traceLoad(browser, url, { viewport })}`);
       if (!args.includes("--no-latency")) {
         const page = await browser.newPage({ viewport });
         await page.goto(url);
