@@ -159,6 +159,18 @@ FIXTURE_FAMILIES = {
     "timm resmlp": "scale with bias (affine)",
     "timm ghostnet": "channel slices",
     "hsi lstm": "a 2-layer bidirectional LSTM (rnn), its last step",
+    "hsi pads": "F.pad in every mode, constant arithmetic",
+    "hsi attention gates": "expand_as gates, max and mean over channels, F.normalize",
+    "hsi selective kernel": "stack, sum over a split, softmax over branches",
+    "hsi resampler": "interpolate in every mode (bicubic, area, nearest-exact, trilinear)",
+    "hsi unfold": "F.unfold / F.fold, Tensor.unfold",
+    "hsi grid position": "branches that read only parameters (a convolution over a fixed grid)",
+    "hsi headwise matmul": "matmuls that broadcast a parameter or a shared operand",
+    "timm mobilevit": "unfolded patches folded into the batch (a permute of a flattened window)",
+    "timm levit": "attention biases indexed from a parameter, strided subsampling of tokens",
+    "timm cspnet": "cross-stage splits and concats",
+    "timm xcit": "cross-covariance attention, a Fourier positional encoding",
+    "timm volo": "outlook attention (unfold / fold)",
 }
 FIXTURES = os.path.join(os.path.dirname(TOOLS), "core", "tests", "fixtures", "families")
 

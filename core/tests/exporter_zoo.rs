@@ -290,7 +290,7 @@ fn exported_families_match_pytorch() {
         checked.push(name);
     }
     assert!(
-        checked.len() >= 10,
+        checked.len() >= 26,
         "expected the family fixtures, found {checked:?}"
     );
 }
