@@ -1,12 +1,13 @@
 //! Every layer list the exporter wrote into the fixtures (tests/fixtures/exported/,
-//! families/, published_models/) goes through the whole estimate, what-ifs included, as
+//! families/, published_models/), and the hand-written one that uses every op
+//! (every_op.json, which tools/hsi_export/measure_model.py builds too), goes through the whole estimate, what-ifs included, as
 //! `hsi-gpu estimate` runs it (in PyTorch's default precision; the estimate alone under
 //! bf16 autocast): none is refused, and each keeps its layers and torch's parameter
 //! count and gives finite, positive memory and step time.
 
 use std::path::Path;
 
-use hsi_gpu_core::graph::ModelSpec;
+use hsi_gpu_core::graph::{ModelSpec, Op};
 use hsi_gpu_core::scenario::{ModelChoice, Precision};
 use hsi_gpu_core::whatifs::estimate_all;
 use hsi_gpu_core::{estimate, Scenario};
@@ -15,32 +16,50 @@ use serde_json::Value;
 /// (file, layer list, torch's trainable parameters where the fixture records them).
 fn exported_lists() -> Vec<(String, ModelSpec, Option<u64>)> {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let mut lists = Vec::new();
+    let mut lists = vec![layer_list(&fixtures, "every_op.json")];
     for dir in ["exported", "families", "published_models"] {
-        let mut paths: Vec<_> = std::fs::read_dir(fixtures.join(dir))
+        let mut names: Vec<_> = std::fs::read_dir(fixtures.join(dir))
             .unwrap_or_else(|e| panic!("{dir}: {e}"))
             .map(|entry| entry.expect("readable entry").path())
             .filter(|p| p.extension().is_some_and(|e| e == "json"))
             .filter(|p| p.file_name().is_some_and(|n| n != "index.json"))
+            .map(|p| format!("{dir}/{}", p.file_name().unwrap().to_string_lossy()))
             .collect();
-        paths.sort();
-        for path in paths {
-            let name = format!("{dir}/{}", path.file_name().unwrap().to_string_lossy());
-            let text = std::fs::read_to_string(&path).unwrap();
-            let value: Value =
-                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            // Fixtures hold the list under "spec" with torch's count beside it; the
-            // published models are bare lists.
-            let (spec, params) = match value.get("spec") {
-                Some(spec) => (spec.clone(), value["torch_params"].as_u64()),
-                None => (value, None),
-            };
-            let spec: ModelSpec =
-                serde_json::from_value(spec).unwrap_or_else(|e| panic!("{name}: {e}"));
-            lists.push((name, spec, params));
-        }
+        names.sort();
+        lists.extend(names.iter().map(|name| layer_list(&fixtures, name)));
     }
     lists
+}
+
+/// The fixture `name`: (name, layer list, torch's parameter count where recorded).
+fn layer_list(fixtures: &Path, name: &str) -> (String, ModelSpec, Option<u64>) {
+    let text = std::fs::read_to_string(fixtures.join(name)).unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    // Fixtures hold the list under "spec" with torch's count beside it; the published
+    // models are bare lists.
+    let (spec, params) = match value.get("spec") {
+        Some(spec) => (spec.clone(), value["torch_params"].as_u64()),
+        None => (value, None),
+    };
+    let spec: ModelSpec = serde_json::from_value(spec).unwrap_or_else(|e| panic!("{name}: {e}"));
+    (name.to_string(), spec, params)
+}
+
+#[test]
+fn the_every_op_fixture_uses_every_op() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let (_, spec, params) = layer_list(&fixtures, "every_op.json");
+    assert!(
+        params.is_some(),
+        "every_op.json records torch's parameter count"
+    );
+    let text = serde_json::to_value(&spec).unwrap().to_string();
+    let missing: Vec<&str> = Op::TAGS
+        .iter()
+        .map(|(tag, _)| *tag)
+        .filter(|tag| !text.contains(&format!("\"op\":\"{tag}\"")))
+        .collect();
+    assert!(missing.is_empty(), "every_op.json lacks {missing:?}");
 }
 
 #[test]

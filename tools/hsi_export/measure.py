@@ -275,31 +275,38 @@ def same_as_zoo_model(spec, case):
 
 
 def self_test():
-    """SpecModel rebuilds every exported fixture with torch's parameter count, and an
+    """SpecModel builds every op of the estimator and rebuilds every exported fixture with
+    torch's parameter count (and trains the every-op list one step), and an
     exported zoo model with the original's FLOPs and saved bytes (so measuring a layer
     list measures what the estimate describes); the OOM search finds the edge; a dry run
     of a zoo preset and of a custom spec produce complete measurement records."""
-    fixtures = repository_path("core", "tests", "fixtures", "exported")
-    with open(repository_path("core", "tests", "fixtures", "pytorch_zoo.json")) as f:
+    fixtures = repository_path("core", "tests", "fixtures")
+    with open(os.path.join(fixtures, "pytorch_zoo.json")) as f:
         zoo_cases = json.load(f)["cases"]
     option_keys = ("bands", "patch", "classes", "width", "size")
-    for file in sorted(os.listdir(fixtures)):
+    # Every op of the estimator (every_op.json), then the exporter's layer lists.
+    files = ["every_op.json"] + [os.path.join(d, f) for d in ("exported", "families")
+                                 for f in sorted(os.listdir(os.path.join(fixtures, d))) if f.endswith(".json")]
+    for file in files:
         with open(os.path.join(fixtures, file)) as f:
             fixture = json.load(f)
         model = SpecModel(fixture["spec"])
         params = sum(p.numel() for p in model.parameters())
         assert params == fixture["torch_params"], (file, params, fixture["torch_params"])
-        source = fixture["source"]
+        source = fixture.get("source", {})
         for case in zoo_cases:
             if case["model"] == source.get("zoo") and all(case["options"][k] == source[k] for k in option_keys):
                 assert same_as_zoo_model(fixture["spec"], case), (file, case)
     base = {"bands": 30, "patch": 13, "classes": 16, "batch_per_gpu": 4, "precision": "fp32",
             "optimizer": "adam", "checkpointing": False}
-    with open(os.path.join(fixtures, "zoo_hu1d.json")) as f:
+    with open(os.path.join(fixtures, "exported", "zoo_hu1d.json")) as f:
         hu1d_spec = json.load(f)["spec"]
+    with open(os.path.join(fixtures, "every_op.json")) as f:
+        every_op_spec = json.load(f)["spec"]
     cases = [
         {**base, "model": {"kind": "preset", "id": "ssftt"}},
         {**base, "model": {"kind": "custom", "spec": hu1d_spec}, "precision": "amp_bf16"},
+        {**base, "model": {"kind": "custom", "spec": every_op_spec}},
     ]
     for scenario in cases:
         m = measure(scenario, dry_run=True, warmup=1, steps=2, do_sweep=False, sweep_limit=0, note="self-test",

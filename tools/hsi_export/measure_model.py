@@ -31,12 +31,35 @@ def per_dim(values, dims, default):
 ACTIVATIONS = {
     "relu": nn.ReLU, "leaky_relu": nn.LeakyReLU, "gelu": nn.GELU, "mish": nn.Mish,
     "silu": nn.SiLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "softmax": lambda: nn.Softmax(dim=-1),
+    "hardswish": nn.Hardswish, "hardsigmoid": nn.Hardsigmoid, "relu6": nn.ReLU6,
+    "log_softmax": lambda: nn.LogSoftmax(dim=-1),
 }
 CONV = {1: nn.Conv1d, 2: nn.Conv2d, 3: nn.Conv3d}
 BATCH_NORM = {1: nn.BatchNorm1d, 2: nn.BatchNorm2d, 3: nn.BatchNorm3d}
 MAX_POOL = {1: nn.MaxPool1d, 2: nn.MaxPool2d, 3: nn.MaxPool3d}
 AVG_POOL = {1: nn.AvgPool1d, 2: nn.AvgPool2d, 3: nn.AvgPool3d}
 ADAPTIVE_AVG_POOL = {1: nn.AdaptiveAvgPool1d, 2: nn.AdaptiveAvgPool2d, 3: nn.AdaptiveAvgPool3d}
+ADAPTIVE_MAX_POOL = {1: nn.AdaptiveMaxPool1d, 2: nn.AdaptiveMaxPool2d, 3: nn.AdaptiveMaxPool3d}
+INTERPOLATE_MODES = {("linear", 1): "linear", ("linear", 2): "bilinear", ("linear", 3): "trilinear",
+                     ("cubic", 2): "bicubic"}
+# A `pointwise` op as a function with what its gradient keeps (graph.rs Keeps): the
+# layer list records only that, so any such function measures the same memory.
+POINTWISE = {"nothing": lambda x: x * 0.5, "input": lambda x: x.abs(), "output": lambda x: x.exp()}
+REDUCTIONS = {
+    "sum": torch.sum, "mean": torch.mean, "amax": torch.amax, "amin": torch.amin, "var": torch.var,
+    "std": torch.std, "norm": lambda x, dim, keepdim: torch.linalg.vector_norm(x, dim=dim, keepdim=keepdim),
+    "logsumexp": torch.logsumexp,
+    # max, min and prod take one dimension: reduce the last one first.
+    "max": lambda x, dim, keepdim: _one_at_a_time(x, dim, keepdim, lambda t, d, k: t.max(d, k).values),
+    "min": lambda x, dim, keepdim: _one_at_a_time(x, dim, keepdim, lambda t, d, k: t.min(d, k).values),
+    "prod": lambda x, dim, keepdim: _one_at_a_time(x, dim, keepdim, lambda t, d, k: t.prod(d, k)),
+}
+
+
+def _one_at_a_time(x, dims, keepdim, reduce):
+    for d in sorted(dims, reverse=True):
+        x = reduce(x, d, keepdim)
+    return x
 
 
 class Prepend(nn.Module):
@@ -89,6 +112,49 @@ class AddEmbedding(nn.Module):
         return x + self.embedding
 
 
+class Scale(nn.Module):
+    """Layer scale: x times a learned tensor (plus a learned bias of the same shape)."""
+
+    def __init__(self, shape, bias):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(*shape))
+        self.bias = nn.Parameter(torch.zeros(*shape)) if bias else None
+
+    def forward(self, x):
+        return x * self.weight if self.bias is None else x * self.weight + self.bias
+
+
+class Constant(nn.Module):
+    """A tensor the same for every sample, [1, *shape]: a buffer, or made from `params`
+    learned values (their sum broadcast, so they train)."""
+
+    def __init__(self, shape, learned, params):
+        super().__init__()
+        self.register_buffer("value", torch.zeros(1, *shape))
+        self.learned = nn.Parameter(torch.zeros(params)) if learned and params else None
+
+    def forward(self, *_ignored):
+        return self.value if self.learned is None else self.value + self.learned.sum()
+
+
+class SpecAttention(nn.Module):
+    """The `attention` op on [N, .., T, D] (leading dimensions are independent token sets),
+    with its `extra_params` (a position bias table, q/v biases) as one parameter that
+    trains, so it is stored and has optimizer states; its use in the scores is not rebuilt."""
+
+    def __init__(self, dim, op):
+        from torch_zoo.transformers import Attention
+
+        super().__init__()
+        self.attention = Attention(dim, op["heads"], op.get("head_dim"), op.get("qkv_bias", False))
+        extra = op.get("extra_params", 0)
+        self.extra = nn.Parameter(torch.zeros(extra)) if extra else None
+
+    def forward(self, x):
+        out = self.attention(x.reshape(-1, *x.shape[-2:])).reshape(x.shape)
+        return out if self.extra is None else out + 0 * self.extra.sum()
+
+
 class Lambda(nn.Module):
     def __init__(self, fn):
         super().__init__()
@@ -100,8 +166,6 @@ class Lambda(nn.Module):
 
 def layer_module(op, shapes):
     """The nn.Module for one graph.rs op, given its inputs' per-sample shapes."""
-    from torch_zoo.transformers import Attention
-
     name, shape = op["op"], shapes[0]
     channels = shape[0]
     if name == "conv":
@@ -129,7 +193,7 @@ def layer_module(op, shapes):
         table = MAX_POOL if name == "max_pool" else AVG_POOL
         # An empty stride is the kernel, as in PyTorch.
         return table[d](per_dim(op["kernel"], d, 1), per_dim(op.get("stride") or op["kernel"], d, 1),
-                        per_dim(op.get("padding"), d, 0))
+                        per_dim(op.get("padding"), d, 0), ceil_mode=op.get("ceil_mode", False))
     if name == "adaptive_avg_pool":
         return ADAPTIVE_AVG_POOL[op["dims"]](tuple(op["output"]))
     if name == "upsample":
@@ -155,13 +219,55 @@ def layer_module(op, shapes):
     if name == "matmul":
         return Lambda(torch.matmul)
     if name == "attention":
-        return Attention(shape[-1], op["heads"], op.get("head_dim"), op.get("qkv_bias", False))
+        return SpecAttention(shape[-1], op)
     if name == "class_token":
         return Prepend(shape[-1])
     if name == "position_embedding":
         return AddEmbedding(shape)
     if name == "take_token":
         return Lambda(lambda x: x[:, op["index"]])
+    if name == "gather_tokens":
+        def gather(x):
+            index = torch.randint(0, x.shape[1], (x.shape[0], op["count"], 1), device=x.device)
+            return torch.gather(x, 1, index.expand(-1, -1, x.shape[2]))
+        return Lambda(gather)
+    if name == "scale":
+        return Scale(op["shape"], op.get("bias", False))
+    if name == "slice":
+        def take(x):
+            index = [slice(None)] * x.dim()
+            index[op["axis"] + 1] = slice(op["start"], op["end"], op.get("step", 1))
+            return x[tuple(index)]
+        return Lambda(take)
+    if name == "pad":
+        return Lambda(lambda x: F.pad(x, list(op["pad"]), mode=op.get("mode", "constant")))
+    if name == "pointwise":
+        return Lambda(POINTWISE[op.get("keeps", "nothing")])
+    if name == "div":
+        return Lambda(lambda a, b: a / b)
+    if name == "expand":
+        # A constant ([1, ...]) stays [1, ...] here and broadcasts where it is used.
+        return Lambda(lambda x: x.expand(x.shape[0], *op["shape"]))
+    if name == "reduce":
+        axes = tuple(a + 1 for a in op["axes"])
+        return Lambda(lambda x: REDUCTIONS[op["kind"]](x, dim=axes, keepdim=op.get("keepdim", False)))
+    if name == "adaptive_max_pool":
+        return ADAPTIVE_MAX_POOL[op["dims"]](tuple(op["output"]))
+    if name == "resize":
+        mode = op.get("mode", "nearest")
+        mode = mode if mode == "nearest" else INTERPOLATE_MODES[(mode, op["dims"])]
+        corners = None if mode == "nearest" else False
+        return Lambda(lambda x: F.interpolate(x, size=tuple(op["size"]), mode=mode, align_corners=corners))
+    if name in ("unfold", "fold"):
+        kw = dict(kernel_size=per_dim(op["kernel"], 2, 1), stride=per_dim(op.get("stride"), 2, 1),
+                  padding=per_dim(op.get("padding"), 2, 0), dilation=per_dim(op.get("dilation"), 2, 1))
+        if name == "unfold":
+            return nn.Unfold(**kw)
+        return nn.Fold(tuple(op["output"]), **kw)
+    if name == "windows":
+        return Lambda(lambda x: x.unfold(op["axis"] + 1, op["size"], op["step"]))
+    if name == "constant":
+        return Constant(op["shape"], op.get("learned", False), op.get("params", 0))
     raise ScenarioError(f"model.spec: op {name!r} is not known to measure.py")
 
 
@@ -176,13 +282,19 @@ class SpecModel(nn.Module):
         outputs = {"input": list(spec["input"])}
         previous = "input"
         probe = {"input": torch.zeros(1, *spec["input"])}
+        modules = {}
         for index, layer in enumerate(spec["layers"]):
             name = layer.get("name") or f"{op_kind(layer)}{index}"
             sources = layer.get("from") or [previous]
             missing = [s for s in sources if s not in outputs]
             if missing:
                 raise ScenarioError(f"model.spec.layers[{index}] ({name}): from {missing[0]!r} is not an earlier layer")
-            module = layer_module(layer, [outputs[s] for s in sources])
+            # A layer that `shares` another's parameters calls the same module again.
+            shares = layer.get("shares")
+            if shares and shares not in modules:
+                raise ScenarioError(f"model.spec.layers[{index}] ({name}): shares {shares!r}, not an earlier layer")
+            module = modules[shares] if shares else layer_module(layer, [outputs[s] for s in sources])
+            modules[name] = module
             # Shapes come from running the layer once on a probe sample (eval mode, no grad).
             module.eval()
             with torch.no_grad():
