@@ -179,6 +179,14 @@ json_struct! {
         pub hopper_conv3d_fp32_factor: f64 [0.01, 4.0] = 0.51,
         /// The same on tensor cores (the median over the sweep's TF32 and bf16 ones).
         pub hopper_conv3d_tensor_factor: f64 [0.01, 4.0] = 0.86,
+        /// cuDNN's 2-D convolutions (NCHW) on Hopper's CUDA cores reach this fraction of
+        /// the rate fitted on Ampere and Volta: the H200's single 2-D convolutions
+        /// (`measured_h200/conv.jsonl`) ran 2.7-4x slower than that rate; fitted on the
+        /// fit models' Hopper steps (HybridSN on the H200).
+        pub hopper_conv2d_fp32_factor: f64 [0.01, 4.0] = 0.5,
+        /// The same on tensor cores (single convolutions 4-6x slower than the Ampere rate);
+        /// fitted on ResNet-50's Hopper steps (H200 and the published H100 fit points).
+        pub hopper_conv2d_tensor_factor: f64 [0.01, 4.0] = 0.3,
         /// Elements of its lowered operand a narrow convolution's implicit GEMM reads per
         /// second on CUDA cores, as a share of the card's bandwidth in 4-byte words: C -> C
         /// 3-D convolutions with 4-32 channels read 1.4-1.7 TB/s of it on an H200, whatever

@@ -353,6 +353,14 @@ pub fn device_layer(
     };
     let other = l.other_flops;
     let (forward_work, backward_work) = algorithm_factors(l, maths, gpu, a);
+    // cuDNN's 2-D kernels on Hopper do the work of the Ampere and Volta fit more slowly
+    // (`perf.cudnn.hopper_conv2d_*`): more time per FLOP, not a longer ramp.
+    let hopper_2d = match (class == OpClass::Conv && gpu.is_hopper(), maths.conv) {
+        (false, _) => 1.0,
+        (true, MathMode::Fp32) => 1.0 / a.cudnn.hopper_conv2d_fp32_factor,
+        (true, _) => 1.0 / a.cudnn.hopper_conv2d_tensor_factor,
+    };
+    let (forward_work, backward_work) = (forward_work * hopper_2d, backward_work * hopper_2d);
     let work = |flops: f64, factor: f64| {
         let total = flops + other;
         (

@@ -99,6 +99,16 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
         "Hopper 张量核上的 3-D 卷积，相对拟合值",
     ),
     (
+        "perf.cudnn.hopper_conv2d_fp32_factor",
+        "2-D conv on Hopper's FP32 cores, relative to the fit",
+        "Hopper FP32 核上的 2-D 卷积，相对拟合值",
+    ),
+    (
+        "perf.cudnn.hopper_conv2d_tensor_factor",
+        "2-D conv on Hopper's tensor cores, relative to the fit",
+        "Hopper 张量核上的 2-D 卷积，相对拟合值",
+    ),
+    (
         "perf.cudnn.lowered_rate_fp32",
         "Narrow conv: lowered-operand reads, FP32 (x bandwidth)",
         "窄卷积：展开操作数读取速率，FP32（带宽的倍数）",
