@@ -1,0 +1,279 @@
+//! PyTorch's CUDA caching allocator, simulated: what `torch.cuda.max_memory_allocated`
+//! and `max_memory_reserved` report for a sequence of tensor allocations and frees.
+//!
+//! The rules and constants are c10's (`c10/cuda/CUDACachingAllocator.cpp` and its
+//! `CUDAAllocatorConfig`, PyTorch 2.x, default settings):
+//! - every request is rounded up to a multiple of 512 B (`kMinBlockSize`, `round_size`);
+//! - requests up to 1 MiB (`kSmallSize`) come from the small pool, whose segments are
+//!   2 MiB (`kSmallBuffer`); larger ones from the large pool, whose segments are 20 MiB
+//!   (`kLargeBuffer`) for requests under 10 MiB (`kMinLargeAlloc`) and the request
+//!   rounded up to 2 MiB (`kRoundLarge`) above (`get_allocation_size`);
+//! - a request takes the smallest cached free block of its pool that holds it (best fit,
+//!   `get_free_block`, blocks ordered by size then address); the rest of the block is split
+//!   off when at least 512 B remain in the small pool or more than 1 MiB in the large pool
+//!   (`should_split`; `max_split_size` is unlimited by default, so large blocks split too);
+//! - a freed block merges with free neighbours of its segment and stays cached: segments
+//!   are returned to the driver only when `cudaMalloc` fails, all unsplit cached segments
+//!   at once, before the retry (`release_cached_blocks`);
+//! - `expandable_segments` (off by default) is not modelled.
+//!
+//! `step` replays one training step's tensors through it (`training_step`).
+
+mod step;
+
+pub use step::{training_step, StepMemory, StepTensors};
+
+/// `kMinBlockSize`: every block is a multiple of it.
+pub const MIN_BLOCK: u64 = 512;
+/// `kSmallSize`: the largest request the small pool serves.
+pub const SMALL_SIZE: u64 = 1 << 20;
+/// `kSmallBuffer`: a small-pool segment.
+pub const SMALL_BUFFER: u64 = 2 << 20;
+/// `kLargeBuffer`: the segment for large requests under `MIN_LARGE_ALLOC`.
+pub const LARGE_BUFFER: u64 = 20 << 20;
+/// `kMinLargeAlloc`: from here a segment is the request rounded to `ROUND_LARGE`.
+pub const MIN_LARGE_ALLOC: u64 = 10 << 20;
+/// `kRoundLarge`.
+pub const ROUND_LARGE: u64 = 2 << 20;
+
+/// A request rounded as `round_size` does.
+pub fn round_size(bytes: u64) -> u64 {
+    bytes.max(1).div_ceil(MIN_BLOCK) * MIN_BLOCK
+}
+
+/// The segment `cudaMalloc`'d for a rounded request no cached block holds.
+pub fn segment_size(rounded: u64) -> u64 {
+    if rounded <= SMALL_SIZE {
+        SMALL_BUFFER
+    } else if rounded < MIN_LARGE_ALLOC {
+        LARGE_BUFFER
+    } else {
+        rounded.div_ceil(ROUND_LARGE) * ROUND_LARGE
+    }
+}
+
+/// A block of a segment: its size and, while allocated, the handle holding it.
+#[derive(Clone, Debug)]
+struct Block {
+    size: u64,
+    owner: Option<usize>,
+}
+
+/// One `cudaMalloc`'d segment: its blocks in address order.
+#[derive(Clone, Debug)]
+struct Segment {
+    small: bool,
+    blocks: Vec<Block>,
+}
+
+impl Segment {
+    fn size(&self) -> u64 {
+        self.blocks.iter().map(|b| b.size).sum()
+    }
+}
+
+/// The allocator's state and its peaks.
+#[derive(Clone, Debug, Default)]
+pub struct CachingAllocator {
+    segments: Vec<Segment>,
+    /// Per handle: the segment holding it (None once freed).
+    handles: Vec<Option<usize>>,
+    allocated: u64,
+    reserved: u64,
+    pub peak_allocated: u64,
+    pub peak_reserved: u64,
+    /// What `cudaMalloc` may hand out in all (the card less the CUDA context); none: no
+    /// limit.
+    pub limit: Option<u64>,
+}
+
+/// An allocation's handle, to free it with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handle(usize);
+
+impl CachingAllocator {
+    pub fn new(limit: Option<u64>) -> Self {
+        CachingAllocator {
+            limit,
+            ..Default::default()
+        }
+    }
+
+    pub fn allocated(&self) -> u64 {
+        self.allocated
+    }
+
+    pub fn reserved(&self) -> u64 {
+        self.reserved
+    }
+
+    /// The largest block a request could get without a new segment beyond the limit: the
+    /// largest cached free block or what `cudaMalloc` could still give (cuDNN's
+    /// `get_available_workspace` asks the same).
+    pub fn available(&self) -> u64 {
+        let cached = self
+            .segments
+            .iter()
+            .flat_map(|s| s.blocks.iter())
+            .filter(|b| b.owner.is_none())
+            .map(|b| b.size)
+            .max()
+            .unwrap_or(0);
+        let fresh = self
+            .limit
+            .map_or(u64::MAX, |l| l.saturating_sub(self.reserved));
+        cached.max(fresh)
+    }
+
+    /// Allocates `bytes` (0 bytes allocate nothing and return None).
+    pub fn malloc(&mut self, bytes: u64) -> Option<Handle> {
+        if bytes == 0 {
+            return None;
+        }
+        let size = round_size(bytes);
+        let small = size <= SMALL_SIZE;
+        let id = self.handles.len();
+        let (seg, index) = match self.best_fit(size, small) {
+            Some(found) => found,
+            None => {
+                let segment = segment_size(size);
+                if self.limit.is_some_and(|l| self.reserved + segment > l) {
+                    self.release_cached();
+                }
+                self.segments.push(Segment {
+                    small,
+                    blocks: vec![Block {
+                        size: segment,
+                        owner: None,
+                    }],
+                });
+                self.reserved += segment;
+                (self.segments.len() - 1, 0)
+            }
+        };
+        let blocks = &mut self.segments[seg].blocks;
+        let remaining = blocks[index].size - size;
+        let split = if small {
+            remaining >= MIN_BLOCK
+        } else {
+            remaining > SMALL_SIZE
+        };
+        if split {
+            blocks[index].size = size;
+            blocks.insert(
+                index + 1,
+                Block {
+                    size: remaining,
+                    owner: None,
+                },
+            );
+        }
+        blocks[index].owner = Some(id);
+        self.allocated += blocks[index].size;
+        self.handles.push(Some(seg));
+        self.peak_allocated = self.peak_allocated.max(self.allocated);
+        self.peak_reserved = self.peak_reserved.max(self.reserved);
+        Some(Handle(id))
+    }
+
+    /// Frees an allocation: its block merges with free neighbours and stays cached.
+    pub fn free(&mut self, handle: Option<Handle>) {
+        let Some(Handle(id)) = handle else { return };
+        let Some(seg) = self.handles[id].take() else {
+            return;
+        };
+        let blocks = &mut self.segments[seg].blocks;
+        let Some(i) = blocks.iter().position(|b| b.owner == Some(id)) else {
+            return;
+        };
+        self.allocated -= blocks[i].size;
+        blocks[i].owner = None;
+        if i + 1 < blocks.len() && blocks[i + 1].owner.is_none() {
+            blocks[i].size += blocks.remove(i + 1).size;
+        }
+        if i > 0 && blocks[i - 1].owner.is_none() {
+            blocks[i - 1].size += blocks.remove(i).size;
+        }
+    }
+
+    /// The smallest free block of the pool that holds `size`: (segment, block index).
+    fn best_fit(&self, size: u64, small: bool) -> Option<(usize, usize)> {
+        let mut best: Option<(u64, usize, usize)> = None;
+        for (s, segment) in self.segments.iter().enumerate() {
+            if segment.small != small {
+                continue;
+            }
+            for (b, block) in segment.blocks.iter().enumerate() {
+                if block.owner.is_none()
+                    && block.size >= size
+                    && best.is_none_or(|(best_size, _, _)| block.size < best_size)
+                {
+                    best = Some((block.size, s, b));
+                }
+            }
+        }
+        best.map(|(_, s, b)| (s, b))
+    }
+
+    /// Returns every wholly free segment to the driver (`release_cached_blocks`).
+    fn release_cached(&mut self) {
+        for segment in &mut self.segments {
+            if segment.blocks.len() == 1 && segment.blocks[0].owner.is_none() {
+                self.reserved -= segment.size();
+                // An emptied segment: no block, never chosen again.
+                segment.blocks.clear();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_round_to_blocks_and_segments() {
+        assert_eq!(round_size(1), 512);
+        assert_eq!(round_size(513), 1024);
+        assert_eq!(segment_size(round_size(1000)), SMALL_BUFFER);
+        assert_eq!(segment_size(round_size(3 << 20)), LARGE_BUFFER);
+        assert_eq!(segment_size(round_size((11 << 20) + 1)), 12 << 20);
+    }
+
+    #[test]
+    fn freed_blocks_are_cached_and_reused() {
+        let mut a = CachingAllocator::new(None);
+        let x = a.malloc(3 << 20);
+        assert_eq!((a.allocated(), a.reserved()), (3 << 20, LARGE_BUFFER));
+        // The 17 MiB left of the segment serves the next request.
+        let y = a.malloc(5 << 20);
+        assert_eq!(a.reserved(), LARGE_BUFFER);
+        a.free(x);
+        a.free(y);
+        assert_eq!((a.allocated(), a.reserved()), (0, LARGE_BUFFER));
+        // Merged again: a 20 MiB request fits the cached segment.
+        a.malloc(20 << 20);
+        assert_eq!(a.reserved(), LARGE_BUFFER);
+        assert_eq!(a.peak_allocated, 20 << 20);
+    }
+
+    #[test]
+    fn a_large_remainder_of_one_mib_or_less_is_not_split_off() {
+        let mut a = CachingAllocator::new(None);
+        let x = a.malloc(12 << 20);
+        a.free(x);
+        // 12 MiB cached; 11.5 MiB leaves 0.5 MiB, which stays with the block.
+        a.malloc((23 << 20) / 2);
+        assert_eq!(a.allocated(), 12 << 20);
+    }
+
+    #[test]
+    fn cudamalloc_failure_releases_cached_segments() {
+        let mut a = CachingAllocator::new(Some(40 << 20));
+        let x = a.malloc(30 << 20);
+        a.free(x);
+        a.malloc(32 << 20);
+        assert_eq!(a.reserved(), 32 << 20);
+        assert_eq!(a.peak_reserved, 32 << 20);
+    }
+}
