@@ -21,6 +21,8 @@
 
 mod step;
 
+use std::collections::BTreeSet;
+
 pub use step::{training_step, StepMemory, StepTensors};
 
 /// `kMinBlockSize`: every block is a multiple of it.
@@ -52,9 +54,11 @@ pub fn segment_size(rounded: u64) -> u64 {
     }
 }
 
-/// A block of a segment: its size and, while allocated, the handle holding it.
+/// A block of a segment: where it starts, its size and, while allocated, the handle
+/// holding it.
 #[derive(Clone, Debug)]
 struct Block {
+    offset: u64,
     size: u64,
     owner: Option<usize>,
 }
@@ -70,14 +74,26 @@ impl Segment {
     fn size(&self) -> u64 {
         self.blocks.iter().map(|b| b.size).sum()
     }
+
+    fn index(&self, offset: u64) -> usize {
+        self.blocks
+            .binary_search_by_key(&offset, |b| b.offset)
+            .expect("a block starts there")
+    }
 }
+
+/// A cached free block: ordered by size, then segment and address (`BlockComparator`).
+type FreeKey = (u64, usize, u64);
 
 /// The allocator's state and its peaks.
 #[derive(Clone, Debug, Default)]
 pub struct CachingAllocator {
     segments: Vec<Segment>,
-    /// Per handle: the segment holding it (None once freed).
-    handles: Vec<Option<usize>>,
+    /// The free blocks of the small and the large pool.
+    free_small: BTreeSet<FreeKey>,
+    free_large: BTreeSet<FreeKey>,
+    /// Per handle: the segment and offset of its block (None once freed).
+    handles: Vec<Option<(usize, u64)>>,
     allocated: u64,
     reserved: u64,
     pub peak_allocated: u64,
@@ -107,18 +123,23 @@ impl CachingAllocator {
         self.reserved
     }
 
+    fn pool(&mut self, small: bool) -> &mut BTreeSet<FreeKey> {
+        if small {
+            &mut self.free_small
+        } else {
+            &mut self.free_large
+        }
+    }
+
     /// The largest block a request could get without a new segment beyond the limit: the
     /// largest cached free block or what `cudaMalloc` could still give (cuDNN's
     /// `get_available_workspace` asks the same).
     pub fn available(&self) -> u64 {
         let cached = self
-            .segments
-            .iter()
-            .flat_map(|s| s.blocks.iter())
-            .filter(|b| b.owner.is_none())
-            .map(|b| b.size)
-            .max()
-            .unwrap_or(0);
+            .free_large
+            .last()
+            .map_or(0, |k| k.0)
+            .max(self.free_small.last().map_or(0, |k| k.0));
         let fresh = self
             .limit
             .map_or(u64::MAX, |l| l.saturating_sub(self.reserved));
@@ -133,8 +154,12 @@ impl CachingAllocator {
         let size = round_size(bytes);
         let small = size <= SMALL_SIZE;
         let id = self.handles.len();
-        let (seg, index) = match self.best_fit(size, small) {
-            Some(found) => found,
+        let found = self.pool(small).range((size, 0, 0)..).next().copied();
+        let (seg, offset) = match found {
+            Some(key) => {
+                self.pool(small).remove(&key);
+                (key.1, key.2)
+            }
             None => {
                 let segment = segment_size(size);
                 if self.limit.is_some_and(|l| self.reserved + segment > l) {
@@ -143,6 +168,7 @@ impl CachingAllocator {
                 self.segments.push(Segment {
                     small,
                     blocks: vec![Block {
+                        offset: 0,
                         size: segment,
                         owner: None,
                     }],
@@ -151,6 +177,7 @@ impl CachingAllocator {
                 (self.segments.len() - 1, 0)
             }
         };
+        let index = self.segments[seg].index(offset);
         let blocks = &mut self.segments[seg].blocks;
         let remaining = blocks[index].size - size;
         let split = if small {
@@ -163,14 +190,19 @@ impl CachingAllocator {
             blocks.insert(
                 index + 1,
                 Block {
+                    offset: offset + size,
                     size: remaining,
                     owner: None,
                 },
             );
         }
         blocks[index].owner = Some(id);
-        self.allocated += blocks[index].size;
-        self.handles.push(Some(seg));
+        let taken = blocks[index].size;
+        if split {
+            self.pool(small).insert((remaining, seg, offset + size));
+        }
+        self.allocated += taken;
+        self.handles.push(Some((seg, offset)));
         self.peak_allocated = self.peak_allocated.max(self.allocated);
         self.peak_reserved = self.peak_reserved.max(self.reserved);
         Some(Handle(id))
@@ -179,49 +211,48 @@ impl CachingAllocator {
     /// Frees an allocation: its block merges with free neighbours and stays cached.
     pub fn free(&mut self, handle: Option<Handle>) {
         let Some(Handle(id)) = handle else { return };
-        let Some(seg) = self.handles[id].take() else {
+        let Some((seg, offset)) = self.handles[id].take() else {
             return;
         };
-        let blocks = &mut self.segments[seg].blocks;
-        let Some(i) = blocks.iter().position(|b| b.owner == Some(id)) else {
-            return;
-        };
-        self.allocated -= blocks[i].size;
-        blocks[i].owner = None;
-        if i + 1 < blocks.len() && blocks[i + 1].owner.is_none() {
-            blocks[i].size += blocks.remove(i + 1).size;
-        }
-        if i > 0 && blocks[i - 1].owner.is_none() {
-            blocks[i - 1].size += blocks.remove(i).size;
-        }
-    }
-
-    /// The smallest free block of the pool that holds `size`: (segment, block index).
-    fn best_fit(&self, size: u64, small: bool) -> Option<(usize, usize)> {
-        let mut best: Option<(u64, usize, usize)> = None;
-        for (s, segment) in self.segments.iter().enumerate() {
-            if segment.small != small {
-                continue;
+        let small = self.segments[seg].small;
+        let mut i = self.segments[seg].index(offset);
+        let mut merged = Vec::new();
+        {
+            let blocks = &mut self.segments[seg].blocks;
+            self.allocated -= blocks[i].size;
+            blocks[i].owner = None;
+            if i + 1 < blocks.len() && blocks[i + 1].owner.is_none() {
+                let next = blocks.remove(i + 1);
+                merged.push((next.size, seg, next.offset));
+                blocks[i].size += next.size;
             }
-            for (b, block) in segment.blocks.iter().enumerate() {
-                if block.owner.is_none()
-                    && block.size >= size
-                    && best.is_none_or(|(best_size, _, _)| block.size < best_size)
-                {
-                    best = Some((block.size, s, b));
-                }
+            if i > 0 && blocks[i - 1].owner.is_none() {
+                merged.push((blocks[i - 1].size, seg, blocks[i - 1].offset));
+                let this = blocks.remove(i);
+                i -= 1;
+                blocks[i].size += this.size;
             }
         }
-        best.map(|(_, s, b)| (s, b))
+        let block = &self.segments[seg].blocks[i];
+        let key = (block.size, seg, block.offset);
+        let pool = self.pool(small);
+        for old in merged {
+            pool.remove(&old);
+        }
+        pool.insert(key);
     }
 
     /// Returns every wholly free segment to the driver (`release_cached_blocks`).
     fn release_cached(&mut self) {
-        for segment in &mut self.segments {
+        for seg in 0..self.segments.len() {
+            let segment = &self.segments[seg];
             if segment.blocks.len() == 1 && segment.blocks[0].owner.is_none() {
+                let key = (segment.blocks[0].size, seg, 0);
                 self.reserved -= segment.size();
+                let small = segment.small;
+                self.pool(small).remove(&key);
                 // An emptied segment: no block, never chosen again.
-                segment.blocks.clear();
+                self.segments[seg].blocks.clear();
             }
         }
     }
