@@ -197,7 +197,7 @@ async fn cost_view_says_where_the_card_and_bridge_prices_come_from() {
         let (html, c) = view(Scenario::default(), lang).await;
         assert!(html.contains("price-basis"));
         assert!(html.contains(T::PriceGuess.get(lang)));
-        assert!(html.contains(&c.card_price_seen));
+        assert!(shows_seen(&html, &c.card_price_seen, lang), "{html}");
         assert!(
             !html.contains(T::CostBridges.get(lang)),
             "no bridges on one card"
@@ -206,7 +206,7 @@ async fn cost_view_says_where_the_card_and_bridge_prices_come_from() {
         let (html, c) = view(bridged("rtx_a5500"), lang).await;
         assert!(html.contains(T::CostBridges.get(lang)));
         assert!(html.contains(&c.money(c.bridges_usd)));
-        assert!(html.contains("bridge-seen") && html.contains(&c.bridge_price_seen));
+        assert!(html.contains("bridge-seen") && shows_seen(&html, &c.bridge_price_seen, lang));
         // A dated listing is named as one.
         let (html, _) = view(
             Scenario {
@@ -270,5 +270,17 @@ async fn the_thesis_map_draws_a_cell_per_model_and_patch_its_flips_and_the_claim
             assert!(html.contains(&claim_finding(c, lang)), "{:?}", c.id);
         }
         assert!(!html.contains("map-progress"));
+    }
+}
+
+/// Whether the page shows where a price was seen ("date, source"): whole in English; in
+/// Chinese the date, with the (English) source as its tooltip.
+fn shows_seen(html: &str, seen: &str, lang: Lang) -> bool {
+    match (lang, seen.split_once(", ")) {
+        (Lang::Zh, Some((date, source))) => {
+            let escaped = source.replace('&', "&amp;").replace('"', "&quot;");
+            html.contains(&format!(">{date}<")) && html.contains(&format!("title=\"{escaped}\""))
+        }
+        _ => html.contains(seen),
     }
 }

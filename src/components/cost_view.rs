@@ -105,7 +105,7 @@ impl CostView {
                                 }</td></tr>
                             }) }
                             if !c.bridge_price_seen.is_empty() {
-                                <tr><td colspan="2" class="help" data-testid="bridge-seen">{ &c.bridge_price_seen }</td></tr>
+                                <tr><td colspan="2" class="help" data-testid="bridge-seen">{ price_seen(&c.bridge_price_seen, lang) }</td></tr>
                             }
                             <tr class="total"><th scope="row">{ T::Tco.get(lang) }</th><td class="num">{ priced(c.tco_usd) }</td></tr>
                         </tbody>
