@@ -247,12 +247,12 @@ pub fn compare(s: &Scenario, m: &Measurement) -> Result<PredictedVsMeasured, Vec
     };
     add(
         "peak_allocated_bytes",
-        mem.allocated_peak,
+        mem.total - mem.cuda_context - mem.allocator,
         m.peak_allocated_bytes,
     );
     add(
         "peak_reserved_bytes",
-        mem.reserved_peak,
+        mem.total - mem.cuda_context,
         m.peak_reserved_bytes,
     );
     add("context_bytes", mem.cuda_context, m.context_bytes);
