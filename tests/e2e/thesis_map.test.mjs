@@ -86,11 +86,17 @@ test("the patch slider keeps the map; another card recomputes it", async () => {
   await page.locator('.thesis-map:not(.stale) [data-testid="thesis-map-chart"]').waitFor({ timeout: 60_000 });
   await page.locator('[data-testid="map-progress"]').waitFor({ state: "detached", timeout: 60_000 });
   const cli = cliJson(["thesis", "-"], JSON.stringify({ gpu: "rtx_4090" }));
-  const best = await page.locator('[data-testid="map-cell"]').evaluateAll((cells) =>
-    cells.map((c) => c.querySelector("text").textContent));
+  // Each cell's value as drawn, or (where the cells are too small to draw values at a
+  // legible size) as its description says it.
+  const cells = await page.locator('[data-testid="map-cell"]').evaluateAll((cells) =>
+    cells.map((c) => ({ drawn: c.querySelector("text")?.textContent ?? null, label: c.getAttribute("aria-label") })));
   const expected = cli.cells.map((c) =>
     c.error ? "" : c.best ? (c.best.speedup ? `${Number(c.best.speedup.toPrecision(3))}×` : "fits") : "—");
-  assert.deepEqual(best, expected);
+  assert.equal(cells.length, expected.length);
+  cells.forEach(({ drawn, label }, i) => {
+    if (drawn !== null) assert.equal(drawn, expected[i], label);
+    else if (expected[i].endsWith("×")) assert.ok(label.endsWith(expected[i]) || label.includes(`${expected[i]};`), `${label} vs ${expected[i]}`);
+  });
   // Back to the scenario's levers.
   await page.getByTestId("levers-back").click();
   await page.locator('[data-testid="chart-levers"]').waitFor();
