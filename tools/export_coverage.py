@@ -134,7 +134,8 @@ FAMILIES = [
 
 # family -> the reason it does not export unchanged (a part of the error it gives).
 KNOWN_FAILURES = {
-    "tv swin_v2": "(Swin V2) computes cosine attention with a continuous position bias MLP",
+    # Its continuous position bias: an MLP's table gathered by a tensor of indices.
+    "tv swin_v2": "attn.getitem (indexing (tensor(",
     "tv vit": "amp_bf16 saved",
     # Its crpe reshapes q, k and v as views PyTorch can make and the estimator, which does
     # not follow strides, copies (fp32 +3.2 %).
