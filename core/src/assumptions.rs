@@ -15,9 +15,10 @@ const MONEY: f64 = 1e7;
 /// (CUDA >= 11.7, pytorch PR 86509) plus cuDNN/cuBLAS handles on first use; other tools
 /// use 650 MB-1000 MiB. Calibrate it with a measurement (`tools/`).
 pub const DEFAULT_CUDA_CONTEXT_BYTES: u64 = 500 << 20;
-/// Caching-allocator rounding and fragmentation as a fraction of activations + transient.
-/// Rough default; `torch.cuda.max_memory_reserved / max_memory_allocated` on a real run
-/// is typically a few to ~15 % above 1.
+/// The least caching-allocator overhead counted, as a fraction of activations +
+/// transient: the simulated allocator (`allocator`) gives the overhead, this is its floor
+/// (`torch.cuda.max_memory_reserved / max_memory_allocated` on a real run is typically a
+/// few to ~15 % above 1).
 pub const DEFAULT_FRAGMENTATION: f64 = 0.05;
 /// Memory the driver keeps on the card (ECC reserve, display). 0 by default: the catalog
 /// gives physical memory; set it from `nvidia-smi` (total - usable) for your box.
@@ -54,7 +55,7 @@ json_struct! {
         pub headroom: f64 [0.0, 0.9] = 0.20,
         /// CUDA context + PyTorch/cuDNN/cuBLAS kernels and handles, bytes.
         pub cuda_context_bytes: u64 [0, 1 << 36] = DEFAULT_CUDA_CONTEXT_BYTES,
-        /// Caching-allocator fragmentation, as a fraction of the allocated peak.
+        /// Least caching-allocator overhead, as a fraction of activations + transient.
         pub fragmentation: f64 [0.0, 1.0] = DEFAULT_FRAGMENTATION,
         /// Bytes of the card's memory that the driver keeps for itself (not usable by CUDA).
         pub driver_reserved_bytes: u64 [0, 1 << 36] = DEFAULT_DRIVER_RESERVED_BYTES,

@@ -224,19 +224,24 @@ impl PassAlgo {
     /// with it, the timed buffer is halved until it fits and the fastest plan within it
     /// runs (at most that half). The slower fallback's time is not modelled.
     pub fn workspace_within(&self, batch: u64, available: f64, benchmark: bool) -> f64 {
-        let own = self.workspace_bytes(batch);
-        if own <= available {
-            return own;
-        }
-        if !benchmark || available <= 0.0 {
-            return 0.0;
-        }
-        let mut halved = own;
-        while halved > available {
-            halved /= 2.0;
-        }
-        halved
+        fallback_workspace(self.workspace_bytes(batch), available, benchmark)
     }
+}
+
+/// The workspace a cuDNN call that wants `own` bytes allocates when at most `available`
+/// can be had (`PassAlgo::workspace_within`).
+pub fn fallback_workspace(own: f64, available: f64, benchmark: bool) -> f64 {
+    if own <= available {
+        return own;
+    }
+    if !benchmark || available <= 0.0 {
+        return 0.0;
+    }
+    let mut halved = own;
+    while halved > available {
+        halved /= 2.0;
+    }
+    halved
 }
 
 /// A 3-D convolution whose kernel spans all three dimensions: none of extent 1, and no

@@ -1,6 +1,7 @@
 //! HSI GPU Planner's estimator core: pure, deterministic, no browser or UI dependency.
 //! `estimate(&Scenario)` turns a scenario into a `Report`.
 
+pub mod allocator;
 pub mod analysis;
 pub mod article;
 pub mod assumptions;

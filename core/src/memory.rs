@@ -15,14 +15,22 @@
 //!   and input gradients during backward plus op scratch (attention scores), or the
 //!   optimizer's parameter-sized temporaries (Adam's foreach sqrt), whichever is larger,
 //!   plus the cuBLAS workspaces PyTorch keeps (`GpuSpec::blas_workspace_bytes`);
-//! - allocator: PyTorch's caching allocator rounds blocks (512 B, 2 MiB and 20 MiB
-//!   segments) and fragments; modelled as a fraction of activations + transient.
+//! - allocated peak, reserved peak: these tensors, with each convolution's cuDNN
+//!   workspace (`cudnn::workspaces`, the smaller fallback near the limit), replayed for two
+//!   steps through a simulation of PyTorch's caching allocator (`allocator`): what
+//!   `torch.cuda.max_memory_allocated` and `max_memory_reserved` report;
+//! - allocator: reserved peak less the tensors above (block rounding, cached segments,
+//!   the workspaces), never below `memory.fragmentation` x (activations + transient);
+//! - device total (`total`): reserved peak + CUDA context, what nvidia-smi shows and
+//!   what "fits" and the largest batch are judged on.
 //!
 //! The estimate is conservative in one respect: gradients are counted as alive together
 //! with all kept activations (true for `zero_grad(set_to_none=False)`; with the default
 //! set_to_none the early part of backward needs less).
 
+use crate::allocator::{self, StepMemory, StepTensors};
 use crate::analysis::{analyze_with, Analysis, Training};
+use crate::cudnn::{self, Maths, Pass};
 use crate::gpu::GpuSpec;
 use crate::graph::ModelSpec;
 use crate::problems::FieldError;
@@ -46,8 +54,13 @@ pub struct MemoryBreakdown {
     pub activations: f64,
     /// Largest temporary on top of the kept activations during forward/backward.
     pub transient: f64,
-    /// Caching-allocator rounding and fragmentation.
+    /// Caching-allocator rounding, cached segments and cuDNN workspaces: reserved peak
+    /// less the tensor terms.
     pub allocator: f64,
+    /// `torch.cuda.max_memory_allocated` as the allocator simulation finds it.
+    pub allocated_peak: f64,
+    /// `torch.cuda.max_memory_reserved`: the segments the allocator holds at its peak.
+    pub reserved_peak: f64,
     /// The whole H x W x B fp32 cube when it is kept on the GPU (`pipeline.cube_on_gpu`);
     /// 0 otherwise.
     pub input_cube: f64,
@@ -132,19 +145,24 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
     // BLAS workspaces stay allocated beside whichever is larger.
     let transient =
         a.lines.transient_at(batch).max(states.step_temporary) + gpu.blas_workspace_bytes();
-    let allocator = s.memory.fragmentation * (activations + transient);
     let cuda_context = s.memory.cuda_context_bytes as f64;
     let input_cube = input_cube_bytes(s);
-    let total = cuda_context
-        + weights
+    let capacity = capacity(s, gpu);
+    let tensors = weights
         + gradients
         + optimizer_states
         + states.buffers
         + activations
         + transient
-        + allocator
         + input_cube;
-    let capacity = capacity(s, gpu);
+    // Unlimited: with the card's limit the workspace fallback and the release of cached
+    // segments make memory fall as the batch grows near the limit (as PyTorch's does),
+    // which the largest-batch and largest-patch searches cannot bisect; judged without
+    // them, "fits" errs on the safe side there.
+    let replay = replay(a, batch, s, gpu, &states, activations, None);
+    let allocator =
+        (replay.reserved_peak - tensors).max(s.memory.fragmentation * (activations + transient));
+    let total = cuda_context + tensors + allocator;
     MemoryBreakdown {
         cuda_context,
         weights,
@@ -155,6 +173,8 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
         activations,
         transient,
         allocator,
+        allocated_peak: replay.allocated_peak.max(tensors),
+        reserved_peak: tensors + allocator,
         input_cube,
         total,
         capacity,
@@ -167,6 +187,87 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
             -1.0
         },
     }
+}
+
+/// One training step's tensors at `batch` replayed through the caching allocator within
+/// `limit` bytes (`allocator::training_step`). Per-layer shares of the model states
+/// follow the layers' parameters; kept tensors are scaled to `activations` (which
+/// checkpointing and autocast's copies change).
+fn replay(
+    a: &Analysis,
+    batch: u64,
+    s: &Scenario,
+    gpu: &GpuSpec,
+    states: &crate::shard::States,
+    activations: f64,
+    limit: Option<f64>,
+) -> StepMemory {
+    let lines = &a.lines;
+    let params = (a.params as f64).max(1.0);
+    let share = |total: f64| -> Vec<f64> {
+        a.layers
+            .iter()
+            .filter(|l| l.params > 0)
+            .map(|l| total * l.params as f64 / params)
+            .collect()
+    };
+    let mut resident = share(states.weights);
+    resident.extend([
+        gpu.blas_workspace_bytes(),
+        states.buffers,
+        input_cube_bytes(s),
+    ]);
+    let layers = lines.layer_saved.len();
+    let saved: Vec<f64> = lines.layer_saved.iter().map(|b| b.at(batch)).collect();
+    let loss = lines.loss_saved.at(batch);
+    let input = lines.unsaved_input.at(batch);
+    let listed = saved.iter().sum::<f64>() + loss + input;
+    let scale = if listed > 0.0 {
+        activations / listed
+    } else {
+        0.0
+    };
+    let mut temporaries: Vec<f64> = (0..layers)
+        .map(|i| lines.transient.get(i).map_or(0.0, |t| t.at(batch)))
+        .collect();
+    if let (Some(last), Some(extra)) = (
+        temporaries.last_mut(),
+        lines
+            .transient
+            .get(layers..)
+            .map(|rest| rest.iter().map(|t| t.at(batch)).fold(0.0, f64::max)),
+    ) {
+        *last = last.max(extra);
+    }
+    let maths = Maths::of(s.precision, gpu).benchmarked(s.cudnn_benchmark);
+    let mut forward_workspaces = vec![Vec::new(); layers];
+    let mut backward_workspaces = vec![Vec::new(); layers];
+    for (i, pass) in cudnn::workspaces(&a.layers, maths, &s.perf.cudnn) {
+        let list = if pass.pass == Pass::Forward {
+            &mut forward_workspaces
+        } else {
+            &mut backward_workspaces
+        };
+        if let Some(l) = list.get_mut(i) {
+            l.push(pass.workspace_bytes(batch));
+        }
+    }
+    let tensors = StepTensors {
+        resident,
+        gradients: share(states.gradients),
+        optimizer_states: share(states.optimizer),
+        input: input * scale,
+        kept: saved.iter().map(|b| b * scale).collect(),
+        temporaries,
+        forward_workspaces,
+        backward_workspaces,
+        loss_kept: loss * scale,
+        step_temporary: states.step_temporary,
+    };
+    let benchmark = s.cudnn_benchmark;
+    allocator::training_step(&tensors, limit, &|own, available| {
+        cudnn::fallback_workspace(own, available, benchmark)
+    })
 }
 
 /// Total bytes per GPU at `batch` samples (a full analysis at that batch).

@@ -219,12 +219,33 @@ fn the_estimate_against_the_h200_measurements() {
     let held_out_host = errors(&held_out, "host_step_s").unwrap();
     let untimed_step = errors(&untimed, "step_time_s").unwrap();
     let allocated = errors(&all, "peak_allocated_bytes").unwrap();
-    // 24 % before the BLAS workspaces were counted.
+    let reserved = errors(&all, "peak_reserved_bytes").unwrap();
+    // 24 % before the BLAS workspaces were counted. Before the caching allocator was
+    // simulated (reserved = tensors x a flat 5 % fragmentation, no cuDNN workspaces):
+    // allocated 6 % median, 2.22x worst, 50/74 optimistic; reserved 21 %, 4.07x, 59/74.
+    // With it: allocated 6 %, 1.92x, 49/74; reserved 14 %, 2.48x, 54/74. Issue 22's
+    // targets (5 %, 1.2x; 10 %, 1.25x) are not met yet: the GRU, ResNet-50 and the
+    // cudnn.benchmark steps (its timing buffer) are the furthest off.
     assert!(
-        allocated.median < 15.0,
-        "allocated peak median {:.1} %",
-        allocated.median
+        allocated.median < 7.0 && allocated.worst < 2.0,
+        "allocated peak median {:.1} %, worst {:.2}x",
+        allocated.median,
+        allocated.worst
     );
+    assert!(
+        reserved.median < 15.0 && reserved.worst < 2.6,
+        "reserved peak median {:.1} %, worst {:.2}x",
+        reserved.median,
+        reserved.worst
+    );
+    for c in &cases {
+        if let Some(t) = c.c.term("max_batch") {
+            println!(
+                "{}: largest batch {} estimated, {} measured",
+                c.label, t.predicted, t.measured
+            );
+        }
+    }
     // Before the host constants were fitted (and cuDNN's RNN counted as one op) the
     // held-out medians were 59 % (host) and 59 % (step).
     assert!(

@@ -22,7 +22,7 @@ fn hybridsn() -> Scenario {
 fn a_term_is_compared_only_when_measured_and_its_error_is_signed() {
     let scenario = hybridsn();
     let memory = estimate(&scenario).unwrap().memory;
-    let predicted_allocated = memory.total - memory.cuda_context - memory.allocator;
+    let predicted_allocated = memory.allocated_peak;
     // Measured twice the prediction: the estimate is 50 % low.
     let m = Measurement {
         batch: scenario.batch_per_gpu,
@@ -230,7 +230,7 @@ fn the_measured_geometry_is_estimated_and_another_model_is_named() {
     .memory;
     assert_eq!(
         c.term("peak_allocated_bytes").unwrap().predicted,
-        memory.total - memory.cuda_context - memory.allocator
+        memory.allocated_peak
     );
     // The patch matches: only the bands are noted.
     assert_eq!(

@@ -94,6 +94,10 @@ impl MemoryView {
                 <p class="key-figures">
                     <span>{ T::TotalMemory.get(lang) }{ ": " }
                         <strong class="figure" data-testid="total-memory">{ format::bytes(m.total) }</strong></span>
+                    <span>{ T::AllocatedPeak.get(lang) }{ ": " }
+                        <strong class="figure" data-testid="allocated-peak">{ format::bytes(m.allocated_peak) }</strong></span>
+                    <span>{ T::ReservedPeak.get(lang) }{ ": " }
+                        <strong class="figure" data-testid="reserved-peak">{ format::bytes(m.reserved_peak) }</strong></span>
                     <span>{ T::Capacity.get(lang) }{ ": " }
                         <strong class="figure" data-testid="capacity">{ format::bytes(m.capacity) }</strong></span>
                     if m.ecc_reserved > 0.0 {

@@ -92,12 +92,18 @@ pub fn fit_sentence(
     capacity: &str,
 ) -> String {
     match (lang, fits) {
-        (Lang::En, true) => {
-            format!("Fits with {headroom} headroom on {gpu} ({total} of {capacity}).")
+        (Lang::En, true) => format!(
+            "Fits with {headroom} headroom on {gpu} ({total} of {capacity}: reserved peak + CUDA context)."
+        ),
+        (Lang::Zh, true) => {
+            format!("可以放进 {gpu}，余量 {headroom}（{total} / {capacity}：已保留峰值 + CUDA 上下文）。")
         }
-        (Lang::Zh, true) => format!("可以放进 {gpu}，余量 {headroom}（{total} / {capacity}）。"),
-        (Lang::En, false) => format!("Does not fit on {gpu}: needs {total} of {capacity}."),
-        (Lang::Zh, false) => format!("放不进 {gpu}：需要 {total}，容量 {capacity}。"),
+        (Lang::En, false) => format!(
+            "Does not fit on {gpu}: needs {total} of {capacity} (reserved peak + CUDA context)."
+        ),
+        (Lang::Zh, false) => {
+            format!("放不进 {gpu}：需要 {total}（已保留峰值 + CUDA 上下文），容量 {capacity}。")
+        }
     }
 }
 

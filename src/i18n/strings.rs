@@ -51,9 +51,11 @@ texts! {
         "图表显示的是上一次有效输入的估算结果，请修正标出的输入（按 Esc 恢复）。";
     Allowed => "allowed", "允许";
     Memory => "Memory per GPU", "每卡显存";
-    MemoryHelp => "Stacked terms of the peak memory on one card; the line marks the usable capacity, the dashed line the capacity less the headroom you keep free.",
-        "单卡峰值显存的各组成部分；实线为可用容量，虚线为扣除预留余量后的容量。";
-    TotalMemory => "Total", "合计";
+    MemoryHelp => "Stacked terms of the peak memory on one card; the line marks the usable capacity, the dashed line the capacity less the headroom you keep free. The bars reach the device total: the caching allocator's reserved peak (simulated) plus the CUDA context.",
+        "单卡峰值显存的各组成部分；实线为可用容量，虚线为扣除预留余量后的容量。柱高为显卡总占用：缓存分配器的已保留峰值（模拟）加 CUDA 上下文。";
+    TotalMemory => "Device total (reserved + CUDA context)", "显卡总占用（已保留 + CUDA 上下文）";
+    AllocatedPeak => "Allocated peak (tensors, workspaces)", "已分配峰值（张量与工作区）";
+    ReservedPeak => "Reserved peak (caching allocator)", "已保留峰值（缓存分配器）";
     Capacity => "Capacity", "容量";
     HeadroomLine => "Capacity less headroom", "扣除余量后";
     MaxBatch => "Largest batch that fits (with headroom)", "可容纳的最大批大小（含余量）";
@@ -63,7 +65,7 @@ texts! {
     TermOptimizer => "Optimizer states", "优化器状态";
     TermActivations => "Activations", "激活";
     TermTransient => "Transient", "临时张量";
-    TermAllocator => "Allocator overhead", "分配器开销";
+    TermAllocator => "Allocator cache and cuDNN workspaces", "分配器缓存与 cuDNN 工作区";
     TermInputCube => "Data cube on the GPU", "显卡上的数据立方体";
     TermShardingBuffers => "Sharding buffers and gathered layers", "分片缓冲区与聚合的层";
     Advanced => "Advanced / foundation model", "高级 / 基础模型";

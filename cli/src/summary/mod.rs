@@ -141,6 +141,14 @@ fn memory(report: &Report, gpu_name: &str, headroom: f64, lang: Lang) -> Vec<Str
         share(m.total),
     ]);
     let mut figures = vec![
+        (
+            T::AllocatedPeak.get(lang).to_string(),
+            format::bytes(m.allocated_peak),
+        ),
+        (
+            T::ReservedPeak.get(lang).to_string(),
+            format::bytes(m.reserved_peak),
+        ),
         (T::Capacity.get(lang).to_string(), format::bytes(m.capacity)),
         (
             with_note(lang, T::HeadroomLine.get(lang), &format::percent(headroom)),

@@ -113,8 +113,8 @@ fn scaled_perf(a: &PerfAssumptions, factor: f64) -> PerfAssumptions {
 /// Fits the scenario's overridable constants to measurements of it and returns the
 /// updated scenario:
 /// - `memory.cuda_context_bytes`: median of the measured context;
-/// - `memory.fragmentation`: sum of (reserved - allocated) over the sum of the
-///   estimate's activations + transient (the terms `memory.rs` applies it to);
+/// - `memory.fragmentation` (the least allocator overhead `memory.rs` counts): sum of
+///   (reserved - allocated) over the sum of the estimate's activations + transient;
 /// - `memory.driver_reserved_bytes`: catalog memory - what CUDA reports as total, when
 ///   the measured card is the scenario's;
 /// - perf: one speed factor shared by the device's and the host's terms (the

@@ -247,12 +247,12 @@ pub fn compare(s: &Scenario, m: &Measurement) -> Result<PredictedVsMeasured, Vec
     };
     add(
         "peak_allocated_bytes",
-        mem.total - mem.cuda_context - mem.allocator,
+        mem.allocated_peak,
         m.peak_allocated_bytes,
     );
     add(
         "peak_reserved_bytes",
-        mem.total - mem.cuda_context,
+        mem.reserved_peak,
         m.peak_reserved_bytes,
     );
     add("context_bytes", mem.cuda_context, m.context_bytes);

@@ -1,0 +1,104 @@
+//! One training step's tensors as the caching allocator sees them, replayed for two steps
+//! (the second reuses the segments the first left cached, as every step after warm-up).
+//!
+//! Order of one step (PyTorch eager, `zero_grad(set_to_none=False)` as `memory` counts):
+//! the input batch; forward, layer by layer: what the layer keeps for backward, then each
+//! forward convolution's cuDNN workspace (allocated and freed around the call); the loss's
+//! kept tensors; backward, layers in reverse: the layer's temporaries (output and input
+//! gradients, scratch), its gradients (first step only: they stay), its backward
+//! workspaces, then its kept tensors and temporaries freed; the optimizer's states (first
+//! step only) and its step temporary. The weights, the cuBLAS workspaces, sharding
+//! buffers and the data cube stay allocated throughout.
+
+use super::{CachingAllocator, Handle};
+
+/// A step's tensors, bytes, at one batch.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepTensors {
+    /// Resident from the start: per layer its weights, the cuBLAS workspaces, sharding
+    /// buffers, the data cube.
+    pub resident: Vec<f64>,
+    /// Per layer with parameters: its gradients and its optimizer states.
+    pub gradients: Vec<f64>,
+    pub optimizer_states: Vec<f64>,
+    pub input: f64,
+    /// Per layer: what it keeps for backward, its backward temporaries, its forward and
+    /// backward workspaces (one per cuDNN call).
+    pub kept: Vec<f64>,
+    pub temporaries: Vec<f64>,
+    pub forward_workspaces: Vec<Vec<f64>>,
+    pub backward_workspaces: Vec<Vec<f64>>,
+    pub loss_kept: f64,
+    pub step_temporary: f64,
+}
+
+/// The peaks of the replay, bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepMemory {
+    pub allocated_peak: f64,
+    pub reserved_peak: f64,
+}
+
+fn bytes(x: f64) -> u64 {
+    x.max(0.0).ceil() as u64
+}
+
+/// Replays two steps of `t` within `limit` bytes (the card less the CUDA context; None:
+/// unlimited) and returns the peaks (the second step repeats the first's allocations in
+/// the segments it left cached). `workspace_within(own, available)` is the workspace a
+/// cuDNN call ends up allocating when only `available` bytes can be had.
+pub fn training_step(
+    t: &StepTensors,
+    limit: Option<f64>,
+    workspace_within: &dyn Fn(f64, f64) -> f64,
+) -> StepMemory {
+    let mut a = CachingAllocator::new(limit.map(bytes));
+    let _resident: Vec<Option<Handle>> = t.resident.iter().map(|&b| a.malloc(bytes(b))).collect();
+    let mut grads: Vec<Option<Handle>> = Vec::new();
+    let mut states: Vec<Option<Handle>> = Vec::new();
+    let layers = t.kept.len();
+    // The workspace a call gets: its own, or the fallback when the allocator cannot give it.
+    let workspace = |a: &mut CachingAllocator, own: f64| {
+        let got = workspace_within(own, a.available() as f64);
+        let h = a.malloc(bytes(got));
+        a.free(h);
+    };
+    for step in 0..2 {
+        let input = a.malloc(bytes(t.input));
+        let mut kept = Vec::with_capacity(layers);
+        for i in 0..layers {
+            kept.push(a.malloc(bytes(t.kept[i])));
+            for &w in &t.forward_workspaces[i] {
+                workspace(&mut a, w);
+            }
+        }
+        let loss = a.malloc(bytes(t.loss_kept));
+        a.free(loss);
+        for i in (0..layers).rev() {
+            let temporary = a.malloc(bytes(t.temporaries[i]));
+            if step == 0 && i == layers - 1 {
+                grads = t.gradients.iter().map(|&g| a.malloc(bytes(g))).collect();
+            }
+            for &w in &t.backward_workspaces[i] {
+                workspace(&mut a, w);
+            }
+            a.free(kept[i].take());
+            a.free(temporary);
+        }
+        a.free(input);
+        if step == 0 {
+            states = t
+                .optimizer_states
+                .iter()
+                .map(|&s| a.malloc(bytes(s)))
+                .collect();
+        }
+        let temporary = a.malloc(bytes(t.step_temporary));
+        a.free(temporary);
+    }
+    drop((grads, states));
+    StepMemory {
+        allocated_peak: a.peak_allocated as f64,
+        reserved_peak: a.peak_reserved as f64,
+    }
+}
