@@ -58,11 +58,16 @@ fn each_zero_stage_saves_what_the_paper_formula_says_on_a_billion_parameters() {
     assert!(z1.memory.total < none.memory.total);
     assert!(z2.memory.total < z1.memory.total);
     assert!(z3.memory.total < z2.memory.total);
-    // ZeRO-2 saves 2Ψ(1 - 1/Nd) of gradients over ZeRO-1, ZeRO-3 as much of weights.
-    assert!(close(
-        z1.memory.total - z2.memory.total,
-        2.0 * psi * (1.0 - 1.0 / nd)
-    ));
+    // ZeRO-2 saves 2Ψ(1 - 1/Nd) of gradients over ZeRO-1 in the peaks, to within what the
+    // allocator's replay moves (its blocks, segments and the moment of the peak).
+    let saved = 2.0 * psi * (1.0 - 1.0 / nd);
+    let allocated = z1.memory.allocated_peak - z2.memory.allocated_peak;
+    let total = z1.memory.total - z2.memory.total;
+    assert!(
+        (allocated - saved).abs() <= 0.05 * saved,
+        "{allocated} vs {saved}"
+    );
+    assert!((total - saved).abs() <= 0.05 * saved, "{total} vs {saved}");
     // FSDP keeps ZeRO-3's states plus its unit working set.
     let fsdp = with(Sharding::Fsdp);
     assert!(close(model_states(&fsdp), model_states(&z3)));

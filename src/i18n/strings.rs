@@ -52,8 +52,8 @@ texts! {
     Allowed => "allowed", "允许";
     Memory => "Memory per GPU", "每卡显存";
     MemoryHelp => "Stacked terms of the peak memory on one card; the line marks the usable capacity, the dashed line the capacity less the headroom you keep free. The bars reach the device total: the caching allocator's reserved peak (simulated) plus the CUDA context.",
-        "单卡峰值显存的各组成部分；实线为可用容量，虚线为扣除预留余量后的容量。柱高为显卡总占用：缓存分配器的已保留峰值（模拟）加 CUDA 上下文。";
-    TotalMemory => "Device total (reserved + CUDA context)", "显卡总占用（已保留 + CUDA 上下文）";
+        "单卡峰值显存的各组成部分；实线为可用容量，虚线为扣除预留余量后的容量。柱高为总显存占用：缓存分配器的已保留峰值（模拟）加 CUDA 上下文。";
+    TotalMemory => "Device total (reserved + CUDA context)", "总显存占用（已保留 + CUDA 上下文）";
     AllocatedPeak => "Allocated peak (tensors, workspaces)", "已分配峰值（张量与工作区）";
     ReservedPeak => "Reserved peak (caching allocator)", "已保留峰值（缓存分配器）";
     Capacity => "Capacity", "容量";
