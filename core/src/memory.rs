@@ -270,15 +270,25 @@ fn replay(
     })
 }
 
-/// Total bytes per GPU at `batch` samples (a full analysis at that batch).
+/// The breakdown per GPU at `batch` samples (a full analysis at that batch).
+pub fn breakdown_of(
+    spec: &ModelSpec,
+    s: &Scenario,
+    gpu: &GpuSpec,
+    batch: u32,
+) -> Result<MemoryBreakdown, FieldError> {
+    let a = analyze_with(spec, batch.into(), &Training::of(s, gpu))?;
+    Ok(breakdown(&a, s, gpu))
+}
+
+/// Total bytes per GPU at `batch` samples.
 pub fn total_at(
     spec: &ModelSpec,
     s: &Scenario,
     gpu: &GpuSpec,
     batch: u32,
 ) -> Result<f64, FieldError> {
-    let a = analyze_with(spec, batch.into(), &Training::of(s, gpu))?;
-    Ok(breakdown(&a, s, gpu).total)
+    Ok(breakdown_of(spec, s, gpu, batch)?.total)
 }
 
 /// Largest batch whose total stays within capacity x (1 - headroom); 0 if even one

@@ -2,7 +2,7 @@
 
 use hsi_gpu_core::analysis::analyze;
 use hsi_gpu_core::measurement::{compare, measurement_from_json};
-use hsi_gpu_core::memory::{breakdown, breakdown_at, total_at};
+use hsi_gpu_core::memory::{breakdown, breakdown_at, breakdown_of, total_at, MemoryBreakdown};
 use hsi_gpu_core::scaling::valid_interconnects;
 use hsi_gpu_core::scenario::{
     scenario_from_json, ModelChoice, Optimizer, Precision, Scenario, VitSize,
@@ -109,14 +109,15 @@ proptest! {
         }
     }
 
-    /// Memory never shrinks when batch, patch or bands grow, but for the caching
-    /// allocator's segments (a larger tensor may land in a cached block where a smaller
-    /// one took a new segment: up to 0.9 % seen, MAE-ViT at batch 59 -> 60; at most 2 %).
+    /// The tensors never shrink when batch, patch or bands grow (up to 0.5 %: 512-byte
+    /// rounding). The device total may: PyTorch's caching allocator may pack a larger step
+    /// into fewer segments, and past 2^31 elements cuDNN's calls are cut along the batch, so
+    /// their workspaces shrink; but it never falls below the smaller step's tensors.
     #[test]
     fn memory_is_monotone_in_batch_patch_and_bands(s in preset_scenario(), extra in 1u32..16) {
         let gpu = gpu::gpu_by_id(&s.gpu).unwrap();
-        let total = |s: &Scenario| build_model(s).ok().and_then(|m| total_at(&m, s, gpu, s.batch_per_gpu).ok());
-        let base = total(&s);
+        let memory = |s: &Scenario| build_model(s).ok().and_then(|m| breakdown_of(&m, s, gpu, s.batch_per_gpu).ok());
+        let base = memory(&s);
         prop_assume!(base.is_some());
         let base = base.unwrap();
         let mut grown = vec![
@@ -128,9 +129,18 @@ proptest! {
             let step = if STRIDE_2_OVER_BANDS.contains(&id) { 2 * extra } else { extra };
             grown.push(Scenario { bands: s.bands + step, ..s.clone() });
         }
+        let terms = |m: &MemoryBreakdown| [
+            ("weights", m.weights), ("gradients", m.gradients), ("optimizer", m.optimizer_states),
+            ("activations", m.activations), ("transient", m.transient),
+        ];
+        let tensors = |m: &MemoryBreakdown| terms(m).iter().map(|t| t.1).sum::<f64>() + m.sharding_buffers + m.input_cube;
         for grown in grown {
-            if let Some(bigger) = total(&grown) {
-                prop_assert!(bigger >= base * (1.0 - 2e-2), "{base} -> {bigger} for {grown:?}");
+            if let Some(bigger) = memory(&grown) {
+                for ((name, was), (_, is)) in terms(&base).into_iter().zip(terms(&bigger)) {
+                    prop_assert!(is >= was * (1.0 - 5e-3), "{name} {was} -> {is} for {grown:?}");
+                }
+                prop_assert!(bigger.total >= tensors(&base) * (1.0 - 5e-3),
+                    "total {} below the tensors {} for {grown:?}", bigger.total, tensors(&base));
             }
         }
     }

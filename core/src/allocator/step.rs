@@ -1,5 +1,6 @@
-//! One training step's tensors as the caching allocator sees them, replayed for two steps
-//! (the second reuses the segments the first left cached, as every step after warm-up).
+//! One training step's tensors as the caching allocator sees them, replayed until a step
+//! takes no new segment (each step reuses the segments the ones before it left cached, and
+//! `max_memory_reserved` after warm-up is the high-water mark of that cache).
 //!
 //! Order of one step (PyTorch eager, `zero_grad(set_to_none=False)` as `memory` counts):
 //! the input batch; forward, layer by layer: what the layer keeps for backward, then each
@@ -39,13 +40,17 @@ pub struct StepMemory {
     pub reserved_peak: f64,
 }
 
+/// Steps replayed at most: a step's order of requests over the cached blocks settles
+/// within a few (the first allocates the gradients and optimizer states).
+const MAX_STEPS: usize = 6;
+
 fn bytes(x: f64) -> u64 {
     x.max(0.0).ceil() as u64
 }
 
-/// Replays two steps of `t` within `limit` bytes (the card less the CUDA context; None:
-/// unlimited) and returns the peaks (the second step repeats the first's allocations in
-/// the segments it left cached). `workspace_within(own, available)` is the workspace a
+/// Replays steps of `t` within `limit` bytes (the card less the CUDA context; None:
+/// unlimited) until one takes no new segment (at most `MAX_STEPS`) and returns the peaks
+/// (each step repeats the first's allocations in the segments the earlier ones left cached). `workspace_within(own, available)` is the workspace a
 /// cuDNN call ends up allocating when only `available` bytes can be had.
 pub fn training_step(
     t: &StepTensors,
@@ -63,7 +68,8 @@ pub fn training_step(
         let h = a.malloc(bytes(got));
         a.free(h);
     };
-    for step in 0..2 {
+    for step in 0..MAX_STEPS {
+        let reserved_before = a.reserved();
         let input = a.malloc(bytes(t.input));
         let mut kept = Vec::with_capacity(layers);
         for i in 0..layers {
@@ -95,6 +101,9 @@ pub fn training_step(
         }
         let temporary = a.malloc(bytes(t.step_temporary));
         a.free(temporary);
+        if step > 0 && a.reserved() == reserved_before {
+            break;
+        }
     }
     drop((grads, states));
     StepMemory {
