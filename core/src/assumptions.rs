@@ -10,11 +10,6 @@ const MIB: f64 = (1u64 << 20) as f64;
 /// Upper bound of the money fields, USD.
 const MONEY: f64 = 1e7;
 
-/// CUDA context plus PyTorch, cuDNN and cuBLAS kernels and handles, resident outside
-/// `torch.cuda.max_memory_allocated`. About 300 MB with CUDA lazy module loading
-/// (CUDA >= 11.7, pytorch PR 86509) plus cuDNN/cuBLAS handles on first use; other tools
-/// use 650 MB-1000 MiB. Calibrate it with a measurement (`tools/`).
-pub const DEFAULT_CUDA_CONTEXT_BYTES: u64 = 500 << 20;
 /// The least caching-allocator overhead counted, as a fraction of activations +
 /// transient: the simulated allocator (`allocator`) gives the overhead, this is its floor
 /// (`torch.cuda.max_memory_reserved / max_memory_allocated` on a real run is typically a
@@ -53,8 +48,9 @@ json_struct! {
     pub struct MemoryAssumptions {
         /// Fraction of card memory kept free when computing the largest batch (0.2 = 20 %).
         pub headroom: f64 [0.0, 0.9] = 0.20,
-        /// CUDA context + PyTorch/cuDNN/cuBLAS kernels and handles, bytes.
-        pub cuda_context_bytes: u64 [0, 1 << 36] = DEFAULT_CUDA_CONTEXT_BYTES,
+        /// CUDA context + PyTorch/cuDNN/cuBLAS kernels and handles, bytes; none: the
+        /// card's (`GpuSpec::cuda_context_bytes`).
+        pub cuda_context_bytes: Option<u64> [0, 1 << 36] = None,
         /// Least caching-allocator overhead, as a fraction of activations + transient.
         pub fragmentation: f64 [0.0, 1.0] = DEFAULT_FRAGMENTATION,
         /// Bytes of the card's memory that the driver keeps for itself (not usable by CUDA).

@@ -28,6 +28,17 @@ const GIB: u64 = 1 << 30;
 const GB_S: f64 = 1e9;
 const TFLOPS: f64 = 1e12;
 
+/// CUDA context plus PyTorch, cuDNN and cuBLAS kernels and handles, resident outside
+/// `torch.cuda.max_memory_reserved`, on cards not measured: about 300 MB with CUDA lazy
+/// module loading (CUDA >= 11.7, pytorch PR 86509) plus cuDNN/cuBLAS handles on first
+/// use; other tools use 650 MB-1000 MiB. Calibrate it with a measurement (`tools/`).
+pub const DEFAULT_CUDA_CONTEXT_BYTES: u64 = 500 << 20;
+
+/// The same on Hopper cards, as measured on an H200 (PyTorch 2.11, CUDA 13.0, driver 580:
+/// device memory in use less `memory_reserved`, 804-836 MB over 74 training steps,
+/// `core/tests/fixtures/measured_h200/`): the largest of them.
+pub const HOPPER_CUDA_CONTEXT_BYTES: u64 = 836_000_000;
+
 /// How a card can join other cards over NVLink.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -147,6 +158,16 @@ impl GpuSpec {
             (64u64 << 20) as f64
         } else {
             0.0
+        }
+    }
+
+    /// The CUDA context and libraries' memory on this card where the scenario sets none:
+    /// measured on Hopper (`HOPPER_CUDA_CONTEXT_BYTES`), the general default elsewhere.
+    pub fn cuda_context_bytes(&self) -> u64 {
+        if self.is_hopper() {
+            HOPPER_CUDA_CONTEXT_BYTES
+        } else {
+            DEFAULT_CUDA_CONTEXT_BYTES
         }
     }
 

@@ -228,7 +228,7 @@ pub const HOST_LINK_EFFICIENCY: f64 = 0.8;
 
 /// No-grad memory of the scenario's model on a card: context, weights (fp32 or bf16, plus
 /// the 16-bit copies autocast makes) and the activation peak with allocator overhead.
-pub fn no_grad_memory(spec: &ModelSpec, a: &Analysis, s: &Scenario) -> NoGradMemory {
+pub fn no_grad_memory(spec: &ModelSpec, a: &Analysis, s: &Scenario, gpu: &GpuSpec) -> NoGradMemory {
     let params = a.params as f64;
     let autocast_copies = match s.precision {
         Precision::AmpFp16 | Precision::AmpBf16 => 2.0,
@@ -237,7 +237,7 @@ pub fn no_grad_memory(spec: &ModelSpec, a: &Analysis, s: &Scenario) -> NoGradMem
     let weights = params * (s.precision.param_bytes() as f64 + autocast_copies);
     let peak = no_grad_peak_per_sample(&live_graph(spec, a));
     NoGradMemory {
-        fixed_bytes: s.memory.cuda_context_bytes as f64 + weights,
+        fixed_bytes: crate::memory::cuda_context(s, gpu) + weights,
         per_sample_bytes: peak * (1.0 + s.memory.fragmentation),
     }
 }
@@ -294,7 +294,7 @@ pub fn inference(
     let scene_pixels = u64::from(dataset.height) * u64::from(dataset.width);
     let train = (dataset.labeled_pixels as f64 * s.workload.train_fraction).ceil() as u64;
     let test_pixels = dataset.labeled_pixels.saturating_sub(train);
-    let memory = no_grad_memory(spec, a, s);
+    let memory = no_grad_memory(spec, a, s, gpu);
     let input_per_sample = live_graph(spec, a).input_per_sample;
     let (batch, scene_s) = predict(spec, &memory, s, gpu, scene_pixels, input_per_sample)?;
     let (_, eval_s) = predict(spec, &memory, s, gpu, test_pixels, input_per_sample)?;

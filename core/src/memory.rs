@@ -121,6 +121,13 @@ pub fn input_cube_bytes(s: &Scenario) -> f64 {
     }
 }
 
+/// The CUDA context's bytes: the scenario's, or the card's.
+pub fn cuda_context(s: &Scenario, gpu: &GpuSpec) -> f64 {
+    s.memory
+        .cuda_context_bytes
+        .unwrap_or_else(|| gpu.cuda_context_bytes()) as f64
+}
+
 /// Builds the breakdown for an analysed model on `gpu`, at the analysed batch.
 pub fn breakdown(a: &Analysis, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
     breakdown_at(a, a.batch, s, gpu)
@@ -145,7 +152,7 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
     // BLAS workspaces stay allocated beside whichever is larger.
     let transient =
         a.lines.transient_at(batch).max(states.step_temporary) + gpu.blas_workspace_bytes();
-    let cuda_context = s.memory.cuda_context_bytes as f64;
+    let cuda_context = cuda_context(s, gpu);
     let input_cube = input_cube_bytes(s);
     let capacity = capacity(s, gpu);
     let tensors = weights

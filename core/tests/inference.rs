@@ -26,7 +26,8 @@ fn no_grad_memory_is_below_training_memory_for_every_zoo_model() {
         let Ok(report) = estimate(&s) else { continue };
         let spec = build_model(&s).unwrap();
         let a = analyze(&spec, s.batch_per_gpu.into(), s.precision).unwrap();
-        let no_grad = no_grad_memory(&spec, &a, &s).at(s.batch_per_gpu);
+        let gpu = gpu_by_id(&s.gpu).unwrap();
+        let no_grad = no_grad_memory(&spec, &a, &s, gpu).at(s.batch_per_gpu);
         assert!(
             no_grad < report.memory.total,
             "{id}: {no_grad} vs {}",

@@ -367,3 +367,35 @@ fn conv_factors(a: &PerfAssumptions) -> (f64, f64) {
     }
     (median(sweep).exp(), median(zoo).exp())
 }
+
+/// The CUDA context an H200 scenario counts by default is the measured one (device memory
+/// in use less reserved, every step), and a scenario's own value overrides the card's.
+#[test]
+fn the_h200_context_is_the_measured_one() {
+    let measured: Vec<f64> = ["zoo.jsonl", "followup.jsonl"]
+        .iter()
+        .flat_map(|f| records(f))
+        .filter_map(|r| r["measurement"]["context_bytes"].as_f64())
+        .collect();
+    assert!(measured.len() >= 70, "{} contexts", measured.len());
+    let (low, high) = measured
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+    let context = |json: &str| {
+        let s = scenario_from_json(json).unwrap();
+        hsi_gpu_core::memory::cuda_context(&s, gpu_by_id(&s.gpu).unwrap())
+    };
+    let h200 = context(r#"{"gpu": "h200_sxm", "interconnect": "nvswitch"}"#);
+    assert!(
+        h200 >= high && h200 <= high * 1.01,
+        "{h200} against {low}..{high}"
+    );
+    let set = context(
+        r#"{"gpu": "h200_sxm", "interconnect": "nvswitch", "memory": {"cuda_context_bytes": 1000}}"#,
+    );
+    assert_eq!(set, 1000.0);
+    assert!(
+        context(r#"{"gpu": "rtx_3090"}"#) < low,
+        "cards not measured keep the general default"
+    );
+}

@@ -59,7 +59,7 @@ fn calibration_fits_each_constant_to_the_samples() {
     // Context: the median of the two measured contexts (their mean).
     let contexts: Vec<f64> = ms.iter().map(|m| m.context_bytes.unwrap()).collect();
     assert_eq!(
-        after.memory.cuda_context_bytes as f64,
+        after.memory.cuda_context_bytes.unwrap() as f64,
         ((contexts[0] + contexts[1]) / 2.0).round()
     );
 

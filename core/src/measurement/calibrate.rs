@@ -167,11 +167,11 @@ pub fn calibrate(
     let count = contexts.len();
     match median(contexts) {
         Some(context) => {
-            out.memory.cuda_context_bytes = context.round() as u64;
+            out.memory.cuda_context_bytes = Some(context.round() as u64);
             fitted.push(Fitted {
                 field: "memory.cuda_context_bytes".into(),
-                before: s.memory.cuda_context_bytes as f64,
-                after: out.memory.cuda_context_bytes as f64,
+                before: crate::memory::cuda_context(s, gpu),
+                after: context.round(),
                 measurements: count,
                 how: "median of the measured context (device used - reserved)".into(),
             });
