@@ -157,6 +157,13 @@ json_struct! {
         /// L2 bandwidth over device-memory bandwidth, for the share of a layer's traffic
         /// the card's L2 can hold.
         pub l2_speedup: f64 [1.0, 20.0] = 2.72,
+        /// Fraction of its unit's peak a fused attention core (SDPA) reaches on Hopper,
+        /// forward and backward. PyTorch's flash and memory-efficient kernels are built
+        /// for sm80 (synchronous `mma.sync`, no TMA or `wgmma`): FlashAttention-2 reaches
+        /// 50-73 % of the A100's peak (Dao, arXiv:2307.08691) but "only 35 % utilization
+        /// on the H100" (FlashAttention-3, Shah et al., arXiv:2407.08608). Sourced, not
+        /// fitted; elsewhere the core runs at `compute_efficiency` like a GEMM.
+        pub hopper_fused_attention_efficiency: f64 [0.01, 1.0] = 0.35,
         /// The model runs channels_last (NHWC): no transposes around 16-bit convolutions.
         pub channels_last: bool = false,
     }

@@ -103,7 +103,8 @@ pub(super) fn normalization(ctx: &mut Ctx, op: &Op, input: &Value) -> OpResult {
     let output = ctx.fresh(input.shape.clone(), operand.dtype, needs_grad);
     let mut account = elementwise(&output, 8.0, saved, 1);
     account.params = params;
-    account.kernels_bwd = 2;
+    // A norm no gradient reaches (a frozen backbone's) runs no backward.
+    account.kernels_bwd = if needs_grad { 2 } else { 0 };
     Ok((output, account))
 }
 
