@@ -249,19 +249,20 @@ fn the_estimate_against_the_h200_measurements() {
     // Before cuDNN's untimed algorithms were modelled: all steps 29.5 % at the median,
     // 55 of 74 too fast, the worst 10x (HybridSN in FP32); the 21 untimed 3-D CNN steps
     // 59 % and 10x, all 21 too fast. Before fused attention's Hopper rate, frozen layers'
-    // backward and attention's host views: 22 % (fit 11 %, held out 30 %), 45 of 74 too
-    // fast (two small errors changed sign since: ViT-B/8 frozen +23 -> -10 %, the 1-D CNN
-    // at batch 1024 +2 -> -1 %). Issue 22's target for all steps, 20 % and 2x, is met.
-    assert!(step.median < 18.0, "step median {:.1} %", step.median);
+    // backward, attention's host views and the device waiting for the host's issue: 22 %
+    // (fit 11 %, held out 30 %), 45 of 74 too fast (ViT-B/8 frozen +23 -> -10 % and the
+    // 1-D CNN at batch 1024 +2 -> -1 % changed sign, HybridSN AMP at batch 64 -5 -> +6 %).
+    // Issue 22's target for all steps, 20 % and 2x, is met.
+    assert!(step.median < 17.0, "step median {:.1} %", step.median);
     assert!(step.worst < 2.0, "step worst {:.2}x", step.worst);
-    assert!(step.optimistic <= 47, "{} steps too fast", step.optimistic);
+    assert!(step.optimistic <= 46, "{} steps too fast", step.optimistic);
     assert!(
-        fit_step.median < 9.0,
+        fit_step.median < 8.5,
         "fit step median {:.1} %",
         fit_step.median
     );
     assert!(
-        held_out_step.median < 26.0,
+        held_out_step.median < 23.5,
         "held-out step median {:.1} %",
         held_out_step.median
     );
