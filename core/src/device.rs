@@ -327,19 +327,24 @@ pub fn device_layer(
         // Input and output transposed around the kernel; in backward the output gradient
         // in and the input gradient out.
         fwd_bytes += d.transpose_passes * (l.input_bytes + l.output_bytes);
-        bwd_bytes += d.transpose_passes * (l.input_bytes + l.output_bytes);
         fwd_kernels += 2;
-        bwd_kernels += 2;
+        // A frozen layer no gradient reaches has no backward to transpose around.
+        if l.kernels_bwd > 0 {
+            bwd_bytes += d.transpose_passes * (l.input_bytes + l.output_bytes);
+            bwd_kernels += 2;
+        }
     }
     let tensor_core_layer = conv || class == OpClass::Gemm;
     if maths.autocast && tensor_core_layer && l.params > 0 {
         // fp32 -> 16-bit weight copy in forward, 16-bit weight gradient -> fp32 in
-        // backward: 4 + 2 bytes per parameter each.
+        // backward (only where the weight trains): 4 + 2 bytes per parameter each.
         let cast = 6.0 * l.params as f64;
         fwd_bytes += cast;
-        bwd_bytes += cast;
         fwd_kernels += 1;
-        bwd_kernels += 1;
+        if l.trainable_params > 0 {
+            bwd_bytes += cast;
+            bwd_kernels += 1;
+        }
     }
     let footprint = l.input_bytes + l.output_bytes + l.weight_bytes;
     let unit = Unit {
@@ -375,7 +380,7 @@ pub fn device_layer(
     // A fused attention core runs on its kernel's unit; the pass's roof is the one that
     // gives its FLOPs the time of both parts.
     let with_fused = |flops: f64, fused: f64| {
-        let core_roof = fused_attention_roof(maths, gpu);
+        let core_roof = fused_attention_roof(maths, gpu) * fused_attention_share(gpu, &unit, a);
         let rest = flops - fused;
         let roof_flops = if fused > 0.0 && rest >= 0.0 {
             flops / (rest / unit.roof_flops + fused / core_roof)
@@ -403,6 +408,17 @@ pub fn device_layer(
             gpu,
             a,
         ),
+    }
+}
+
+/// The fused attention core's rate over its unit's (`unit.efficiency` of the roof): on
+/// Hopper PyTorch's sm80-generation kernels reach `hopper_fused_attention_efficiency` of
+/// the peak, elsewhere what a GEMM reaches.
+fn fused_attention_share(gpu: &GpuSpec, unit: &Unit, a: &PerfAssumptions) -> f64 {
+    if gpu.is_hopper() && unit.efficiency > 0.0 {
+        a.device.hopper_fused_attention_efficiency / unit.efficiency
+    } else {
+        1.0
     }
 }
 

@@ -4,8 +4,9 @@
 //! (`host`), the device executes them (`device`), the pipeline feeds the batch
 //! (`pipeline`). A step that syncs (`loss.item()` every step, what most HSI training
 //! scripts do) cannot run ahead: the main process loads its next batch after the sync, so
-//! step = input (main process) + max(host, device) + sync latency, and never less than the
-//! workers need per batch. Without a per-step sync the three overlap:
+//! step = input (main process) + the device's end behind the host's issue (at least
+//! max(host, device): `device_end`) + sync latency, and never less than the workers need
+//! per batch. Without a per-step sync the three overlap:
 //! step = max(host + input (main process), device, workers). What is largest of host,
 //! input and device bounds the step.
 
@@ -111,6 +112,62 @@ pub struct StepBreakdown {
     /// What the host issues per step (for `with_runs`).
     #[serde(skip)]
     pub work: HostWork,
+    /// One micro-step in issue order (for `with_runs`).
+    #[serde(skip)]
+    pub issue: Vec<Issue>,
+}
+
+/// One stretch of a micro-step in the order the host issues it: a layer's pass (or the
+/// loss), the host ops it dispatches and the device seconds of what they launch.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Issue {
+    pub forward_ops: f64,
+    pub backward_ops: f64,
+    pub device_s: f64,
+}
+
+/// When the device finishes a step whose host issues `issue` (one micro-step, `accum`
+/// times) and then the optimizer: the GPU runs its queue in order and cannot start a
+/// kernel before the host has issued it (CUDA's asynchronous launches; PyTorch "CUDA
+/// semantics", asynchronous execution), so a step whose forward is host-bound and whose
+/// backward is device-bound takes longer than the larger of the two totals. The host's
+/// seconds per op are its forward and backward totals spread over their ops.
+fn device_end(issue: &[Issue], host: &HostTime, accum: f64, optimizer_device_s: f64) -> f64 {
+    let (fwd_ops, bwd_ops) = issue.iter().fold((0.0, 0.0), |(f, b), i| {
+        (f + i.forward_ops, b + i.backward_ops)
+    });
+    let per_op = |total_s: f64, ops: f64| {
+        if ops > 0.0 {
+            total_s / accum / ops
+        } else {
+            0.0
+        }
+    };
+    let (fwd_op_s, bwd_op_s) = (
+        per_op(host.forward_s, fwd_ops),
+        per_op(host.backward_s, bwd_ops),
+    );
+    // One pass over the micro-step from (host, device) clocks.
+    let run = |(mut h, mut d): (f64, f64)| {
+        for i in issue {
+            h += i.forward_ops * fwd_op_s + i.backward_ops * bwd_op_s;
+            d = d.max(h) + i.device_s;
+        }
+        (h, d)
+    };
+    let first = run((0.0, 0.0));
+    let (h, d) = if accum > 1.0 {
+        // Later micro-steps repeat the second's increments.
+        let second = run(first);
+        (
+            first.0 + (accum - 1.0) * (second.0 - first.0),
+            first.1 + (accum - 1.0) * (second.1 - first.1),
+        )
+    } else {
+        first
+    };
+    let h = h + host.optimizer_s;
+    d.max(h) + optimizer_device_s
 }
 
 /// Host ops of the cross-entropy loss (log_softmax, nll_loss), each way.
@@ -181,7 +238,48 @@ pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &PerfAssumptions) -> StepBreak
         amp_ops: cast_layers + if s.grad_scaler { GRAD_SCALER_OPS } else { 0.0 },
         accum_steps: s.accum_steps,
     };
-    let shared = on_shared_host(s, &work, device_s, gpu, a, s.runs_per_host);
+    let cast = |l: &LayerReport, d: &DeviceLayer| {
+        f64::from(
+            s.maths.autocast
+                && matches!(d.class, OpClass::Gemm | OpClass::Conv | OpClass::Conv3d)
+                && l.params > 0,
+        )
+    };
+    let comms = |i: usize| s.collectives.get(i).copied().unwrap_or_default();
+    let mut issue = Vec::with_capacity(2 * layers.len() + 4);
+    for pass in 0..(forwards as usize) {
+        for (i, (l, d)) in s.layers.iter().zip(&layers).enumerate() {
+            issue.push(Issue {
+                forward_ops: f64::from(l.host_ops_fwd()) + if pass == 0 { cast(l, d) } else { 0.0 },
+                backward_ops: 0.0,
+                device_s: d.forward.time_s + comms(i).forward_s,
+            });
+        }
+        issue.push(Issue {
+            forward_ops: LOSS_OPS,
+            ..Issue::default()
+        });
+    }
+    issue.push(Issue {
+        forward_ops: if s.grad_scaler { GRAD_SCALER_OPS } else { 0.0 },
+        backward_ops: LOSS_OPS,
+        device_s: 0.0,
+    });
+    for (i, (l, d)) in s.layers.iter().zip(&layers).enumerate().rev() {
+        issue.push(Issue {
+            forward_ops: 0.0,
+            backward_ops: f64::from(l.host_ops_bwd()) + cast(l, d) + f64::from(l.param_tensors),
+            device_s: d.backward.time_s + comms(i).backward_s,
+        });
+    }
+    let shared = on_shared_host(
+        s,
+        &work,
+        (&issue, optimizer_device_s, device_s),
+        gpu,
+        a,
+        s.runs_per_host,
+    );
     StepBreakdown {
         layers,
         forward_device_s,
@@ -195,6 +293,7 @@ pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &PerfAssumptions) -> StepBreak
         step_s: shared.step_s,
         bound: shared.bound,
         work,
+        issue,
     }
 }
 
@@ -217,13 +316,24 @@ pub fn with_runs(
     a: &PerfAssumptions,
     runs: u32,
 ) -> SharedHost {
-    on_shared_host(s, &b.work, b.device_s, gpu, a, runs)
+    on_shared_host(
+        s,
+        &b.work,
+        (&b.issue, b.optimizer_device_s, b.device_s),
+        gpu,
+        a,
+        runs,
+    )
 }
+
+/// The device side as the host meets it: the micro-step's issue order, the optimizer's
+/// device seconds and the device's total.
+type DeviceSide<'a> = (&'a [Issue], f64, f64);
 
 fn on_shared_host(
     s: &StepSetup,
     work: &HostWork,
-    device_s: f64,
+    (issue, optimizer_device_s, device_s): DeviceSide,
     gpu: &GpuSpec,
     a: &PerfAssumptions,
     runs: u32,
@@ -251,7 +361,12 @@ fn on_shared_host(
     let input_workers_s = accum * input.workers_s;
     let input_s = input_main_s.max(input_workers_s);
     let step_s = if s.pipeline.sync_every_step {
-        (input_main_s + host.total_s.max(device_s) + SYNC_LATENCY_S).max(input_workers_s)
+        // The sync drains the device, so each step starts with it idle and it follows
+        // the host's issue (the per-step Python work at the step's end overlaps it).
+        let overlapped = device_end(issue, &host, accum, optimizer_device_s)
+            .max(host.total_s)
+            .max(device_s);
+        (input_main_s + overlapped + SYNC_LATENCY_S).max(input_workers_s)
     } else {
         (host.total_s + input_main_s)
             .max(device_s)
@@ -272,5 +387,43 @@ fn on_shared_host(
         input_s,
         step_s,
         bound,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(forward_s: f64, backward_s: f64) -> HostTime {
+        HostTime {
+            forward_s,
+            backward_s,
+            total_s: forward_s + backward_s,
+            ..HostTime::default()
+        }
+    }
+
+    #[test]
+    fn the_device_waits_for_the_host_to_issue_its_kernels() {
+        let pass = |forward_ops: f64, backward_ops: f64, device_s: f64| Issue {
+            forward_ops,
+            backward_ops,
+            device_s,
+        };
+        // A host-bound forward (1 ms of host work, 0.1 ms of kernels), then a
+        // device-bound backward (0.1 ms of host work, 1 ms of kernels): host and device
+        // take 1.1 ms each, but the backward's kernels start only once the forward is
+        // issued, at 1 ms, and end at 2.1 ms.
+        let issue = [pass(10.0, 0.0, 1e-4), pass(0.0, 1.0, 1e-3)];
+        let end = device_end(&issue, &host(1e-3, 1e-4), 1.0, 0.0);
+        assert!((end - 2.1e-3).abs() < 1e-12, "{end}");
+        // Device-bound first: the host's issue hides under the device's work.
+        let issue = [pass(1.0, 0.0, 1e-3), pass(0.0, 10.0, 1e-4)];
+        let end = device_end(&issue, &host(1e-4, 1e-3), 1.0, 0.0);
+        assert!((end - 1.2e-3).abs() < 1e-12, "{end}");
+        // Two micro-steps before the optimizer: the second starts where the first left.
+        let issue = [pass(10.0, 0.0, 1e-4), pass(0.0, 1.0, 1e-3)];
+        let two = device_end(&issue, &host(2e-3, 2e-4), 2.0, 5e-4);
+        assert!((two - (2.1e-3 + 1.1e-3 + 5e-4)).abs() < 1e-12, "{two}");
     }
 }

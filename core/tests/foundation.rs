@@ -284,6 +284,60 @@ fn a_frozen_model_keeps_nothing_before_its_first_trainable_layer() {
 }
 
 #[test]
+fn a_frozen_backbone_runs_no_backward() {
+    // Under autocast too: no gradient reaches the frozen layers, so none of them runs a
+    // backward kernel (a norm's, the weight gradient's cast back to fp32), and the
+    // backward's device time is the head's alone. Measured on an H200 (ViT-B/8, batch
+    // 128, bf16): the frozen step took 70 ms, the full one 193 ms; estimated 90 ms
+    // (+29 %) while frozen norms and linears still ran a backward, 63 ms (-10 %) now.
+    let mut s = vit_base_224(Attention::Sdpa, Precision::AmpBf16);
+    s.finetune = FineTune::Frozen {
+        trainable: vec!["head".into()],
+    };
+    let frozen = estimate(&s).unwrap();
+    for (layer, perf) in frozen.layers.iter().zip(&frozen.perf.layers) {
+        if layer.name != "head" {
+            assert_eq!(layer.kernels_bwd, 0, "{}", layer.name);
+            assert_eq!(perf.backward.time_s, 0.0, "{}", layer.name);
+        }
+    }
+    let full = estimate(&vit_base_224(Attention::Sdpa, Precision::AmpBf16)).unwrap();
+    assert!(frozen.perf.time.backward_s < 0.01 * full.perf.time.backward_s);
+}
+
+#[test]
+fn attention_dispatches_its_head_views_on_the_host() {
+    // Besides its kernels the host issues q, k and v's split (reshape, permute, unbind)
+    // and the heads' merge (transpose, reshape), written out also k's transpose; autograd
+    // runs a node for each where a gradient flows. Measured on an H200, the host-bound
+    // transformers' host time was 13-24 % under the estimate without them.
+    for (attention, views) in [(Attention::Math, 6), (Attention::Sdpa, 5)] {
+        let mut s = vit_base_224(attention, Precision::AmpBf16);
+        let full = estimate(&s).unwrap();
+        let attn = full
+            .layers
+            .iter()
+            .find(|l| l.name == "block0.attn")
+            .unwrap();
+        assert_eq!(attn.host_ops_fwd(), attn.kernels_fwd + views);
+        assert_eq!(attn.host_ops_bwd(), attn.kernels_bwd + views);
+        s.finetune = FineTune::Frozen {
+            trainable: vec!["head".into()],
+        };
+        let frozen = estimate(&s).unwrap();
+        let attn = frozen
+            .layers
+            .iter()
+            .find(|l| l.name == "block0.attn")
+            .unwrap();
+        assert_eq!(
+            (attn.host_ops_fwd(), attn.host_ops_bwd()),
+            (attn.kernels_fwd + views, 0)
+        );
+    }
+}
+
+#[test]
 fn finetune_names_that_match_no_layer_are_refused_with_their_field() {
     let bad = |json: &str| {
         let s = scenario_from_json(json).unwrap();

@@ -3,8 +3,10 @@
 //! zoo's HSI models, ViT-B with the foundation-model options and five published benchmark
 //! models, PyTorch 2.11 / CUDA 13.0 / cuDNN 9.19 in a 16-vCPU Xeon virtual machine).
 //!
-//! The host constants (`perf.host`) were fitted on the `fit` models' host time per step
-//! and are checked on the rest (`split`); nothing else was fitted to these measurements.
+//! The host constants (`perf.host`), cuDNN's FP32 heuristic slowdown and the Hopper 2-D
+//! convolution factors were fitted on the `fit` models' steps and are checked on the
+//! rest (`FIT_MODELS`); the Hopper 3-D factors and lowered-operand rates come from the
+//! single convolutions.
 //! `cargo test --test measured_h200 -- --nocapture` prints the table docs/validation.md carries.
 
 use hsi_gpu_core::analysis::analyze;
@@ -215,7 +217,18 @@ fn the_estimate_against_the_h200_measurements() {
     println!("{}", row("3-D CNNs without cudnn.benchmark", "", &untimed));
 
     let step = errors(&all, "step_time_s").unwrap();
+    let fit_step = errors(&fit, "step_time_s").unwrap();
     let held_out_step = errors(&held_out, "step_time_s").unwrap();
+    for (name, e) in [
+        ("all", &step),
+        ("fit", &fit_step),
+        ("held out", &held_out_step),
+    ] {
+        println!(
+            "step time, {name}: median {:.1} %, worst {:.2}x, {} of {} too fast",
+            e.median, e.worst, e.optimistic, e.steps
+        );
+    }
     let held_out_host = errors(&held_out, "host_step_s").unwrap();
     let untimed_step = errors(&untimed, "step_time_s").unwrap();
     let allocated = errors(&all, "peak_allocated_bytes").unwrap();
@@ -237,20 +250,30 @@ fn the_estimate_against_the_h200_measurements() {
         }
     }
     // Before the host constants were fitted (and cuDNN's RNN counted as one op) the
-    // held-out medians were 59 % (host) and 59 % (step).
+    // held-out medians were 59 % (host) and 59 % (step); 20.2 % (host) before attention's
+    // head views were counted.
     assert!(
-        held_out_host.median < 25.0,
+        held_out_host.median < 17.5,
         "held-out host median {:.1} %",
         held_out_host.median
     );
     // Before cuDNN's untimed algorithms were modelled: all steps 29.5 % at the median,
     // 55 of 74 too fast, the worst 10x (HybridSN in FP32); the 21 untimed 3-D CNN steps
-    // 59 % and 10x, all 21 too fast. Issue 22's target for all steps is 20 % and 2x: the
-    // worst is met, the median not yet.
-    assert!(step.median < 23.0, "step median {:.1} %", step.median);
+    // 59 % and 10x, all 21 too fast. Before fused attention's Hopper rate, frozen layers'
+    // backward, attention's host views and the device waiting for the host's issue: 22 %
+    // (fit 11 %, held out 30 %), 45 of 74 too fast (ViT-B/8 frozen +23 -> -10 % and the
+    // 1-D CNN at batch 1024 +2 -> -1 % changed sign, HybridSN AMP at batch 64 -5 -> +6 %).
+    // Issue 22's target for all steps, 20 % and 2x, is met.
+    assert!(step.median < 17.0, "step median {:.1} %", step.median);
     assert!(step.worst < 2.0, "step worst {:.2}x", step.worst);
+    assert!(step.optimistic <= 46, "{} steps too fast", step.optimistic);
     assert!(
-        held_out_step.median < 30.0,
+        fit_step.median < 8.5,
+        "fit step median {:.1} %",
+        fit_step.median
+    );
+    assert!(
+        held_out_step.median < 23.5,
         "held-out step median {:.1} %",
         held_out_step.median
     );

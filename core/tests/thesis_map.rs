@@ -304,8 +304,8 @@ fn on_a_pair_over_pcie_nvlink_pays_most_for_large_vits_and_never_for_small_hsi_m
     assert_eq!(huge.limit, Some(Limit::Interconnect));
     check_against_levers(&pair, huge);
     // ViT-g does not fit one card: tensor parallelism over the pair, whose all-reduces
-    // the bridge speeds up too.
-    let big = cell_of(&map, giant(), 8);
+    // the bridge speeds up too (at 16 px: at 8 px the host bounds its step).
+    let big = cell_of(&map, giant(), 16);
     assert_eq!(big.aids.first(), Some(&Aid::TensorParallel), "{big:?}");
     let link = big
         .gains

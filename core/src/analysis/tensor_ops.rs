@@ -103,7 +103,8 @@ pub(super) fn normalization(ctx: &mut Ctx, op: &Op, input: &Value) -> OpResult {
     let output = ctx.fresh(input.shape.clone(), operand.dtype, needs_grad);
     let mut account = elementwise(&output, 8.0, saved, 1);
     account.params = params;
-    account.kernels_bwd = 2;
+    // A norm no gradient reaches (a frozen backbone's) runs no backward.
+    account.kernels_bwd = if needs_grad { 2 } else { 0 };
     Ok((output, account))
 }
 
@@ -317,6 +318,23 @@ pub(super) fn attention(
         (true, true) => 2.5 * core_fwd,
     };
     let (core_kernels_fwd, core_kernels_bwd) = if fused { (1, 3) } else { (4, 4) };
+    let kernels_fwd = 2 + core_kernels_fwd + qkv_lora.kernels_fwd + proj_lora.kernels_fwd;
+    let kernels_bwd = qkv.kernels_bwd
+        + proj.kernels_bwd
+        + core_kernels_bwd * u32::from(core_grad)
+        + qkv_lora.kernels_bwd
+        + proj_lora.kernels_bwd;
+    // The host also dispatches the head split and merge, views that launch nothing, and
+    // autograd runs a node for each of them.
+    let views = if fused {
+        ATTENTION_VIEWS_FUSED
+    } else {
+        ATTENTION_VIEWS_MATH
+    };
+    let host_ops = [
+        kernels_fwd + views,
+        kernels_bwd + views * u32::from(core_grad),
+    ];
     let output = ctx.fresh(x.shape.clone(), act, proj.output_requires_grad);
     let adapter_params = qkv_lora.params.saturating_add(proj_lora.params);
     Ok((
@@ -342,12 +360,8 @@ pub(super) fn attention(
             },
             saved,
             tensor_core: true,
-            kernels_fwd: 2 + core_kernels_fwd + qkv_lora.kernels_fwd + proj_lora.kernels_fwd,
-            kernels_bwd: qkv.kernels_bwd
-                + proj.kernels_bwd
-                + core_kernels_bwd * u32::from(core_grad)
-                + qkv_lora.kernels_bwd
-                + proj_lora.kernels_bwd,
+            kernels_fwd,
+            kernels_bwd,
             // Written out: the scores before softmax, and their fp32 cast under autocast.
             // Fused: the flash backward's fp32 accumulator of the query gradient.
             scratch_per_sample: if fused {
@@ -355,8 +369,15 @@ pub(super) fn attention(
             } else {
                 scores as f64 * (act + softmax_dtype) as f64
             },
-            host_ops: None,
+            host_ops: Some(host_ops),
             conv: None,
         },
     ))
 }
+
+/// Views a multi-head attention's forward dispatches besides its kernels (timm's
+/// `Attention.forward`, SSFTT's and SpectralFormer's): the qkv output's reshape, permute
+/// and unbind into q, k and v, then the heads' transpose and reshape back; written out
+/// also k's transpose for the scores' matmul.
+const ATTENTION_VIEWS_FUSED: u32 = 5;
+const ATTENTION_VIEWS_MATH: u32 = 6;
