@@ -103,14 +103,14 @@ fn a_bridged_pair_gains_from_nvlink_and_a_card_without_one_has_no_link_lever() {
 
 #[test]
 fn a_scenario_that_does_not_fit_is_helped_by_capacity_alone() {
-    let s = scenario_from_json(r#"{"batch_per_gpu": 3000}"#).unwrap();
+    let s = scenario_from_json(r#"{"batch_per_gpu": 2500}"#).unwrap();
     let (base, outcomes, best) = lever_table(&s);
     assert!(!base.fits && base.time_to_result_s.is_none());
     assert_eq!(base.limit, Limit::Capacity);
     for o in &outcomes {
         assert_eq!(
             o.fits,
-            o.lever == Lever::MemoryCapacity && o.largest_batch >= 3000,
+            o.lever == Lever::MemoryCapacity && o.largest_batch >= 2500,
             "{o:?}"
         );
     }
