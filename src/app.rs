@@ -80,10 +80,13 @@ pub fn App(props: &AppProps) -> Html {
     };
 
     use_effect_with((*store).clone(), |state| {
-        // An embedded view only reads: it must not overwrite the full page's saved scenario.
-        let saved = (!state.embed).then(|| state.share_query());
-        platform::persist_soon(state.location_query(), saved);
         platform::set_html_lang(state.lang.html_lang());
+        let state = state.clone();
+        platform::persist_soon(move || {
+            // An embedded view only reads: it must not overwrite the full page's saved scenario.
+            let saved = (!state.embed).then(|| state.share_query());
+            (state.location_query(), saved)
+        });
     });
     let embed = store.embed;
     // The details below the dashboard (their tables, the assumptions, the article and the

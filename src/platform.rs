@@ -26,10 +26,13 @@ const STORAGE_KEY: &str = "hsi-gpu-planner.query";
 /// change makes Chromium fetch the favicon again: none of that belongs inside a drag.
 const PERSIST_DELAY_MS: u32 = 200;
 
+/// What gives the address-bar query and the stored query (if any) of the latest state.
+type Queries = Box<dyn FnOnce() -> (String, Option<String>)>;
+
 /// The latest address and storage values not yet written, and the timer that writes them.
 struct Pending {
-    location_query: String,
-    saved_query: Option<String>,
+    /// Made only when written: a dragged slider's states in between are never spelled out.
+    queries: Queries,
     /// Dropped once the values are written or replaced, which cancels it if it has not fired.
     _timer: Timeout,
 }
@@ -40,15 +43,14 @@ thread_local! {
     static PENDING: RefCell<Option<Pending>> = const { RefCell::new(None) };
 }
 
-/// Puts `location_query` in the address bar and `saved_query` (if any) in storage once no
-/// newer values have come for PERSIST_DELAY_MS.
-pub fn persist_soon(location_query: String, saved_query: Option<String>) {
+/// Puts the address-bar query that `queries` gives in the address bar and its stored query
+/// (if any) in storage once no newer values have come for PERSIST_DELAY_MS.
+pub fn persist_soon(queries: impl FnOnce() -> (String, Option<String>) + 'static) {
     let timer = Timeout::new(PERSIST_DELAY_MS, flush_pending);
     // Replacing the pending values drops their timer, which cancels it.
     PENDING.with(|pending| {
         *pending.borrow_mut() = Some(Pending {
-            location_query,
-            saved_query,
+            queries: Box::new(queries),
             _timer: timer,
         })
     });
@@ -59,8 +61,9 @@ pub fn flush_pending() {
     // Taken out first: the writes run with PENDING free, then `pending` (and its timer)
     // is dropped.
     if let Some(pending) = PENDING.with(|p| p.borrow_mut().take()) {
-        replace_location_query(&pending.location_query);
-        if let Some(saved_query) = &pending.saved_query {
+        let (location_query, saved_query) = (pending.queries)();
+        replace_location_query(&location_query);
+        if let Some(saved_query) = &saved_query {
             save_query(saved_query);
         }
     }

@@ -13,6 +13,7 @@ use crate::components::controls::{typing, Choice, NumberSlider, Toggle};
 use crate::components::model_loader::use_model_loader;
 use crate::components::thesis::text::X;
 use crate::i18n::{self, T};
+use crate::platform;
 use crate::state::Action;
 use crate::Store;
 
@@ -38,6 +39,16 @@ fn options<I: IntoIterator<Item = (String, String)>>(items: I) -> Vec<(AttrValue
 pub fn ScenarioPanel() -> Html {
     let store = use_context::<Store>().expect("ScenarioPanel sits inside the app's store");
     let model_loader = use_model_loader(&store);
+    // The inputs under the key ones lie below the first screen (the column scrolls; on a
+    // phone they come after the charts): drawn once it is painted, so as not to delay it.
+    // Rendered on the server (the native tests) there is no paint to wait for.
+    let rest_drawn = use_state_eq(|| !cfg!(target_arch = "wasm32"));
+    {
+        let rest_drawn = rest_drawn.clone();
+        use_effect_with((), move |()| {
+            platform::after_paint(move || rest_drawn.set(true))
+        });
+    }
     let lang = store.lang;
     let s = &store.scenario;
     let send = |make: fn(String) -> Action| {
@@ -190,7 +201,7 @@ pub fn ScenarioPanel() -> Html {
         </>
     };
     let more_inputs = html! {
-        <>
+        if *rest_drawn {
             { NumberSlider { id: "classes".into(), label: T::Classes.get(lang).into(), unit: "".into(),
                 value: s.classes, min: 2, max: 64, max_typed: scenario::MAX_CLASSES, log2: false,
                 typing: typing("classes"), lang, on_change: send_u32(Action::Classes) }.view() }
@@ -218,7 +229,7 @@ pub fn ScenarioPanel() -> Html {
                 { model_loader }
             }
             { advanced_group(&store) }
-        </>
+        }
     };
 
     html! {
