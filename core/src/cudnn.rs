@@ -49,9 +49,9 @@
 //! For the memory model: `workspaces(layers, maths, &perf.cudnn)`, with
 //! `maths = Maths::of(precision, card).benchmarked(cudnn_benchmark)`, lists every
 //! convolution pass of a model with its algorithm; `PassAlgo::workspace_bytes(batch)` is
-//! what the pass allocates from the caching allocator (freed when the call returns) and
-//! `workspace_within(batch, available, cudnn_benchmark)` what it allocates when only
-//! `available` bytes can be had. The workspace shares (`perf.cudnn.workspace_*`) are
+//! what the pass allocates from the caching allocator (freed when the call returns); the
+//! fallback to plans with smaller workspaces near the card's limit is not modelled
+//! (`allocator`). The workspace shares (`perf.cudnn.workspace_*`) are
 //! first values read off HybridSN's peaks, assuming the workspace peaks with the tensors;
 //! the batch split follows `Conv_v7.cpp` (the H200 sweep's peaks per sample fall past
 //! the batches where it cuts HybridSN's layers).
@@ -217,31 +217,6 @@ impl PassAlgo {
     pub fn workspace_bytes(&self, batch: u64) -> f64 {
         self.workspace_per_sample * self.samples_per_call(batch) as f64
     }
-
-    /// Workspace the pass ends up allocating at `batch` when at most `available` bytes
-    /// can be had (near the memory limit): its own where that fits; otherwise, without
-    /// `cudnn.benchmark`, the next heuristic pick's, which needs none (an implicit GEMM);
-    /// with it, the timed buffer is halved until it fits and the fastest plan within it
-    /// runs (at most that half). The slower fallback's time is not modelled.
-    pub fn workspace_within(&self, batch: u64, available: f64, benchmark: bool) -> f64 {
-        fallback_workspace(self.workspace_bytes(batch), available, benchmark)
-    }
-}
-
-/// The workspace a cuDNN call that wants `own` bytes allocates when at most `available`
-/// can be had (`PassAlgo::workspace_within`).
-pub fn fallback_workspace(own: f64, available: f64, benchmark: bool) -> f64 {
-    if own <= available {
-        return own;
-    }
-    if !benchmark || available <= 0.0 {
-        return 0.0;
-    }
-    let mut halved = own;
-    while halved > available {
-        halved /= 2.0;
-    }
-    halved
 }
 
 /// A 3-D convolution whose kernel spans all three dimensions: none of extent 1, and no

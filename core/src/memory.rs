@@ -16,8 +16,8 @@
 //!   optimizer's parameter-sized temporaries (Adam's foreach sqrt), whichever is larger,
 //!   plus the cuBLAS workspaces PyTorch keeps (`GpuSpec::blas_workspace_bytes`);
 //! - allocated peak, reserved peak: these tensors, with each convolution's cuDNN
-//!   workspace (`cudnn::workspaces`, the smaller fallback near the limit), replayed for two
-//!   steps through a simulation of PyTorch's caching allocator (`allocator`): what
+//!   workspace (`cudnn::workspaces`), replayed until a step takes no new segment through
+//!   a simulation of PyTorch's caching allocator (`allocator`): what
 //!   `torch.cuda.max_memory_allocated` and `max_memory_reserved` report;
 //! - allocator: reserved peak less the tensors above (block rounding, cached segments,
 //!   the workspaces), never below `memory.fragmentation` x (activations + transient);
@@ -162,11 +162,8 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
         + activations
         + transient
         + input_cube;
-    // Unlimited: with the card's limit the workspace fallback and the release of cached
-    // segments make memory fall as the batch grows near the limit (as PyTorch's does),
-    // which the largest-batch and largest-patch searches cannot bisect; judged without
-    // them, "fits" errs on the safe side there.
-    let replay = replay(a, batch, s, gpu, &states, activations, None);
+    // Without the card's limit (see `allocator`): "fits" errs on the safe side near it.
+    let replay = replay(a, batch, s, gpu, &states, activations);
     let allocator =
         (replay.reserved_peak - tensors).max(s.memory.fragmentation * (activations + transient));
     let total = cuda_context + tensors + allocator;
@@ -196,8 +193,8 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
     }
 }
 
-/// One training step's tensors at `batch` replayed through the caching allocator within
-/// `limit` bytes (`allocator::training_step`). Per-layer shares of the model states
+/// One training step's tensors at `batch` replayed through the caching allocator
+/// (`allocator::training_step`). Per-layer shares of the model states
 /// follow the layers' parameters; kept tensors are scaled to `activations` (which
 /// checkpointing and autocast's copies change).
 fn replay(
@@ -207,7 +204,6 @@ fn replay(
     gpu: &GpuSpec,
     states: &crate::shard::States,
     activations: f64,
-    limit: Option<f64>,
 ) -> StepMemory {
     let lines = &a.lines;
     let params = (a.params as f64).max(1.0);
@@ -271,10 +267,7 @@ fn replay(
         loss_kept: loss * scale,
         step_temporary: states.step_temporary,
     };
-    let benchmark = s.cudnn_benchmark;
-    allocator::training_step(&tensors, limit, &|own, available| {
-        cudnn::fallback_workspace(own, available, benchmark)
-    })
+    allocator::training_step(&tensors)
 }
 
 /// The breakdown per GPU at `batch` samples (a full analysis at that batch).

@@ -103,20 +103,6 @@ fn workspaces_grow_with_the_batch_until_pytorch_cuts_it() {
 }
 
 #[test]
-fn near_the_limit_the_workspace_falls_back() {
-    let a = CudnnAssumptions::default();
-    let hybridsn = convs("hybridsn", 30, 25);
-    let p = conv_algos(&hybridsn[1], tf32(), &a)[0];
-    let own = p.workspace_bytes(4096);
-    assert_eq!(p.workspace_within(4096, 2.0 * own, false), own);
-    // Untimed: the next heuristic pick, which needs none.
-    assert_eq!(p.workspace_within(4096, 0.9 * own, false), 0.0);
-    // Timed: the buffer is halved until it fits.
-    assert_eq!(p.workspace_within(4096, 0.9 * own, true), own / 2.0);
-    assert_eq!(p.workspace_within(4096, 0.3 * own, true), own / 4.0);
-}
-
-#[test]
 fn a_model_lists_each_convolution_pass_that_runs() {
     let a = CudnnAssumptions::default();
     let s = Scenario::default();

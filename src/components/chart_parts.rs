@@ -125,3 +125,10 @@ pub fn with_before(now: String, before: Option<String>, word: &str) -> String {
         _ => now,
     }
 }
+
+/// One labelled figure of a tile's key figures (`data-testid` where tests read it).
+pub fn key_figure(label: &str, testid: Option<&'static str>, value: String) -> Html {
+    html! {
+        <span>{ label }{ ": " }<strong class="figure" data-testid={testid}>{ value }</strong></span>
+    }
+}

@@ -9,7 +9,9 @@ use hsi_gpu_core::choices::Currency;
 use hsi_gpu_core::cost::CostReport;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{chart_box, mark, px, readout, with_before, Focus, Frame};
+use crate::components::chart_parts::{
+    chart_box, key_figure, mark, px, readout, with_before, Focus, Frame,
+};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
@@ -275,8 +277,8 @@ impl CostChart {
             <section class="panel view cost-chart" aria-labelledby="cost-chart-heading" data-testid="chart-cost">
                 <h2 id="cost-chart-heading">{ T::Cost.get(lang) }</h2>
                 <p class="key-figures">
-                    <span>{ T::Tco.get(lang) }{ ": " }<strong class="figure" data-testid="chart-tco">{ own(tco_total) }</strong></span>
-                    <span>{ T::PerGpuHour.get(lang) }{ ": " }<strong class="figure">{ own(known(c.usd_per_gpu_hour, c.card_price_known)) }</strong></span>
+                    { key_figure(T::Tco.get(lang), Some("chart-tco"), own(tco_total)) }
+                    { key_figure(T::PerGpuHour.get(lang), None, own(known(c.usd_per_gpu_hour, c.card_price_known))) }
                 </p>
                 { chart_box(frame, T::Cost.get(lang).to_string(), None, html! {
                     <>

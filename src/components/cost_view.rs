@@ -5,6 +5,8 @@ use hsi_gpu_core::cost::PriceBasis;
 use hsi_gpu_core::format;
 use yew::prelude::*;
 
+use crate::components::chart_parts::key_figure;
+
 use crate::components::thesis::text::X;
 use crate::i18n::{Lang, T};
 use crate::SharedReport;
@@ -76,9 +78,9 @@ impl CostView {
             <section class="panel view cost" aria-labelledby="cost-heading">
                 <h2 id="cost-heading">{ T::Cost.get(lang) }</h2>
                 <p class="key-figures">
-                    <span>{ T::Tco.get(lang) }{ ": " }<strong class="figure" data-testid="tco">{ priced(c.tco_usd) }</strong></span>
-                    <span>{ T::PerGpuHour.get(lang) }{ ": " }<strong class="figure">{ priced(c.usd_per_gpu_hour) }</strong></span>
-                    <span>{ T::SweepWall.get(lang) }{ ": " }<strong class="figure">{ format::duration(c.sweep_wall_s) }</strong></span>
+                    { key_figure(T::Tco.get(lang), Some("tco"), priced(c.tco_usd)) }
+                    { key_figure(T::PerGpuHour.get(lang), None, priced(c.usd_per_gpu_hour)) }
+                    { key_figure(T::SweepWall.get(lang), None, format::duration(c.sweep_wall_s)) }
                 </p>
                 if let Some(basis) = basis {
                     <p class={classes!("help", (c.card_price_basis == PriceBasis::Guess).then_some("notice"))}

@@ -6,7 +6,9 @@ use hsi_gpu_core::chart::{fitting_ticks, nice_domain, stack, text_width, LinearS
 use hsi_gpu_core::format;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{chart_box, mark, px, readout, with_before, Focus, Frame};
+use crate::components::chart_parts::{
+    chart_box, key_figure, mark, px, readout, with_before, Focus, Frame,
+};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
 use crate::i18n::{memory_terms, Lang, T};
@@ -92,22 +94,16 @@ impl MemoryView {
             <section class="panel view memory" aria-labelledby="memory-heading" data-testid="chart-memory">
                 <h2 id="memory-heading">{ T::Memory.get(lang) }{ " — " }{ &self.gpu_name }</h2>
                 <p class="key-figures">
-                    <span>{ T::TotalMemory.get(lang) }{ ": " }
-                        <strong class="figure" data-testid="total-memory">{ format::bytes(m.total) }</strong></span>
-                    <span>{ T::AllocatedPeak.get(lang) }{ ": " }
-                        <strong class="figure" data-testid="allocated-peak">{ format::bytes(m.allocated_peak) }</strong></span>
-                    <span>{ T::ReservedPeak.get(lang) }{ ": " }
-                        <strong class="figure" data-testid="reserved-peak">{ format::bytes(m.reserved_peak) }</strong></span>
-                    <span>{ T::Capacity.get(lang) }{ ": " }
-                        <strong class="figure" data-testid="capacity">{ format::bytes(m.capacity) }</strong></span>
+                    { key_figure(T::TotalMemory.get(lang), Some("total-memory"), format::bytes(m.total)) }
+                    { key_figure(T::AllocatedReservedPeak.get(lang), Some("allocated-reserved"),
+                        format!("{} / {}", format::bytes(m.allocated_peak), format::bytes(m.reserved_peak))) }
+                    { key_figure(T::Capacity.get(lang), Some("capacity"), format::bytes(m.capacity)) }
                     if m.ecc_reserved > 0.0 {
-                        <span>{ X::EccReserved.get(lang) }{ ": " }
-                            <strong class="figure" data-testid="ecc-reserved">{ format::bytes(m.ecc_reserved) }</strong></span>
+                        { key_figure(X::EccReserved.get(lang), Some("ecc-reserved"), format::bytes(m.ecc_reserved)) }
                     }
                     <span class={classes!("fit", if m.fits { "ok" } else { "bad" })} data-testid="fits">
                         { status.get(lang) }</span>
-                    <span>{ T::MaxBatch.get(lang) }{ ": " }
-                        <strong class="figure" data-testid="max-batch">{ self.report.max_batch }</strong></span>
+                    { key_figure(T::MaxBatch.get(lang), Some("max-batch"), self.report.max_batch.to_string()) }
                 </p>
                 { chart_box(frame, format!("{}: {} / {}", T::Memory.get(lang), format::bytes(m.total), format::bytes(m.capacity)), None, html! {
                     <>

@@ -8,7 +8,7 @@ use hsi_gpu_core::perf::Bound;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
-use crate::components::chart_parts::{chart_box, mark, px, readout, Focus, Frame};
+use crate::components::chart_parts::{chart_box, key_figure, mark, px, readout, Focus, Frame};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::i18n::{self, Lang, T};
 use crate::SharedReport;
@@ -158,9 +158,9 @@ impl RooflineView {
             <section class="panel view roofline" aria-labelledby="roofline-heading" data-testid="chart-roofline">
                 <h2 id="roofline-heading">{ T::Roofline.get(lang) }</h2>
                 <p class="key-figures">
-                    <span>{ T::PeakCompute.get(lang) }{ ": " }<strong class="figure" data-testid="peak-flops">{ format::flop_rate(perf.peak_flops) }</strong></span>
-                    <span>{ T::Bandwidth.get(lang) }{ ": " }<strong class="figure">{ format::bandwidth(perf.bandwidth_bytes_per_s) }</strong></span>
-                    <span>{ T::Ridge.get(lang) }{ ": " }<strong class="figure">{ format!("{} FLOP/B", format::significant(perf.ridge)) }</strong></span>
+                    { key_figure(T::PeakCompute.get(lang), Some("peak-flops"), format::flop_rate(perf.peak_flops)) }
+                    { key_figure(T::Bandwidth.get(lang), None, format::bandwidth(perf.bandwidth_bytes_per_s)) }
+                    { key_figure(T::Ridge.get(lang), None, format!("{} FLOP/B", format::significant(perf.ridge))) }
                 </p>
                 { chart_box(frame, T::Roofline.get(lang).to_string(), Some("roofline-chart"), html! {
                     <>

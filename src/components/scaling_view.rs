@@ -10,7 +10,7 @@ use hsi_gpu_core::scaling::{ScalingPoint, ScalingReport};
 use hsi_gpu_core::steptime::StepBound;
 use yew::prelude::*;
 
-use crate::components::chart_parts::{chart_box, mark, px, readout, Focus, Frame};
+use crate::components::chart_parts::{chart_box, key_figure, mark, px, readout, Focus, Frame};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::i18n::step_parts;
 use crate::i18n::{self, Lang, T};
@@ -128,15 +128,15 @@ impl ScalingView {
             <section class="panel view scaling" aria-labelledby="scaling-heading" data-testid="chart-scaling">
                 <h2 id="scaling-heading">{ T::Speed.get(lang) }</h2>
                 <p class="key-figures">
-                    <span>{ T::StepTime.get(lang) }{ ": " }<strong class="figure" data-testid="step-time">{ format::duration(time.step_s) }</strong></span>
-                    <span>{ T::Throughput.get(lang) }{ ": " }<strong class="figure" data-testid="samples-per-s">{ format!("{}/s", format::significant(time.samples_per_s)) }</strong></span>
-                    <span>{ T::EpochTime.get(lang) }{ ": " }<strong class="figure" data-testid="epoch-time">{ format::duration(perf.epoch.epoch_s) }</strong></span>
-                    <span>{ i18n::run_time_label(lang, perf.epoch.epochs) }{ ": " }<strong class="figure" data-testid="run-time">{ format::duration(perf.epoch.run_s) }</strong></span>
-                    <span>{ T::StepBoundBy.get(lang) }{ ": " }<strong class="figure" data-testid="step-bound">{ bound_name(time.bound).get(lang) }</strong></span>
+                    { key_figure(T::StepTime.get(lang), Some("step-time"), format::duration(time.step_s)) }
+                    { key_figure(T::Throughput.get(lang), Some("samples-per-s"), format!("{}/s", format::significant(time.samples_per_s))) }
+                    { key_figure(T::EpochTime.get(lang), Some("epoch-time"), format::duration(perf.epoch.epoch_s)) }
+                    { key_figure(&i18n::run_time_label(lang, perf.epoch.epochs), Some("run-time"), format::duration(perf.epoch.run_s)) }
+                    { key_figure(T::StepBoundBy.get(lang), Some("step-bound"), bound_name(time.bound).get(lang).to_string()) }
                     if let Some(point) = chosen {
-                        <span>{ T::Speedup.get(lang) }{ ": " }<strong class="figure" data-testid="speedup">{ format::times(point.speedup) }</strong></span>
-                        <span>{ T::Efficiency.get(lang) }{ ": " }<strong class="figure" data-testid="scaling-efficiency">{ format::percent(point.efficiency) }</strong></span>
-                        <span>{ T::AllreduceShare.get(lang) }{ ": " }<strong class="figure">{ format::percent(point.allreduce_share) }</strong></span>
+                        { key_figure(T::Speedup.get(lang), Some("speedup"), format::times(point.speedup)) }
+                        { key_figure(T::Efficiency.get(lang), Some("scaling-efficiency"), format::percent(point.efficiency)) }
+                        { key_figure(T::AllreduceShare.get(lang), None, format::percent(point.allreduce_share)) }
                     }
                 </p>
                 { chart_box(frame, T::Scaling.get(lang).to_string(), Some("scaling-chart"), html! {
@@ -212,8 +212,8 @@ impl ScalingTable {
             <section class="panel scaling-details" aria-labelledby="scaling-details-heading">
                 <h2 id="scaling-details-heading">{ T::Scaling.get(lang) }</h2>
                 <p class="key-figures">
-                    <span>{ T::HostShare.get(lang) }{ ": " }<strong class="figure" data-testid="host-time">{ format::duration(time.host_s) }</strong></span>
-                    <span>{ T::InputRate.get(lang) }{ ": " }<strong class="figure" data-testid="input-rate">{ input_rate(time.input_samples_per_s) }</strong></span>
+                    { key_figure(T::HostShare.get(lang), Some("host-time"), format::duration(time.host_s)) }
+                    { key_figure(T::InputRate.get(lang), Some("input-rate"), input_rate(time.input_samples_per_s)) }
                 </p>
                 <p data-testid="step-parts">{ step_parts(lang, &self.report) }</p>
                 <p>{ i18n::step_breakdown_sentence(

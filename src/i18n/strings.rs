@@ -54,8 +54,7 @@ texts! {
     MemoryHelp => "Stacked terms of the peak memory on one card; the line marks the usable capacity, the dashed line the capacity less the headroom you keep free. The bars reach the device total: the caching allocator's reserved peak (simulated) plus the CUDA context.",
         "单卡峰值显存的各组成部分；实线为可用容量，虚线为扣除预留余量后的容量。柱高为总显存占用：缓存分配器的已保留峰值（模拟）加 CUDA 上下文。";
     TotalMemory => "Device total (reserved + CUDA context)", "总显存占用（已保留 + CUDA 上下文）";
-    AllocatedPeak => "Allocated peak (tensors, workspaces)", "已分配峰值（张量与工作区）";
-    ReservedPeak => "Reserved peak (caching allocator)", "已保留峰值（缓存分配器）";
+    AllocatedReservedPeak => "Allocated / reserved peak", "已分配 / 已保留峰值";
     Capacity => "Capacity", "容量";
     HeadroomLine => "Capacity less headroom", "扣除余量后";
     MaxBatch => "Largest batch that fits (with headroom)", "可容纳的最大批大小（含余量）";

@@ -7,6 +7,8 @@ texts! {
     /// A label of the command line's summaries.
     enum S;
     Share => "share", "占比";
+    AllocatedPeak => "Allocated peak (tensors, workspaces)", "已分配峰值（张量与工作区）";
+    ReservedPeak => "Reserved peak (caching allocator)", "已保留峰值（缓存分配器）";
     Trainable => "trainable", "可训练";
     Offloaded => "Offloaded to host memory (not in the total)", "卸载到主机内存（不计入合计）";
     OtherLevers => "Improvements that gain more than 2 %", "收益超过 2 % 的改进";

@@ -142,11 +142,11 @@ fn memory(report: &Report, gpu_name: &str, headroom: f64, lang: Lang) -> Vec<Str
     ]);
     let mut figures = vec![
         (
-            T::AllocatedPeak.get(lang).to_string(),
+            S::AllocatedPeak.get(lang).to_string(),
             format::bytes(m.allocated_peak),
         ),
         (
-            T::ReservedPeak.get(lang).to_string(),
+            S::ReservedPeak.get(lang).to_string(),
             format::bytes(m.reserved_peak),
         ),
         (T::Capacity.get(lang).to_string(), format::bytes(m.capacity)),

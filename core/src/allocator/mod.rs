@@ -12,10 +12,13 @@
 //!   `get_free_block`, blocks ordered by size then address); the rest of the block is split
 //!   off when at least 512 B remain in the small pool or more than 1 MiB in the large pool
 //!   (`should_split`; `max_split_size` is unlimited by default, so large blocks split too);
-//! - a freed block merges with free neighbours of its segment and stays cached: segments
-//!   are returned to the driver only when `cudaMalloc` fails, all unsplit cached segments
-//!   at once, before the retry (`release_cached_blocks`);
-//! - `expandable_segments` (off by default) is not modelled.
+//! - a freed block merges with free neighbours of its segment and stays cached.
+//!
+//! Not modelled: the card's limit (c10 returns the unsplit cached segments to the driver
+//! when `cudaMalloc` fails, `release_cached_blocks`, and cuDNN then falls back to plans
+//! with smaller workspaces: memory falls as the batch grows near the limit, which the
+//! largest-batch search could not bisect; without them it errs on the safe side), and
+//! `expandable_segments` (off by default).
 //!
 //! `step` replays one training step's tensors through it (`training_step`).
 
@@ -69,10 +72,6 @@ struct Segment {
 }
 
 impl Segment {
-    fn size(&self) -> u64 {
-        self.blocks.iter().map(|b| b.size).sum()
-    }
-
     fn index(&self, offset: u64) -> usize {
         self.blocks
             .binary_search_by_key(&offset, |b| b.offset)
@@ -105,10 +104,6 @@ impl FreeBlocks {
     fn best_fit(&self, size: u64) -> Option<FreeKey> {
         self.0.get(self.0.partition_point(|k| k.0 < size)).copied()
     }
-
-    fn largest(&self) -> u64 {
-        self.0.last().map_or(0, |k| k.0)
-    }
 }
 
 /// The allocator's state and its peaks.
@@ -124,9 +119,6 @@ pub struct CachingAllocator {
     reserved: u64,
     pub peak_allocated: u64,
     pub peak_reserved: u64,
-    /// What `cudaMalloc` may hand out in all (the card less the CUDA context); none: no
-    /// limit.
-    pub limit: Option<u64>,
 }
 
 /// An allocation's handle, to free it with.
@@ -134,13 +126,6 @@ pub struct CachingAllocator {
 pub struct Handle(usize);
 
 impl CachingAllocator {
-    pub fn new(limit: Option<u64>) -> Self {
-        CachingAllocator {
-            limit,
-            ..Default::default()
-        }
-    }
-
     pub fn allocated(&self) -> u64 {
         self.allocated
     }
@@ -155,17 +140,6 @@ impl CachingAllocator {
         } else {
             &mut self.free_large
         }
-    }
-
-    /// The largest block a request could get without a new segment beyond the limit: the
-    /// largest cached free block or what `cudaMalloc` could still give (cuDNN's
-    /// `get_available_workspace` asks the same).
-    pub fn available(&self) -> u64 {
-        let cached = self.free_large.largest().max(self.free_small.largest());
-        let fresh = self
-            .limit
-            .map_or(u64::MAX, |l| l.saturating_sub(self.reserved));
-        cached.max(fresh)
     }
 
     /// Allocates `bytes` (0 bytes allocate nothing and return None).
@@ -184,9 +158,6 @@ impl CachingAllocator {
             }
             None => {
                 let segment = segment_size(size);
-                if self.limit.is_some_and(|l| self.reserved + segment > l) {
-                    self.release_cached();
-                }
                 self.segments.push(Segment {
                     small,
                     blocks: vec![Block {
@@ -263,21 +234,6 @@ impl CachingAllocator {
         }
         pool.insert(key);
     }
-
-    /// Returns every wholly free segment to the driver (`release_cached_blocks`).
-    fn release_cached(&mut self) {
-        for seg in 0..self.segments.len() {
-            let segment = &self.segments[seg];
-            if segment.blocks.len() == 1 && segment.blocks[0].owner.is_none() {
-                let key = (segment.blocks[0].size, seg, 0);
-                self.reserved -= segment.size();
-                let small = segment.small;
-                self.pool(small).remove(&key);
-                // An emptied segment: no block, never chosen again.
-                self.segments[seg].blocks.clear();
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -295,7 +251,7 @@ mod tests {
 
     #[test]
     fn freed_blocks_are_cached_and_reused() {
-        let mut a = CachingAllocator::new(None);
+        let mut a = CachingAllocator::default();
         let x = a.malloc(3 << 20);
         assert_eq!((a.allocated(), a.reserved()), (3 << 20, LARGE_BUFFER));
         // The 17 MiB left of the segment serves the next request.
@@ -312,21 +268,11 @@ mod tests {
 
     #[test]
     fn a_large_remainder_of_one_mib_or_less_is_not_split_off() {
-        let mut a = CachingAllocator::new(None);
+        let mut a = CachingAllocator::default();
         let x = a.malloc(12 << 20);
         a.free(x);
         // 12 MiB cached; 11.5 MiB leaves 0.5 MiB, which stays with the block.
         a.malloc((23 << 20) / 2);
         assert_eq!(a.allocated(), 12 << 20);
-    }
-
-    #[test]
-    fn cudamalloc_failure_releases_cached_segments() {
-        let mut a = CachingAllocator::new(Some(40 << 20));
-        let x = a.malloc(30 << 20);
-        a.free(x);
-        a.malloc(32 << 20);
-        assert_eq!(a.reserved(), 32 << 20);
-        assert_eq!(a.peak_reserved, 32 << 20);
     }
 }

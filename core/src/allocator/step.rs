@@ -48,24 +48,18 @@ fn bytes(x: f64) -> u64 {
     x.max(0.0).ceil() as u64
 }
 
-/// Replays steps of `t` within `limit` bytes (the card less the CUDA context; None:
-/// unlimited) until one takes no new segment (at most `MAX_STEPS`) and returns the peaks
-/// (each step repeats the first's allocations in the segments the earlier ones left cached). `workspace_within(own, available)` is the workspace a
-/// cuDNN call ends up allocating when only `available` bytes can be had.
-pub fn training_step(
-    t: &StepTensors,
-    limit: Option<f64>,
-    workspace_within: &dyn Fn(f64, f64) -> f64,
-) -> StepMemory {
-    let mut a = CachingAllocator::new(limit.map(bytes));
+/// Replays steps of `t` until one takes no new segment (at most `MAX_STEPS`) and returns
+/// the peaks (each step repeats the first's allocations in the segments the earlier ones
+/// left cached).
+pub fn training_step(t: &StepTensors) -> StepMemory {
+    let mut a = CachingAllocator::default();
     let _resident: Vec<Option<Handle>> = t.resident.iter().map(|&b| a.malloc(bytes(b))).collect();
     let mut grads: Vec<Option<Handle>> = Vec::new();
     let mut states: Vec<Option<Handle>> = Vec::new();
     let layers = t.kept.len();
-    // The workspace a call gets: its own, or the fallback when the allocator cannot give it.
+    // A cuDNN call's workspace, allocated and freed around it.
     let workspace = |a: &mut CachingAllocator, own: f64| {
-        let got = workspace_within(own, a.available() as f64);
-        let h = a.malloc(bytes(got));
+        let h = a.malloc(bytes(own));
         a.free(h);
     };
     for step in 0..MAX_STEPS {

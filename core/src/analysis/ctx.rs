@@ -1,8 +1,6 @@
 //! The walk's working state: each tensor's storage, what autograd keeps, and one
 //! layer's account of parameters, FLOPs and saved bytes.
 
-use std::collections::BTreeSet;
-
 use super::base::{saturating_product, Bytes, ConvShape, FP32};
 use super::training::AttentionKernel;
 use crate::choices::Precision;
@@ -12,6 +10,8 @@ use crate::foundation::LayerTraining;
 pub(super) struct Storage {
     pub(super) per_sample: u64,
     pub(super) fixed: u64,
+    /// Kept for backward (each storage counts once however many ops keep it).
+    pub(super) saved: bool,
 }
 
 /// A tensor flowing between layers (per sample).
@@ -45,7 +45,6 @@ pub(super) struct Ctx {
     /// What the layer being applied trains.
     pub(super) train: LayerTraining,
     pub(super) storages: Vec<Storage>,
-    pub(super) saved: BTreeSet<usize>,
     /// The layer being applied reuses an earlier layer's parameters (`Layer::shares`):
     /// autocast's cached 16-bit copy of them is kept already.
     pub(super) shared_weights: bool,
@@ -53,7 +52,11 @@ pub(super) struct Ctx {
 
 impl Ctx {
     pub(super) fn new_storage(&mut self, per_sample: u64, fixed: u64) -> usize {
-        self.storages.push(Storage { per_sample, fixed });
+        self.storages.push(Storage {
+            per_sample,
+            fixed,
+            saved: false,
+        });
         self.storages.len() - 1
     }
 
@@ -90,7 +93,7 @@ impl Ctx {
 
     /// Keeps a storage for backward; returns the bytes newly kept.
     pub(super) fn keep(&mut self, id: usize) -> Bytes {
-        if self.saved.insert(id) {
+        if !std::mem::replace(&mut self.storages[id].saved, true) {
             self.storage_bytes(id)
         } else {
             Bytes::ZERO

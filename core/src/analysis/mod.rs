@@ -27,7 +27,7 @@
 //! (a grouped conv's weight gradient once per group's weights, as PyTorch's fix of the
 //! counter, pull request 183405, counts it; torch 2.14 counts it `groups` times).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use crate::choices::Precision;
 use crate::foundation::LayerTraining;
@@ -237,7 +237,6 @@ pub fn analyze_with(
         attention: training.attention,
         train: LayerTraining::default(),
         storages: Vec::new(),
-        saved: BTreeSet::new(),
         shared_weights: false,
     };
     // The data arrive in fp32; a model cast to bf16 gets bf16 data.
@@ -432,11 +431,10 @@ pub fn analyze_with(
         + ctx.keep_new(targets_per_sample * INT64, 0)
         + ctx.keep_new(0, FP32);
 
-    lines.saved = ctx
-        .saved
-        .iter()
-        .fold(Bytes::ZERO, |sum, &id| sum + ctx.storage_bytes(id));
-    if !ctx.saved.contains(&input_storage) {
+    lines.saved = (0..ctx.storages.len())
+        .filter(|&id| ctx.storages[id].saved)
+        .fold(Bytes::ZERO, |sum, id| sum + ctx.storage_bytes(id));
+    if !ctx.storages[input_storage].saved {
         lines.unsaved_input = ctx.storage_bytes(input_storage);
     }
     Ok(Analysis {

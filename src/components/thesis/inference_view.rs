@@ -4,6 +4,8 @@
 use hsi_gpu_core::format;
 use yew::prelude::*;
 
+use crate::components::chart_parts::key_figure;
+
 use super::text::{prediction_sentence, X};
 use crate::i18n::Lang;
 use crate::SharedReport;
@@ -31,9 +33,9 @@ impl InferenceView {
                 html! {
                     <>
                         <p class="key-figures">
-                            <span>{ X::EvalPass.get(lang) }{ ": " }<strong class="figure" data-testid="eval-pass">{ seconds(inf.eval_pass_s, lang) }</strong></span>
-                            <span>{ X::EvalEveryEpoch.get(lang) }{ ": " }<strong class="figure">{ seconds(inf.eval_every_epoch_s, lang) }</strong></span>
-                            <span>{ X::ScenePrediction.get(lang) }{ ": " }<strong class="figure" data-testid="scene-prediction">{ seconds(inf.scene_prediction_s, lang) }</strong></span>
+                            { key_figure(X::EvalPass.get(lang), Some("eval-pass"), seconds(inf.eval_pass_s, lang)) }
+                            { key_figure(X::EvalEveryEpoch.get(lang), None, seconds(inf.eval_every_epoch_s, lang)) }
+                            { key_figure(X::ScenePrediction.get(lang), Some("scene-prediction"), seconds(inf.scene_prediction_s, lang)) }
                         </p>
                         <p class="help">{ prediction_sentence(lang, &share(inf.scene_prediction_s), &share(inf.eval_every_epoch_s)) }</p>
                         <dl class="facts">
