@@ -53,7 +53,7 @@ texts! {
     Memory => "Memory per GPU", "每卡显存";
     MemoryHelp => "Stacked terms of the peak memory on one card; the line marks the usable capacity, the dashed line the capacity less the headroom you keep free. The bars reach the device total: the caching allocator's reserved peak (simulated) plus the CUDA context.",
         "单卡峰值显存的各组成部分；实线为可用容量，虚线为扣除预留余量后的容量。柱高为总显存占用：缓存分配器的已保留峰值（模拟）加 CUDA 上下文。";
-    TotalMemory => "Device total (reserved + CUDA context)", "总显存占用（已保留 + CUDA 上下文）";
+    TotalMemory => "Device total (reserved + context)", "总显存占用（已保留 + 上下文）";
     AllocatedReservedPeak => "Allocated / reserved peak", "已分配 / 已保留峰值";
     Capacity => "Capacity", "容量";
     HeadroomLine => "Capacity less headroom", "扣除余量后";
