@@ -292,8 +292,10 @@ pub fn total_at(
 }
 
 /// Largest batch whose total stays within capacity x (1 - headroom); 0 if even one
-/// sample does not fit. Memory is non-decreasing in batch, so an exponential then a
-/// binary search over the analysis's batch-linear terms finds it (one analysis).
+/// sample does not fit. The tensors grow with the batch (the device total nearly so: the
+/// allocator's packing and cuDNN's batch cut can lower it, `allocator`), so an exponential
+/// then a binary search over the analysis's batch-linear terms finds the first batch past
+/// the budget (one analysis).
 pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, FieldError> {
     let a = analyze_with(spec, 1, &Training::of(s, gpu))?;
     Ok(largest_batch(&[a], s, gpu))
