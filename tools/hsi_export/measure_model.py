@@ -304,11 +304,21 @@ class SpecModel(nn.Module):
             self.blocks.append(module)
             self.steps.append((name, sources))
             previous = name
+        # After which step each output is read for the last time (the last one: never).
+        last_read = {name: index for index, (_, sources) in enumerate(self.steps) for name in sources}
+        self.done_after = [[name for name in dict.fromkeys(sources) if last_read[name] == index]
+                           for index, (_, sources) in enumerate(self.steps)]
 
     def forward(self, x):
+        # Each output is dropped after its last reader, as a module's locals are when
+        # reassigned: autograd frees what backward does not need, as the estimate assumes.
+        # (Before 2026-12-02 the dict kept every output until the forward returned; the
+        # H200 fixtures' layer-list steps were measured so: docs/validation.md.)
         values = {"input": x}
-        for (name, sources), module in zip(self.steps, self.blocks):
+        for (name, sources), module, done in zip(self.steps, self.blocks, self.done_after):
             values[name] = module(*(values[s] for s in sources))
+            for source in done:
+                del values[source]
         return values[self.steps[-1][0]]
 
 
