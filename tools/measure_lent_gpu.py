@@ -21,6 +21,9 @@ each finishes, so a run cut short keeps what it measured:
 - zoo: the HSI zoo at two batches each in PyTorch's default precision, with
   cudnn.benchmark off and on (tools/measure.py records, as tools/measure_suite.py
   writes them, readable by core/tests/measured_h200.rs);
+- layer lists: ResNet-50 (batch 256, default precision) and ViT-B/16 (batch 192, AMP
+  fp16) as published layer lists, again: the committed runs' forward kept every layer
+  output (docs/validation.md), so their memory peaks are not yet checked;
 - sweeps: the largest batch of HybridSN, SSFTT and Hamida in default precision and AMP
   bf16 (doubling, then bisecting to 2 %, each sweep capped in time).
 
@@ -55,6 +58,8 @@ HSI = {"hybridsn": (30, 25, 256), "ssftt": (30, 13, 512), "hamida3d": (200, 5, 5
        "ssrn": (200, 7, 256), "dbda": (200, 9, 256)}
 SNAPSHOT_MODELS = ("hybridsn", "ssftt", "hamida3d")
 SWEEP_CAP_S = 25.0
+# The two cheapest committed layer-list steps (5-6 s each on the H200).
+LAYER_LISTS = (("resnet50", 256, "torch_default", False), ("vit_base_patch16_224", 192, "amp_fp16", True))
 # Rough seconds per item where the committed runs hold no timing (named so the plan says
 # what it assumes): a profiled step's trace export and parse, one op timing.
 PROFILE_S, OP_TIMING_S = 2.0, 0.4
@@ -87,6 +92,10 @@ def items():
             s = c["scenario"]
             out.append(("zoo", f"{s['model']['id']} b{s['batch_per_gpu']} {s['precision']} bench={bench}",
                         {"scenario": s, "bench": bench}))
+    for name, batch, precision, bench in LAYER_LISTS:
+        c = measure_suite.published(name, batch, precision, cudnn_benchmark=bench)
+        out.append(("layer lists", f"{name} b{batch} {precision} bench={bench}",
+                    {"scenario": c["scenario"], "bench": bench}))
     for model in SNAPSHOT_MODELS:
         for precision in ("torch_default", "amp_bf16"):
             out.append(("sweeps", f"{model} {precision}", {"scenario": hsi_case(model, precision, 64)}))
@@ -344,7 +353,7 @@ def run(section, item, device, dry_run):
         return run_kernels(item, device)
     if section == "ops":
         return run_op(item, device)
-    if section == "zoo":
+    if section in ("zoo", "layer lists"):
         return run_zoo(item, device, dry_run)
     return run_sweep(item, device, dry_run)
 
@@ -363,6 +372,11 @@ def shrunk(section, item):
 # --- the plan -----------------------------------------------------------------------------
 
 
+def model_name(scenario):
+    """A preset's id or a layer list's name."""
+    return scenario["model"].get("id") or scenario["model"]["spec"]["name"]
+
+
 def committed_wall_s():
     """wall_s of the committed H200 runs by (model, batch, precision, cudnn.benchmark)."""
     out = {}
@@ -374,7 +388,7 @@ def committed_wall_s():
             r = json.loads(line)
             if "wall_s" in r and not r["measurement"].get("sweep"):
                 s = r["scenario"]
-                key = (s["model"].get("id"), s["batch_per_gpu"], s["precision"], bool(r.get("cudnn_benchmark")))
+                key = (model_name(s), s["batch_per_gpu"], s["precision"], bool(r.get("cudnn_benchmark")))
                 out.setdefault(key, r["wall_s"])
     return out
 
@@ -386,7 +400,7 @@ def estimate_s(section, item, walls, bench_factor):
         return SWEEP_CAP_S
     s = item["scenario"]
     bench = item.get("bench", False)
-    key = (s["model"]["id"], s["batch_per_gpu"], s["precision"])
+    key = (model_name(s), s["batch_per_gpu"], s["precision"])
     wall = walls.get(key + (bench,))
     if wall is None:
         wall = walls.get(key + (False,), 1.0) * (bench_factor if bench else 1.0)
@@ -412,7 +426,7 @@ def print_plan(chosen, budget_s):
     print(f"plan (times from core/tests/fixtures/measured_h200 wall_s; cudnn.benchmark x{bench_factor:.1f} "
           f"where only the run without it is committed):")
     for section, (n, t) in sections.items():
-        print(f"  {section:<8} {n:4} items  ~{t:6.0f} s")
+        print(f"  {section:<11} {n:4} items  ~{t:6.0f} s")
     print(f"  total ~{total:.0f} s (~{total / 60:.1f} min) + CUDA start; items start until {budget_s:.0f} s")
     return total
 
@@ -477,7 +491,7 @@ def main():
             out.write(json.dumps(record) + "\n")
             out.flush()
             free_memory(device)
-            print(f"{time.perf_counter() - start:6.1f} s  {section:<8} {label}", flush=True)
+            print(f"{time.perf_counter() - start:6.1f} s  {section:<11} {label}", flush=True)
     return 0
 
 
