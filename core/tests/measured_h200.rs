@@ -44,6 +44,9 @@ struct Case {
     /// forward kept every layer's output until it returned (a module drops what backward
     /// does not need): its memory peaks are not the program the estimate describes.
     held_every_output: bool,
+    /// Device memory the suite's process still held when the step began, beyond a
+    /// fresh process's (`left_over`): its peaks hold it too, so they are not compared.
+    left_over_bytes: f64,
     c: PredictedVsMeasured,
 }
 
@@ -62,13 +65,31 @@ fn records(file: &str) -> Vec<Value> {
 /// The fixtures `tools/measure.py` recorded while its layer lists kept every output.
 const MEASURED_BEFORE_THE_LAYER_LIST_FIX: [&str; 2] = ["zoo.jsonl", "followup.jsonl"];
 
+/// What every step of a suite's process starts with, allocated by the steps before it
+/// (cuBLAS's workspaces, kept per handle: 69 MB in every step but the first; the estimate
+/// counts them).
+const KEPT_BY_EVERY_STEP: f64 = 69e6;
+/// More than this left over at a step's start and its memory peaks are not compared.
+const LEFT_OVER_LIMIT: f64 = 50e6;
+
+/// Device memory held when a step began beyond what every step starts with: its device
+/// use before its trainer (context and reserved) less the context the step before it
+/// ended with. 0 for a file's first step.
+fn left_over(m: &Value, previous_context: Option<f64>) -> f64 {
+    let before = m["device_used_before_bytes"].as_f64().unwrap();
+    previous_context.map_or(0.0, |context| before - context - KEPT_BY_EVERY_STEP)
+}
+
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     for file in ["zoo.jsonl", "followup.jsonl"] {
+        let mut previous_context = None;
         for v in records(file) {
             let Some(m) = v.get("measurement") else {
                 continue;
             };
+            let left_over_bytes = left_over(m, previous_context);
+            previous_context = m["context_bytes"].as_f64();
             let mut s = v["scenario"].clone();
             // The measuring machine: one SXM card (its only interconnect id) in a server.
             s["interconnect"] = "nvswitch".into();
@@ -104,11 +125,20 @@ fn cases() -> Vec<Case> {
                 host_synced: precision == "amp_fp16",
                 held_every_output: s["model"]["kind"] == "custom"
                     && MEASURED_BEFORE_THE_LAYER_LIST_FIX.contains(&file),
+                left_over_bytes,
                 c: compare(&scenario, &measurement).unwrap(),
             });
         }
     }
     out
+}
+
+impl Case {
+    /// Whether its memory peaks measured the program the estimate describes, from a
+    /// fresh start.
+    fn memory_compared(&self) -> bool {
+        !self.held_every_output && self.left_over_bytes < LEFT_OVER_LIMIT
+    }
 }
 
 fn error(c: &Case, term: &str) -> f64 {
@@ -147,7 +177,7 @@ fn errors(cases: &[&Case], term: &str) -> Option<Errors> {
     let e: Vec<f64> = cases
         .iter()
         .filter(|c| term != "host_step_s" || !c.host_synced)
-        .filter(|c| !term.starts_with("peak_") || !c.held_every_output)
+        .filter(|c| !term.starts_with("peak_") || c.memory_compared())
         .map(|c| error(c, term))
         .collect();
     (!e.is_empty()).then(|| Errors {
@@ -227,6 +257,21 @@ fn the_estimate_against_the_h200_measurements() {
         })
         .collect();
     println!("{}", row("3-D CNNs without cudnn.benchmark", "", &untimed));
+    // The steps that began with memory left over: reserved against the peak less it
+    // (an approximation: the step may reuse some of it).
+    for c in cases
+        .iter()
+        .filter(|c| !c.held_every_output && !c.memory_compared())
+    {
+        let reserved = c.c.term("peak_reserved_bytes").unwrap();
+        let without = reserved.measured - c.left_over_bytes;
+        println!(
+            "{}: {:.0} MB left over; reserved {:+.0} % against the peak less it",
+            c.label,
+            c.left_over_bytes / 1e6,
+            (reserved.predicted / without - 1.0) * 100.0
+        );
+    }
 
     let step = errors(&all, "step_time_s").unwrap();
     let fit_step = errors(&fit, "step_time_s").unwrap();
@@ -256,18 +301,19 @@ fn the_estimate_against_the_h200_measurements() {
     // workspace share fitted on HybridSN's sweep (0.39 -> 0.54): allocated 4 %, 46/74;
     // reserved 14 %, 48/74. Leaving out the 7 layer-list steps whose forward kept every
     // output (ResNet-50 -37 % allocated on all three was that): allocated 3.6 %, 40/67;
-    // reserved 10.5 %, 42/67. Issue 22's median target for allocated (5 %) is met; its worst
-    // (1.2x) and reserved's (10 %, 1.25x) are not yet: the GRU and the cudnn.benchmark
-    // steps (its timing buffer) are the furthest off.
+    // reserved 10.5 %, 42/67; and the 12 that began with 254-548 MB left over by the steps
+    // before them (the cudnn.benchmark steps' reserved -16..-54 % was mostly that):
+    // 3.6 %, 31/55; 10.5 %, 34/55. Issue 22's median target for allocated (5 %) is met;
+    // its worst (1.2x) and reserved's (10 %, 1.25x) are not: the GRU is the furthest off.
     within(&allocated, 5.0, 2.0, "allocated peak");
     within(&reserved, 11.0, 2.6, "reserved peak");
     assert!(
-        allocated.optimistic <= 40,
+        allocated.optimistic <= 31,
         "allocated: {} optimistic",
         allocated.optimistic
     );
     assert!(
-        reserved.optimistic <= 42,
+        reserved.optimistic <= 34,
         "reserved: {} optimistic",
         reserved.optimistic
     );
