@@ -3,7 +3,7 @@
 //! fast it runs against the fastest one, and the workspace it allocates.
 //!
 //! How PyTorch picks (ATen `native/cudnn/Conv_v8.cpp`, `run_single_conv`; the v7 path in
-//! `Conv_v7.cpp` works the same way):
+//! `Conv_v7.cpp`, taken only with `TORCH_CUDNN_V8_API_DISABLED`, picks the same way):
 //! - a per-shape plan cache is looked up first, whatever `cudnn.benchmark` says (its key
 //!   holds the shape, dtype, TF32 and alignment, not the benchmark flag);
 //! - `torch.backends.cudnn.benchmark = False` (the default): the engine configs cuDNN's
@@ -15,10 +15,12 @@
 //!   largest cached free block) is timed on the first step of the shape, with one buffer of
 //!   the largest such workspace, halved on out-of-memory (`generate_and_filter_plans`);
 //!   the fastest runs from then on, its own workspace allocated on every call;
-//! - tensors over 2^31 - 1 elements are cut along the batch into chunks of at most 256 Mi
-//!   (forward), 128 Mi (backward data) or 512 Mi (backward filter) elements, one cuDNN call
-//!   each (`split_batch_dim_to_32bit_out`, `Conv_v7.cpp`), so a workspace grows with the
-//!   chunk, not the batch.
+//! - the whole batch is one cuDNN call: the v8 path (PyTorch's default; the batch split of
+//!   tensors over 2^31 - 1 elements, `split_batch_dim_to_32bit_out`, is the v7 path's
+//!   only, `Conv_v8.cpp`'s `raw_cudnn_convolution_forward_out` and its backward ones), so
+//!   a workspace grows with the batch. The H200 sweep agrees: HybridSN's peak held about
+//!   46 GB above its tensors at batch 16,384 and 18,432, where the v7 path would have cut
+//!   its second and third 3-D convolutions into calls of 645-3,804 samples.
 //!
 //! What the heuristics pick, inferred from this project's H200 runs (PyTorch 2.11, cuDNN
 //! 9.19; `core/tests/fixtures/measured_h200/`, `core/tests/measured_h200.rs`):
@@ -50,11 +52,10 @@
 //! `maths = Maths::of(precision, card).benchmarked(cudnn_benchmark)`, lists every
 //! convolution pass of a model with its algorithm; `PassAlgo::workspace_bytes(batch)` is
 //! what the pass allocates from the caching allocator (freed when the call returns); the
-//! fallback to plans with smaller workspaces near the card's limit is not modelled
-//! (`allocator`). The workspace shares (`perf.cudnn.workspace_*`) are
-//! first values read off HybridSN's peaks, assuming the workspace peaks with the tensors;
-//! the batch split follows `Conv_v7.cpp` (the H200 sweep's peaks per sample fall past
-//! the batches where it cuts HybridSN's layers).
+//! fallback to plans with smaller workspaces when one does not fit is not modelled
+//! (`allocator::step`: the planner keeps the safe bound). The workspace shares
+//! (`perf.cudnn.workspace_*`) are first values read off HybridSN's peaks, assuming the
+//! workspace peaks with the tensors.
 
 use serde::{Deserialize, Serialize};
 
@@ -171,13 +172,8 @@ pub enum Pass {
     BackwardFilter,
 }
 
-/// Elements of one cuDNN call's tensors PyTorch cuts a too-large batch into, by pass
-/// (`Conv_v7.cpp`: 256 Mi forward, 128 Mi backward data, 512 Mi backward filter).
-const CHUNK_ELEMENTS: [u64; 3] = [256 << 20, 128 << 20, 512 << 20];
 /// Channel multiple 16-bit tensor-core convolution kernels need.
 const TENSOR_CORE_CHANNELS: u64 = 8;
-/// Above this many elements a tensor needs 64-bit indexing and the batch is cut.
-const INT_MAX: u64 = i32::MAX as u64;
 
 /// The algorithm PyTorch runs for one pass of one convolution.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -195,27 +191,14 @@ pub struct PassAlgo {
     pub gemm_k: f64,
     /// Its time over the fastest algorithm's at the same work and unit (1 when timed).
     pub slowdown: f64,
-    /// Workspace per sample of one cuDNN call, bytes (see `workspace_bytes`).
+    /// Workspace per sample, bytes (see `workspace_bytes`).
     pub workspace_per_sample: f64,
-    /// Elements per sample of the pass's larger tensor (input or output): past 2^31 - 1
-    /// for the batch, PyTorch cuts the batch into chunks.
-    pub elements_per_sample: u64,
 }
 
 impl PassAlgo {
-    /// Samples one cuDNN call of this pass handles at `batch`.
-    pub fn samples_per_call(&self, batch: u64) -> u64 {
-        let per_sample = self.elements_per_sample.max(1);
-        if per_sample.saturating_mul(batch) <= INT_MAX {
-            return batch;
-        }
-        let chunk = CHUNK_ELEMENTS[self.pass as usize] / per_sample;
-        batch.min(chunk.max(1))
-    }
-
     /// Workspace the pass allocates at `batch`, bytes (freed when the call returns).
     pub fn workspace_bytes(&self, batch: u64) -> f64 {
-        self.workspace_per_sample * self.samples_per_call(batch) as f64
+        self.workspace_per_sample * batch as f64
     }
 }
 
@@ -273,7 +256,6 @@ pub fn conv_algos(c: &ConvShape, maths: Maths, a: &CudnnAssumptions) -> Vec<Pass
     // The lowered input (im2col) matrix: input channels x kernel volume per output
     // position.
     let lowered = c.in_channels as f64 * kvol * out_pos * c.element_bytes as f64;
-    let elements_per_sample = (c.in_channels as f64 * in_pos).max(c.out_channels as f64 * out_pos);
     let pass = |pass: Pass, work_factor: f64, gemm_n: f64, gemm_k: f64| PassAlgo {
         pass,
         math,
@@ -282,7 +264,6 @@ pub fn conv_algos(c: &ConvShape, maths: Maths, a: &CudnnAssumptions) -> Vec<Pass
         gemm_k,
         slowdown,
         workspace_per_sample: workspace_share * lowered,
-        elements_per_sample: elements_per_sample as u64,
     };
     let mut out = vec![pass(Pass::Forward, 1.0, cout, cin * kvol)];
     if c.input_grad {

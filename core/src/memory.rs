@@ -17,12 +17,14 @@
 //!   plus the cuBLAS workspaces PyTorch keeps (`GpuSpec::blas_workspace_bytes`);
 //! - allocated peak, reserved peak: these tensors, with each convolution's cuDNN
 //!   workspace (`cudnn::workspaces`), replayed until a step takes no new segment through
-//!   a simulation of PyTorch's caching allocator (`allocator`): what
-//!   `torch.cuda.max_memory_allocated` and `max_memory_reserved` report;
+//!   a simulation of PyTorch's caching allocator (`allocator`) within the budget, or the
+//!   card when the step does not fit the budget (the cache hands segments back at the
+//!   limit): what `torch.cuda.max_memory_allocated` and `max_memory_reserved` report;
 //! - allocator: reserved peak less the tensors above (block rounding, cached segments,
 //!   the workspaces), never below `memory.fragmentation` x (activations + transient);
-//! - device total (`total`): reserved peak + CUDA context, what nvidia-smi shows and
-//!   what "fits" and the largest batch are judged on.
+//! - device total (`total`): reserved peak + CUDA context, what nvidia-smi shows; "fits"
+//!   and the largest batch also need every request of the replay, tensor or workspace,
+//!   to have found room within the limit (after the cached segments went back).
 //!
 //! The estimate is conservative in one respect: gradients are counted as alive together
 //! with all kept activations (true for `zero_grad(set_to_none=False)`; with the default
@@ -73,6 +75,8 @@ pub struct MemoryBreakdown {
     /// What the planner lets a batch use: capacity x (1 - memory.headroom), the budget
     /// `max_batch` searches within.
     pub budget: f64,
+    /// The step runs on the card: every request of the replay found room, and reserved
+    /// peak + context is within capacity.
     pub fits: bool,
     /// (capacity - total) / capacity: the part of the card left spare; negative when
     /// it does not fit.
@@ -133,8 +137,28 @@ pub fn breakdown(a: &Analysis, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
     breakdown_at(a, a.batch, s, gpu)
 }
 
-/// The breakdown at any `batch`, from the analysis's batch-linear terms.
+/// The breakdown at any `batch`, from the analysis's batch-linear terms: within the
+/// budget when the step fits it (the cache gives segments back before it takes the
+/// headroom), else within the card.
 pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
+    let within_budget = breakdown_within(a, batch, s, gpu, budget(s, gpu));
+    if within_budget.fits {
+        within_budget
+    } else {
+        breakdown_within(a, batch, s, gpu, capacity(s, gpu))
+    }
+}
+
+/// The breakdown at `batch` when the process may hold `limit` bytes of the card in all
+/// (context included): the caching allocator gives its unused segments back to stay
+/// within it. `fits` says whether every request found room.
+fn breakdown_within(
+    a: &Analysis,
+    batch: u64,
+    s: &Scenario,
+    gpu: &GpuSpec,
+    limit: f64,
+) -> MemoryBreakdown {
     let params = a.params as f64;
     // Gradients and optimizer states exist for what trains (`finetune`), split by `sharding`.
     let states = crate::shard::states(s, params, a.trainable_params as f64, &a.layers);
@@ -162,8 +186,8 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
         + activations
         + transient
         + input_cube;
-    // Without the card's limit (see `allocator`): "fits" errs on the safe side near it.
-    let replay = replay(a, batch, s, gpu, &states, activations);
+    let segments_limit = (limit - cuda_context).max(0.0) as u64;
+    let replay = replay(a, batch, s, gpu, &states, activations, segments_limit);
     let allocator =
         (replay.reserved_peak - tensors).max(s.memory.fragmentation * (activations + transient));
     let total = cuda_context + tensors + allocator;
@@ -184,7 +208,7 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
         capacity,
         ecc_reserved: crate::market::ecc_reserved_bytes(s),
         budget: budget(s, gpu),
-        fits: total <= capacity,
+        fits: !replay.out_of_memory && total <= limit,
         spare_fraction: if capacity > 0.0 {
             (capacity - total) / capacity
         } else {
@@ -204,6 +228,7 @@ fn replay(
     gpu: &GpuSpec,
     states: &crate::shard::States,
     activations: f64,
+    limit: u64,
 ) -> StepMemory {
     let lines = &a.lines;
     let params = (a.params as f64).max(1.0);
@@ -267,7 +292,7 @@ fn replay(
         loss_kept: loss * scale,
         step_temporary: states.step_temporary,
     };
-    allocator::training_step(&tensors)
+    allocator::training_step(&tensors, limit)
 }
 
 /// The breakdown per GPU at `batch` samples (a full analysis at that batch).
@@ -291,11 +316,13 @@ pub fn total_at(
     Ok(breakdown_of(spec, s, gpu, batch)?.total)
 }
 
-/// Largest batch whose total stays within capacity x (1 - headroom); 0 if even one
-/// sample does not fit. The tensors grow with the batch (the device total nearly so: the
-/// allocator's packing and cuDNN's batch cut can lower it, `allocator`), so an exponential
-/// then a binary search over the analysis's batch-linear terms finds the first batch past
-/// the budget (one analysis).
+/// Largest batch whose step runs within capacity x (1 - headroom); 0 if even one
+/// sample does not fit. The tensors grow with the batch (the replay's peaks nearly so:
+/// the allocator's packing can lower them a little, `allocator`), so an exponential then
+/// a binary search over the analysis's batch-linear terms finds the first batch past the
+/// budget (one analysis). A cuDNN workspace counts like a tensor: the plans PyTorch falls
+/// back to when one does not fit are not modelled, so near the limit this is the safe
+/// bound (`allocator::step`).
 pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, FieldError> {
     let a = analyze_with(spec, 1, &Training::of(s, gpu))?;
     Ok(largest_batch(&[a], s, gpu))
@@ -308,7 +335,7 @@ pub fn largest_batch(per_gpu: &[Analysis], s: &Scenario, gpu: &GpuSpec) -> u32 {
     let fits = |b: u32| {
         per_gpu
             .iter()
-            .all(|a| breakdown_at(a, b.into(), s, gpu).total <= budget)
+            .all(|a| breakdown_within(a, b.into(), s, gpu, budget).fits)
     };
     if !fits(1) {
         return 0;

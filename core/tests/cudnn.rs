@@ -83,19 +83,19 @@ fn timed_algorithms_do_the_counted_work_and_untimed_3d_ones_do_not() {
 }
 
 #[test]
-fn workspaces_grow_with_the_batch_until_pytorch_cuts_it() {
+fn workspaces_grow_with_the_whole_batch() {
     let a = CudnnAssumptions::default();
     let hybridsn = convs("hybridsn", 30, 25);
     let third = conv_algos(&hybridsn[2], tf32(), &a);
     let forward = third[0];
     assert_eq!(forward.pass, Pass::Forward);
     assert!(forward.workspace_per_sample > 0.0);
-    // [32, 18, 19, 19] outputs: 207,936 elements a sample pass 2^31 - 1 past 10,327
-    // samples; then calls of 256 Mi elements, 1,290 samples.
-    assert_eq!(forward.elements_per_sample, 32 * 18 * 19 * 19);
-    assert_eq!(forward.samples_per_call(10_000), 10_000);
-    assert_eq!(forward.samples_per_call(16_384), (256 << 20) / 207_936);
-    assert!(forward.workspace_bytes(16_384) < forward.workspace_bytes(8_192));
+    // PyTorch's v8 path runs the whole batch as one call, even past 2^31 - 1 elements
+    // (207,936 a sample here, from 10,328 samples on), so the workspace keeps growing.
+    assert_eq!(
+        forward.workspace_bytes(16_384),
+        2.0 * forward.workspace_bytes(8_192)
+    );
     // The 2-D convolution allocates none.
     assert!(conv_algos(&hybridsn[3], tf32(), &a)
         .iter()

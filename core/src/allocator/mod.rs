@@ -12,13 +12,15 @@
 //!   `get_free_block`, blocks ordered by size then address); the rest of the block is split
 //!   off when at least 512 B remain in the small pool or more than 1 MiB in the large pool
 //!   (`should_split`; `max_split_size` is unlimited by default, so large blocks split too);
-//! - a freed block merges with free neighbours of its segment and stays cached.
+//! - a freed block merges with free neighbours of its segment and stays cached;
+//! - the card's limit (`with_limit`): a segment that would take the reserved bytes past
+//!   it makes c10 return every cached segment with no block in use to the driver
+//!   (`release_cached_blocks`; `release_available_cached_blocks` does nothing while
+//!   `max_split_size` is unlimited) and try again; when that fails too the request is out
+//!   of memory: `malloc` notes it and goes on past the limit, so the peaks still say how
+//!   far over the step goes.
 //!
-//! Not modelled: the card's limit (c10 returns the unsplit cached segments to the driver
-//! when `cudaMalloc` fails, `release_cached_blocks`, and cuDNN then falls back to plans
-//! with smaller workspaces: memory falls as the batch grows near the limit, which the
-//! largest-batch search could not bisect; without them it errs on the safe side), and
-//! `expandable_segments` (off by default).
+//! Not modelled: `expandable_segments` (off by default).
 //!
 //! `step` replays one training step's tensors through it (`training_step`).
 
@@ -54,6 +56,10 @@ pub fn segment_size(rounded: u64) -> u64 {
         rounded.div_ceil(ROUND_LARGE) * ROUND_LARGE
     }
 }
+
+/// A request the limit cannot hold, even with the cached segments released.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OutOfMemory;
 
 /// A block of a segment: where it starts, its size and, while allocated, the handle
 /// holding it.
@@ -117,6 +123,10 @@ pub struct CachingAllocator {
     handles: Vec<Option<(usize, u64)>>,
     allocated: u64,
     reserved: u64,
+    /// Bytes `cudaMalloc` can hand out in all (None: no limit).
+    limit: Option<u64>,
+    /// A tensor was allocated past the limit: the real step runs out of memory.
+    pub out_of_memory: bool,
     pub peak_allocated: u64,
     pub peak_reserved: u64,
 }
@@ -126,6 +136,14 @@ pub struct CachingAllocator {
 pub struct Handle(usize);
 
 impl CachingAllocator {
+    /// An allocator whose segments may add up to `limit` bytes.
+    pub fn with_limit(limit: u64) -> CachingAllocator {
+        CachingAllocator {
+            limit: Some(limit),
+            ..CachingAllocator::default()
+        }
+    }
+
     pub fn allocated(&self) -> u64 {
         self.allocated
     }
@@ -142,10 +160,37 @@ impl CachingAllocator {
         }
     }
 
-    /// Allocates `bytes` (0 bytes allocate nothing and return None).
+    /// Allocates `bytes` (0 bytes allocate nothing and return None); past the limit it
+    /// notes `out_of_memory` and allocates all the same.
     pub fn malloc(&mut self, bytes: u64) -> Option<Handle> {
+        self.allocate(bytes, true).unwrap_or_else(|OutOfMemory| {
+            self.out_of_memory = true;
+            self.allocate(bytes, false).unwrap_or(None)
+        })
+    }
+
+    /// Segments with no block in use go back to the driver (`release_cached_blocks`).
+    fn release_cached_segments(&mut self) {
+        for seg in 0..self.segments.len() {
+            let segment = &self.segments[seg];
+            let &[Block {
+                offset: 0,
+                size,
+                owner: None,
+            }] = &segment.blocks[..]
+            else {
+                continue;
+            };
+            let small = segment.small;
+            self.segments[seg].blocks.clear();
+            self.reserved -= size;
+            self.pool(small).remove(&(size, seg, 0));
+        }
+    }
+
+    fn allocate(&mut self, bytes: u64, within_limit: bool) -> Result<Option<Handle>, OutOfMemory> {
         if bytes == 0 {
-            return None;
+            return Ok(None);
         }
         let size = round_size(bytes);
         let small = size <= SMALL_SIZE;
@@ -158,6 +203,14 @@ impl CachingAllocator {
             }
             None => {
                 let segment = segment_size(size);
+                let over =
+                    |a: &Self| within_limit && a.limit.is_some_and(|l| a.reserved + segment > l);
+                if over(self) {
+                    self.release_cached_segments();
+                    if over(self) {
+                        return Err(OutOfMemory);
+                    }
+                }
                 self.segments.push(Segment {
                     small,
                     blocks: vec![Block {
@@ -198,7 +251,7 @@ impl CachingAllocator {
         self.handles.push(Some((seg, offset)));
         self.peak_allocated = self.peak_allocated.max(self.allocated);
         self.peak_reserved = self.peak_reserved.max(self.reserved);
-        Some(Handle(id))
+        Ok(Some(Handle(id)))
     }
 
     /// Frees an allocation: its block merges with free neighbours and stays cached.
@@ -274,5 +327,21 @@ mod tests {
         // 12 MiB cached; 11.5 MiB leaves 0.5 MiB, which stays with the block.
         a.malloc((23 << 20) / 2);
         assert_eq!(a.allocated(), 12 << 20);
+    }
+
+    #[test]
+    fn at_the_limit_cached_segments_go_back_before_a_request_fails() {
+        let mut a = CachingAllocator::with_limit(30 << 20);
+        let x = a.malloc(20 << 20);
+        a.free(x);
+        // 26 MiB more would pass the limit: the cached 20 MiB segment is released first.
+        let y = a.malloc(25 << 20);
+        assert_eq!(a.reserved(), 26 << 20);
+        assert!(!a.out_of_memory);
+        // Held, it cannot be released: the next segment is past the limit.
+        a.malloc(12 << 20);
+        assert!(a.out_of_memory);
+        assert_eq!(a.reserved(), (26 + 12) << 20);
+        a.free(y);
     }
 }

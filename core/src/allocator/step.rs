@@ -10,6 +10,15 @@
 //! workspaces, then its kept tensors and temporaries freed; the optimizer's states (first
 //! step only) and its step temporary. The weights, the cuBLAS workspaces, sharding
 //! buffers and the data cube stay allocated throughout.
+//!
+//! Within a limit (the card's memory less the CUDA context) a workspace counts as a
+//! tensor does: one the allocator cannot hand out makes the step not fit. PyTorch would
+//! catch that error and run cuDNN's next plan (`try_configs` in ATen's `Conv_v8.cpp`),
+//! with a smaller workspace or none: HybridSN's H200 sweep ran to batch 20,479, its peak
+//! falling to its tensors alone past 19,456 (`measured_h200/zoo.jsonl`). Which plans
+//! come next, and their workspaces, is not known without the kernels' names: a replay
+//! that skips every such workspace ran HybridSN to 34,709, far past where the card
+//! failed, so the planner keeps the safe bound (10,131; `core/tests/measured_h200.rs`).
 
 use super::{CachingAllocator, Handle};
 
@@ -38,6 +47,9 @@ pub struct StepTensors {
 pub struct StepMemory {
     pub allocated_peak: f64,
     pub reserved_peak: f64,
+    /// A tensor or workspace did not fit the limit: the step runs out of memory (or,
+    /// for a workspace, on a slower plan).
+    pub out_of_memory: bool,
 }
 
 /// Steps replayed at most: a step's order of requests over the cached blocks settles
@@ -48,11 +60,11 @@ fn bytes(x: f64) -> u64 {
     x.max(0.0).ceil() as u64
 }
 
-/// Replays steps of `t` until one takes no new segment (at most `MAX_STEPS`) and returns
-/// the peaks (each step repeats the first's allocations in the segments the earlier ones
-/// left cached).
-pub fn training_step(t: &StepTensors) -> StepMemory {
-    let mut a = CachingAllocator::default();
+/// Replays steps of `t` within `limit` bytes of segments until one takes no new segment
+/// (at most `MAX_STEPS`) and returns the peaks (each step repeats the first's
+/// allocations in the segments the earlier ones left cached).
+pub fn training_step(t: &StepTensors, limit: u64) -> StepMemory {
+    let mut a = CachingAllocator::with_limit(limit);
     let _resident: Vec<Option<Handle>> = t.resident.iter().map(|&b| a.malloc(bytes(b))).collect();
     let mut grads: Vec<Option<Handle>> = Vec::new();
     let mut states: Vec<Option<Handle>> = Vec::new();
@@ -103,5 +115,6 @@ pub fn training_step(t: &StepTensors) -> StepMemory {
     StepMemory {
         allocated_peak: a.peak_allocated as f64,
         reserved_peak: a.peak_reserved as f64,
+        out_of_memory: a.out_of_memory,
     }
 }

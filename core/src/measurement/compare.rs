@@ -271,6 +271,10 @@ pub fn compare(s: &Scenario, m: &Measurement) -> Result<PredictedVsMeasured, Vec
         let spec = build_model(&scenario).map_err(|e| vec![e])?;
         let mut no_headroom = scenario.clone();
         no_headroom.memory.headroom = 0.0;
+        // The card as measured: what CUDA said it can use, not the catalog's size.
+        if let Some(usable) = m.device.total_memory_bytes.filter(|_| !m.dry_run) {
+            no_headroom.memory.driver_reserved_bytes = gpu.memory_bytes.saturating_sub(usable);
+        }
         let predicted = memory::max_batch(&spec, &no_headroom, gpu).map_err(|e| vec![e])?;
         add("max_batch", predicted.into(), Some(measured_max.into()));
     }

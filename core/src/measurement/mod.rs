@@ -14,8 +14,9 @@
 //! - context = the CUDA context term;
 //! - device total = total (reserved + context as `nvidia-smi` would show it);
 //! - step time = one optimizer step on one card (`perf.rs`);
-//! - max batch = the largest batch whose total fits the card with no headroom (the
-//!   measured sweep stops at the first out-of-memory error, not at a safety margin).
+//! - max batch = the largest batch whose step fits the card with no headroom (the
+//!   measured sweep stops at the first out-of-memory error, not at a safety margin), the
+//!   card's size being what the measurement's device reported (`total_memory_bytes`).
 
 mod calibrate;
 mod compare;
