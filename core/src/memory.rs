@@ -255,18 +255,7 @@ fn replay(
     } else {
         0.0
     };
-    let mut temporaries: Vec<f64> = (0..layers)
-        .map(|i| lines.transient.get(i).map_or(0.0, |t| t.at(batch)))
-        .collect();
-    if let (Some(last), Some(extra)) = (
-        temporaries.last_mut(),
-        lines
-            .transient
-            .get(layers..)
-            .map(|rest| rest.iter().map(|t| t.at(batch)).fold(0.0, f64::max)),
-    ) {
-        *last = last.max(extra);
-    }
+    let temporaries: Vec<f64> = lines.transient.iter().map(|t| t.at(batch)).collect();
     let maths = Maths::of(s.precision, gpu).benchmarked(s.cudnn_benchmark);
     let mut forward_workspaces = vec![Vec::new(); layers];
     let mut backward_workspaces = vec![Vec::new(); layers];
@@ -285,7 +274,16 @@ fn replay(
         gradients: share(states.gradients),
         optimizer_states: share(states.optimizer),
         input: input * scale,
-        kept: saved.iter().map(|b| b * scale).collect(),
+        unkept_outputs: lines
+            .layer_unkept_output
+            .iter()
+            .map(|b| b.at(batch) * scale)
+            .collect(),
+        kept: lines
+            .layer_kept
+            .iter()
+            .map(|parts| parts.iter().map(|b| b.at(batch) * scale).collect())
+            .collect(),
         temporaries,
         forward_workspaces,
         backward_workspaces,
@@ -318,9 +316,8 @@ pub fn total_at(
 
 /// Largest batch whose step runs within capacity x (1 - headroom); 0 if even one
 /// sample does not fit. The tensors grow with the batch (the replay's peaks nearly so:
-/// the allocator's packing can lower them a little, `allocator`), so an exponential then
-/// a binary search over the analysis's batch-linear terms finds the first batch past the
-/// budget (one analysis). A cuDNN workspace counts like a tensor: the plans PyTorch falls
+/// the allocator's packing can lower them a little, `allocator`), so a search over the
+/// analysis's batch-linear terms finds the first batch past the budget (one analysis). A cuDNN workspace counts like a tensor: the plans PyTorch falls
 /// back to when one does not fit are not modelled, so near the limit this is the safe
 /// bound (`allocator::step`).
 pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, FieldError> {
@@ -332,27 +329,60 @@ pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, F
 /// stages, `parallel`) stays within the budget; 0 if one sample does not fit.
 pub fn largest_batch(per_gpu: &[Analysis], s: &Scenario, gpu: &GpuSpec) -> u32 {
     let budget = budget(s, gpu);
-    let fits = |b: u32| {
+    let at = |b: u32| -> Vec<MemoryBreakdown> {
         per_gpu
             .iter()
-            .all(|a| breakdown_within(a, b.into(), s, gpu, budget).fits)
+            .map(|a| breakdown_within(a, b.into(), s, gpu, budget))
+            .collect()
     };
-    if !fits(1) {
+    let fits = |b: u32| at(b).iter().all(|m| m.fits);
+    let one = at(1);
+    if !one.iter().all(|m| m.fits) {
         return 0;
     }
-    let mut lo = 1u32; // fits
-    let mut hi = 2u32;
-    while hi <= MAX_BATCH && fits(hi) {
-        lo = hi;
-        hi = hi.saturating_mul(2);
-    }
-    if hi > MAX_BATCH {
-        if fits(MAX_BATCH) {
-            return MAX_BATCH;
+    // A first guess where the totals' straight line through batch 1 and `SECOND` meets
+    // the budget (what a sample costs), then a bracket grown from it, then bisection:
+    // a dozen replays where doubling from 1 took two dozen.
+    const SECOND: u32 = 64;
+    let guess = one
+        .iter()
+        .zip(at(SECOND))
+        .map(|(first, second)| {
+            let per_sample = (second.total - first.total) / f64::from(SECOND - 1);
+            if per_sample > 0.0 {
+                1.0 + (budget - first.total) / per_sample
+            } else {
+                f64::from(MAX_BATCH)
+            }
+        })
+        .fold(f64::from(MAX_BATCH), f64::min)
+        .max(1.0) as u32;
+    let mut step = (guess / 32).max(1);
+    // Invariant once bracketed: lo fits, hi does not.
+    let (mut lo, mut hi) = if fits(guess) {
+        let mut lo = guess;
+        loop {
+            if lo == MAX_BATCH {
+                return MAX_BATCH;
+            }
+            let hi = lo.saturating_add(step).min(MAX_BATCH);
+            if !fits(hi) {
+                break (lo, hi);
+            }
+            lo = hi;
+            step = step.saturating_mul(2);
         }
-        hi = MAX_BATCH;
-    }
-    // Invariant: lo fits, hi does not.
+    } else {
+        let mut hi = guess;
+        loop {
+            let lo = hi.saturating_sub(step).max(1);
+            if lo == 1 || fits(lo) {
+                break (lo, hi);
+            }
+            hi = lo;
+            step = step.saturating_mul(2);
+        }
+    };
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if fits(mid) {

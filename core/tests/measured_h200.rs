@@ -303,17 +303,21 @@ fn the_estimate_against_the_h200_measurements() {
     // output (ResNet-50 -37 % allocated on all three was that): allocated 3.6 %, 40/67;
     // reserved 10.5 %, 42/67; and the 12 that began with 254-548 MB left over by the steps
     // before them (the cudnn.benchmark steps' reserved -16..-54 % was mostly that):
-    // 3.6 %, 31/55; 10.5 %, 34/55. Issue 22's median target for allocated (5 %) is met;
-    // its worst (1.2x) and reserved's (10 %, 1.25x) are not: the GRU is the furthest off.
+    // 3.6 %, 31/55; 10.5 %, 34/55. With each kept tensor its own block (a max-pool's
+    // input and indices were one, past the small pool's 1 MiB) and the forward outputs
+    // backward keeps none of allocated until the next layer ran: reserved 8.9 %, 35/55
+    // (HybridSN in AMP at batch 64 -28 -> -5 %, its 16-bit steps at batch 256 +9 -> -5..-6 %).
+    // Issue 22's median targets (allocated 5 %, reserved 10 %) are met; the worst (1.2x,
+    // 1.25x) are not: the GRU is the furthest off.
     within(&allocated, 5.0, 2.0, "allocated peak");
-    within(&reserved, 11.0, 2.6, "reserved peak");
+    within(&reserved, 10.0, 2.6, "reserved peak");
     assert!(
         allocated.optimistic <= 31,
         "allocated: {} optimistic",
         allocated.optimistic
     );
     assert!(
-        reserved.optimistic <= 34,
+        reserved.optimistic <= 35,
         "reserved: {} optimistic",
         reserved.optimistic
     );

@@ -1,7 +1,7 @@
 //! The memory model: worked examples computed by hand from first principles.
 
 use hsi_gpu_core::analysis::analyze;
-use hsi_gpu_core::graph::{ops, ModelBuilder};
+use hsi_gpu_core::graph::{ops, ModelBuilder, Op};
 use hsi_gpu_core::scenario::{ModelChoice, Precision};
 use hsi_gpu_core::{estimate, Scenario};
 
@@ -52,4 +52,47 @@ fn custom_model_scenario_round_trips_through_json() {
     let report = estimate(&back).unwrap();
     assert_eq!(report.params, 8 * 27 + 8);
     assert!(report.memory.fits);
+}
+
+/// The caching-allocator replay sees each kept tensor on its own, once, and the forward
+/// outputs backward keeps none of (a view allocates nothing).
+#[test]
+fn the_replay_sees_tensors_one_by_one() {
+    let mut b = ModelBuilder::new("pool", vec![4, 8, 8]);
+    b.push(ops::conv(2, 6, &[3], &[1]))
+        .push(Op::BatchNorm)
+        .push(ops::relu())
+        .push(Op::MaxPool {
+            dims: 2,
+            kernel: vec![2, 2],
+            stride: vec![2, 2],
+            padding: vec![],
+            ceil_mode: false,
+        })
+        .push(Op::Flatten)
+        .push(ops::linear(5));
+    let a = analyze(&b.build(), 2, Precision::Fp32).unwrap();
+    let lines = &a.lines;
+    for (parts, sum) in lines.layer_kept.iter().zip(&lines.layer_saved) {
+        let total: f64 = parts.iter().map(|b| b.at(2)).sum();
+        assert_eq!(total, sum.at(2));
+    }
+    let per_sample = |layer: usize| -> Vec<f64> {
+        lines.layer_kept[layer]
+            .iter()
+            .map(|b| b.per_sample)
+            .filter(|&b| b > 0.0)
+            .collect()
+    };
+    // 6 x 8 x 8 outputs: the ReLU keeps its own; the pool, which needs it too, adds only
+    // its 6 x 4 x 4 int64 indices.
+    assert_eq!(per_sample(2), [6.0 * 8.0 * 8.0 * 4.0]);
+    assert_eq!(per_sample(3), [6.0 * 4.0 * 4.0 * 8.0]);
+    // The batch norm's output goes to the ReLU, which keeps only its own output.
+    assert_eq!(
+        lines.layer_unkept_output[1].per_sample,
+        6.0 * 8.0 * 8.0 * 4.0
+    );
+    // The flatten of a contiguous tensor is a view.
+    assert_eq!(lines.layer_unkept_output[4].per_sample, 0.0);
 }

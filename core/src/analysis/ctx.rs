@@ -45,6 +45,8 @@ pub(super) struct Ctx {
     /// What the layer being applied trains.
     pub(super) train: LayerTraining,
     pub(super) storages: Vec<Storage>,
+    /// The storages kept for backward, in the order they were kept.
+    pub(super) kept_order: Vec<usize>,
     /// The layer being applied reuses an earlier layer's parameters (`Layer::shares`):
     /// autocast's cached 16-bit copy of them is kept already.
     pub(super) shared_weights: bool,
@@ -94,6 +96,7 @@ impl Ctx {
     /// Keeps a storage for backward; returns the bytes newly kept.
     pub(super) fn keep(&mut self, id: usize) -> Bytes {
         if !std::mem::replace(&mut self.storages[id].saved, true) {
+            self.kept_order.push(id);
             self.storage_bytes(id)
         } else {
             Bytes::ZERO

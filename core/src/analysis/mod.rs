@@ -171,6 +171,11 @@ pub struct MemoryLines {
     pub transient: Vec<Bytes>,
     /// Per layer: what it adds to the kept tensors, and its output.
     pub layer_saved: Vec<Bytes>,
+    /// Per layer: the tensors it keeps, one by one (`layer_saved` is their sum).
+    pub layer_kept: Vec<Vec<Bytes>>,
+    /// Per layer: its output when backward keeps none of it (freed once the next layer
+    /// ran), else zero.
+    pub layer_unkept_output: Vec<Bytes>,
     pub layer_output: Vec<Bytes>,
 }
 
@@ -237,6 +242,7 @@ pub fn analyze_with(
         attention: training.attention,
         train: LayerTraining::default(),
         storages: Vec::new(),
+        kept_order: Vec::new(),
         shared_weights: false,
     };
     // The data arrive in fp32; a model cast to bf16 gets bf16 data.
@@ -252,6 +258,7 @@ pub fn analyze_with(
     let mut previous = input;
     let mut layers = Vec::with_capacity(spec.layers.len());
     let mut lines = MemoryLines::default();
+    let mut output_storages = Vec::new();
 
     for (index, layer) in spec.layers.iter().enumerate() {
         let kind = layer.op.kind();
@@ -294,6 +301,7 @@ pub fn analyze_with(
         }
         ctx.shared_weights = layer.shares.is_some();
         let first_storage = ctx.storages.len();
+        let first_kept = ctx.kept_order.len();
         let (mut output, mut account) = apply(&mut ctx, &layer.op, &inputs)
             .map_err(|(value, allowed)| err(index, &name, kind, value, allowed))?;
         // A layer that reads only batch-independent tensors runs once per step.
@@ -361,7 +369,15 @@ pub fn analyze_with(
             + input_grads
             + account.scratch_per_sample));
         lines.layer_saved.push(account.saved);
+        lines.layer_kept.push(
+            ctx.kept_order[first_kept..]
+                .iter()
+                .map(|&id| ctx.storage_bytes(id))
+                .collect(),
+        );
         lines.layer_output.push(per(output_per_sample));
+        // A view's output is its input's storage, allocated already.
+        output_storages.push((output.storage >= first_storage).then_some(output.storage));
         let weight_dtype = ctx.compute_dtype(ctx.param_dtype());
         layers.push(LayerReport {
             name: name.clone(),
@@ -431,6 +447,13 @@ pub fn analyze_with(
         + ctx.keep_new(targets_per_sample * INT64, 0)
         + ctx.keep_new(0, FP32);
 
+    lines.layer_unkept_output = output_storages
+        .iter()
+        .map(|&id| match id {
+            Some(id) if !ctx.storages[id].saved => ctx.storage_bytes(id),
+            _ => Bytes::ZERO,
+        })
+        .collect();
     lines.saved = (0..ctx.storages.len())
         .filter(|&id| ctx.storages[id].saved)
         .fold(Bytes::ZERO, |sum, id| sum + ctx.storage_bytes(id));

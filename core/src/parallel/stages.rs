@@ -169,6 +169,8 @@ pub fn stage_analysis(a: &Analysis, range: Range<usize>, in_flight: u32) -> Anal
         },
         transient: own(&l.transient),
         layer_saved: own(&l.layer_saved),
+        layer_kept: l.layer_kept[range.clone()].to_vec(),
+        layer_unkept_output: own(&l.layer_unkept_output),
         layer_output: own(&l.layer_output).into_iter().map(times).collect(),
     };
     let layers = a.layers[range].to_vec();
