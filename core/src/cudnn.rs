@@ -300,10 +300,13 @@ pub fn workspaces(
     maths: Maths,
     a: &CudnnAssumptions,
 ) -> Vec<(usize, PassAlgo)> {
-    layers
-        .iter()
-        .enumerate()
-        .filter_map(|(i, l)| l.conv.as_ref().map(|c| (i, c)))
-        .flat_map(|(i, c)| conv_algos(c, maths, a).into_iter().map(move |p| (i, p)))
-        .collect()
+    let mut out = Vec::new();
+    for (i, l) in layers.iter().enumerate() {
+        if let Some(c) = &l.conv {
+            for pass in conv_algos(c, maths, a) {
+                out.push((i, pass));
+            }
+        }
+    }
+    out
 }

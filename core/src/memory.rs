@@ -17,9 +17,9 @@
 //!   plus the cuBLAS workspaces PyTorch keeps (`GpuSpec::blas_workspace_bytes`);
 //! - allocated peak, reserved peak: these tensors, with each convolution's cuDNN
 //!   workspace (`cudnn::workspaces`), replayed until a step takes no new segment through
-//!   a simulation of PyTorch's caching allocator (`allocator`) within the budget, or the
-//!   card when the step does not fit the budget (the cache hands segments back at the
-//!   limit): what `torch.cuda.max_memory_allocated` and `max_memory_reserved` report;
+//!   a simulation of PyTorch's caching allocator (`allocator`) within the card (the cache
+//!   hands unused segments back at its limit): what `torch.cuda.max_memory_allocated`
+//!   and `max_memory_reserved` report;
 //! - allocator: reserved peak less the tensors above (block rounding, cached segments,
 //!   the workspaces), never below `memory.fragmentation` x (activations + transient);
 //! - device total (`total`): reserved peak + CUDA context, what nvidia-smi shows; "fits"
@@ -137,28 +137,10 @@ pub fn breakdown(a: &Analysis, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
     breakdown_at(a, a.batch, s, gpu)
 }
 
-/// The breakdown at any `batch`, from the analysis's batch-linear terms: within the
-/// budget when the step fits it (the cache gives segments back before it takes the
-/// headroom), else within the card.
+/// The breakdown at any `batch`, from the analysis's batch-linear terms. The caching
+/// allocator replays the step within the card: it gives unused segments back at the
+/// limit, and `fits` says whether every request then found room.
 pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> MemoryBreakdown {
-    let within_budget = breakdown_within(a, batch, s, gpu, budget(s, gpu));
-    if within_budget.fits {
-        within_budget
-    } else {
-        breakdown_within(a, batch, s, gpu, capacity(s, gpu))
-    }
-}
-
-/// The breakdown at `batch` when the process may hold `limit` bytes of the card in all
-/// (context included): the caching allocator gives its unused segments back to stay
-/// within it. `fits` says whether every request found room.
-fn breakdown_within(
-    a: &Analysis,
-    batch: u64,
-    s: &Scenario,
-    gpu: &GpuSpec,
-    limit: f64,
-) -> MemoryBreakdown {
     let params = a.params as f64;
     // Gradients and optimizer states exist for what trains (`finetune`), split by `sharding`.
     let states = crate::shard::states(s, params, a.trainable_params as f64, &a.layers);
@@ -186,7 +168,7 @@ fn breakdown_within(
         + activations
         + transient
         + input_cube;
-    let segments_limit = (limit - cuda_context).max(0.0) as u64;
+    let segments_limit = (capacity - cuda_context).max(0.0) as u64;
     let replay = replay(a, batch, s, gpu, &states, activations, segments_limit);
     let allocator =
         (replay.reserved_peak - tensors).max(s.memory.fragmentation * (activations + transient));
@@ -208,7 +190,7 @@ fn breakdown_within(
         capacity,
         ecc_reserved: crate::market::ecc_reserved_bytes(s),
         budget: budget(s, gpu),
-        fits: !replay.out_of_memory && total <= limit,
+        fits: !replay.out_of_memory && total <= capacity,
         spare_fraction: if capacity > 0.0 {
             (capacity - total) / capacity
         } else {
@@ -280,10 +262,11 @@ fn replay(
             .map(|b| b.at(batch) * scale)
             .collect(),
         kept: lines
-            .layer_kept
+            .kept_tensors
             .iter()
-            .map(|parts| parts.iter().map(|b| b.at(batch) * scale).collect())
+            .map(|b| b.at(batch) * scale)
             .collect(),
+        kept_ends: lines.layer_kept_end.clone(),
         temporaries,
         forward_workspaces,
         backward_workspaces,
@@ -314,7 +297,8 @@ pub fn total_at(
     Ok(breakdown_of(spec, s, gpu, batch)?.total)
 }
 
-/// Largest batch whose step runs within capacity x (1 - headroom); 0 if even one
+/// Largest batch whose step runs on the card with its total within capacity x
+/// (1 - headroom); 0 if even one
 /// sample does not fit. The tensors grow with the batch (the replay's peaks nearly so:
 /// the allocator's packing can lower them a little, `allocator`), so a search over the
 /// analysis's batch-linear terms finds the first batch past the budget (one analysis). A cuDNN workspace counts like a tensor: the plans PyTorch falls
@@ -329,67 +313,49 @@ pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, F
 /// stages, `parallel`) stays within the budget; 0 if one sample does not fit.
 pub fn largest_batch(per_gpu: &[Analysis], s: &Scenario, gpu: &GpuSpec) -> u32 {
     let budget = budget(s, gpu);
-    let at = |b: u32| -> Vec<MemoryBreakdown> {
-        per_gpu
-            .iter()
-            .map(|a| breakdown_within(a, b.into(), s, gpu, budget))
-            .collect()
+    let within = |a: &Analysis, b: u32| breakdown_at(a, b.into(), s, gpu);
+    let fits = |b: u32| {
+        per_gpu.iter().all(|a| {
+            let m = within(a, b);
+            m.fits && m.total <= budget
+        })
     };
-    let fits = |b: u32| at(b).iter().all(|m| m.fits);
-    let one = at(1);
-    if !one.iter().all(|m| m.fits) {
-        return 0;
-    }
     // A first guess where the totals' straight line through batch 1 and `SECOND` meets
-    // the budget (what a sample costs), then a bracket grown from it, then bisection:
-    // a dozen replays where doubling from 1 took two dozen.
+    // the budget (what a sample costs); from it, galloping up while batches fit and down
+    // while they do not until a batch that fits (`lo`) sits below one that does not
+    // (`hi`), then bisection: a dozen replays where doubling from 1 took two dozen.
     const SECOND: u32 = 64;
-    let guess = one
+    let guess = per_gpu
         .iter()
-        .zip(at(SECOND))
-        .map(|(first, second)| {
-            let per_sample = (second.total - first.total) / f64::from(SECOND - 1);
+        .map(|a| {
+            let first = within(a, 1).total;
+            let per_sample = (within(a, SECOND).total - first) / f64::from(SECOND - 1);
             if per_sample > 0.0 {
-                1.0 + (budget - first.total) / per_sample
+                1.0 + (budget - first) / per_sample
             } else {
                 f64::from(MAX_BATCH)
             }
         })
         .fold(f64::from(MAX_BATCH), f64::min)
         .max(1.0) as u32;
+    let (mut lo, mut hi) = (0, u32::MAX);
+    let mut probe = guess.min(MAX_BATCH);
     let mut step = (guess / 32).max(1);
-    // Invariant once bracketed: lo fits, hi does not.
-    let (mut lo, mut hi) = if fits(guess) {
-        let mut lo = guess;
-        loop {
-            if lo == MAX_BATCH {
-                return MAX_BATCH;
-            }
-            let hi = lo.saturating_add(step).min(MAX_BATCH);
-            if !fits(hi) {
-                break (lo, hi);
-            }
-            lo = hi;
-            step = step.saturating_mul(2);
-        }
-    } else {
-        let mut hi = guess;
-        loop {
-            let lo = hi.saturating_sub(step).max(1);
-            if lo == 1 || fits(lo) {
-                break (lo, hi);
-            }
-            hi = lo;
-            step = step.saturating_mul(2);
-        }
-    };
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
-            lo = mid;
+    loop {
+        if fits(probe) {
+            lo = probe;
         } else {
-            hi = mid;
+            hi = probe;
         }
+        probe = if hi == 1 || lo == MAX_BATCH || hi - lo == 1 {
+            return lo;
+        } else if hi == u32::MAX {
+            lo.saturating_add(step).min(MAX_BATCH)
+        } else if lo == 0 {
+            hi.saturating_sub(step).max(1)
+        } else {
+            lo + (hi - lo) / 2
+        };
+        step = step.saturating_mul(2);
     }
-    lo
 }

@@ -73,12 +73,16 @@ fn the_replay_sees_tensors_one_by_one() {
         .push(ops::linear(5));
     let a = analyze(&b.build(), 2, Precision::Fp32).unwrap();
     let lines = &a.lines;
-    for (parts, sum) in lines.layer_kept.iter().zip(&lines.layer_saved) {
-        let total: f64 = parts.iter().map(|b| b.at(2)).sum();
+    let run = |layer: usize| {
+        let start = layer.checked_sub(1).map_or(0, |i| lines.layer_kept_end[i]);
+        &lines.kept_tensors[start..lines.layer_kept_end[layer]]
+    };
+    for (layer, sum) in lines.layer_saved.iter().enumerate() {
+        let total: f64 = run(layer).iter().map(|b| b.at(2)).sum();
         assert_eq!(total, sum.at(2));
     }
     let per_sample = |layer: usize| -> Vec<f64> {
-        lines.layer_kept[layer]
+        run(layer)
             .iter()
             .map(|b| b.per_sample)
             .filter(|&b| b > 0.0)

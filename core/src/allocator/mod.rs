@@ -57,10 +57,6 @@ pub fn segment_size(rounded: u64) -> u64 {
     }
 }
 
-/// A request the limit cannot hold, even with the cached segments released.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct OutOfMemory;
-
 /// A block of a segment: where it starts, its size and, while allocated, the handle
 /// holding it.
 #[derive(Clone, Debug)]
@@ -160,15 +156,6 @@ impl CachingAllocator {
         }
     }
 
-    /// Allocates `bytes` (0 bytes allocate nothing and return None); past the limit it
-    /// notes `out_of_memory` and allocates all the same.
-    pub fn malloc(&mut self, bytes: u64) -> Option<Handle> {
-        self.allocate(bytes, true).unwrap_or_else(|OutOfMemory| {
-            self.out_of_memory = true;
-            self.allocate(bytes, false).unwrap_or(None)
-        })
-    }
-
     /// Segments with no block in use go back to the driver (`release_cached_blocks`).
     fn release_cached_segments(&mut self) {
         for seg in 0..self.segments.len() {
@@ -188,9 +175,11 @@ impl CachingAllocator {
         }
     }
 
-    fn allocate(&mut self, bytes: u64, within_limit: bool) -> Result<Option<Handle>, OutOfMemory> {
+    /// Allocates `bytes` (0 bytes allocate nothing and return None); past the limit it
+    /// notes `out_of_memory` and allocates all the same.
+    pub fn malloc(&mut self, bytes: u64) -> Option<Handle> {
         if bytes == 0 {
-            return Ok(None);
+            return None;
         }
         let size = round_size(bytes);
         let small = size <= SMALL_SIZE;
@@ -203,13 +192,10 @@ impl CachingAllocator {
             }
             None => {
                 let segment = segment_size(size);
-                let over =
-                    |a: &Self| within_limit && a.limit.is_some_and(|l| a.reserved + segment > l);
+                let over = |a: &Self| a.limit.is_some_and(|l| a.reserved + segment > l);
                 if over(self) {
                     self.release_cached_segments();
-                    if over(self) {
-                        return Err(OutOfMemory);
-                    }
+                    self.out_of_memory |= over(self);
                 }
                 self.segments.push(Segment {
                     small,
@@ -251,7 +237,7 @@ impl CachingAllocator {
         self.handles.push(Some((seg, offset)));
         self.peak_allocated = self.peak_allocated.max(self.allocated);
         self.peak_reserved = self.peak_reserved.max(self.reserved);
-        Ok(Some(Handle(id)))
+        Some(Handle(id))
     }
 
     /// Frees an allocation: its block merges with free neighbours and stays cached.

@@ -34,10 +34,12 @@ pub struct StepTensors {
     pub gradients: Vec<f64>,
     pub optimizer_states: Vec<f64>,
     pub input: f64,
-    /// Per layer: the tensors it keeps for backward, its backward temporaries (one
-    /// block: output and input gradients, scratch), its forward and backward workspaces
-    /// (one per cuDNN call).
-    pub kept: Vec<Vec<f64>>,
+    /// The tensors kept for backward in the order the layers keep them, and per layer
+    /// the end of its run there; per layer, its backward temporaries (one block: output
+    /// and input gradients, scratch), its forward and backward workspaces (one per cuDNN
+    /// call).
+    pub kept: Vec<f64>,
+    pub kept_ends: Vec<usize>,
     /// Per layer: its output where backward keeps none of it.
     pub unkept_outputs: Vec<f64>,
     pub temporaries: Vec<f64>,
@@ -73,7 +75,7 @@ pub fn training_step(t: &StepTensors, limit: u64) -> StepMemory {
     let _resident: Vec<Option<Handle>> = t.resident.iter().map(|&b| a.malloc(bytes(b))).collect();
     let mut grads: Vec<Option<Handle>> = Vec::new();
     let mut states: Vec<Option<Handle>> = Vec::new();
-    let layers = t.kept.len();
+    let layers = t.kept_ends.len();
     // A cuDNN call's workspace, allocated and freed around it.
     let workspace = |a: &mut CachingAllocator, own: f64| {
         let h = a.malloc(bytes(own));
@@ -82,15 +84,12 @@ pub fn training_step(t: &StepTensors, limit: u64) -> StepMemory {
     for step in 0..MAX_STEPS {
         let reserved_before = a.reserved();
         let input = a.malloc(bytes(t.input));
-        let mut kept = Vec::with_capacity(layers);
+        let mut kept: Vec<Option<Handle>> = Vec::with_capacity(t.kept.len());
         let mut previous_output = None;
         for i in 0..layers {
-            kept.push(
-                t.kept[i]
-                    .iter()
-                    .map(|&b| a.malloc(bytes(b)))
-                    .collect::<Vec<_>>(),
-            );
+            while kept.len() < t.kept_ends[i] {
+                kept.push(a.malloc(bytes(t.kept[kept.len()])));
+            }
             for &w in &t.forward_workspaces[i] {
                 workspace(&mut a, w);
             }
@@ -108,8 +107,9 @@ pub fn training_step(t: &StepTensors, limit: u64) -> StepMemory {
             for &w in &t.backward_workspaces[i] {
                 workspace(&mut a, w);
             }
-            for h in std::mem::take(&mut kept[i]) {
-                a.free(h);
+            let start = i.checked_sub(1).map_or(0, |j| t.kept_ends[j]);
+            while kept.len() > start {
+                a.free(kept.pop().flatten());
             }
             a.free(temporary);
         }

@@ -171,8 +171,11 @@ pub struct MemoryLines {
     pub transient: Vec<Bytes>,
     /// Per layer: what it adds to the kept tensors, and its output.
     pub layer_saved: Vec<Bytes>,
-    /// Per layer: the tensors it keeps, one by one (`layer_saved` is their sum).
-    pub layer_kept: Vec<Vec<Bytes>>,
+    /// Every tensor kept for backward, one by one, in the order they are kept (the
+    /// loss's last); per layer, the end of its run in that list (`layer_saved` is the
+    /// run's sum).
+    pub kept_tensors: Vec<Bytes>,
+    pub layer_kept_end: Vec<usize>,
     /// Per layer: its output when backward keeps none of it (freed once the next layer
     /// ran), else zero.
     pub layer_unkept_output: Vec<Bytes>,
@@ -301,7 +304,6 @@ pub fn analyze_with(
         }
         ctx.shared_weights = layer.shares.is_some();
         let first_storage = ctx.storages.len();
-        let first_kept = ctx.kept_order.len();
         let (mut output, mut account) = apply(&mut ctx, &layer.op, &inputs)
             .map_err(|(value, allowed)| err(index, &name, kind, value, allowed))?;
         // A layer that reads only batch-independent tensors runs once per step.
@@ -369,15 +371,14 @@ pub fn analyze_with(
             + input_grads
             + account.scratch_per_sample));
         lines.layer_saved.push(account.saved);
-        lines.layer_kept.push(
-            ctx.kept_order[first_kept..]
-                .iter()
-                .map(|&id| ctx.storage_bytes(id))
-                .collect(),
-        );
+        lines.layer_kept_end.push(ctx.kept_order.len());
         lines.layer_output.push(per(output_per_sample));
-        // A view's output is its input's storage, allocated already.
-        output_storages.push((output.storage >= first_storage).then_some(output.storage));
+        // A view's output is its input's storage, allocated already (no storage then).
+        output_storages.push(if output.storage >= first_storage {
+            output.storage
+        } else {
+            usize::MAX
+        });
         let weight_dtype = ctx.compute_dtype(ctx.param_dtype());
         layers.push(LayerReport {
             name: name.clone(),
@@ -447,10 +448,15 @@ pub fn analyze_with(
         + ctx.keep_new(targets_per_sample * INT64, 0)
         + ctx.keep_new(0, FP32);
 
+    lines.kept_tensors = ctx
+        .kept_order
+        .iter()
+        .map(|&id| ctx.storage_bytes(id))
+        .collect();
     lines.layer_unkept_output = output_storages
         .iter()
-        .map(|&id| match id {
-            Some(id) if !ctx.storages[id].saved => ctx.storage_bytes(id),
+        .map(|&id| match ctx.storages.get(id) {
+            Some(storage) if !storage.saved => ctx.storage_bytes(id),
             _ => Bytes::ZERO,
         })
         .collect();

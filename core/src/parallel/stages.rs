@@ -151,6 +151,11 @@ pub fn stage_analysis(a: &Analysis, range: Range<usize>, in_flight: u32) -> Anal
     let last = range.end >= a.layers.len();
     let l = &a.lines;
     let own = |v: &[Bytes]| v[range.clone()].to_vec();
+    let kept_start = range
+        .start
+        .checked_sub(1)
+        .map_or(0, |i| l.layer_kept_end[i]);
+    let kept_end = range.end.checked_sub(1).map_or(0, |i| l.layer_kept_end[i]);
     let kept = l.layer_saved[range.clone()]
         .iter()
         .fold(Bytes::ZERO, |sum, b| sum + *b);
@@ -169,7 +174,11 @@ pub fn stage_analysis(a: &Analysis, range: Range<usize>, in_flight: u32) -> Anal
         },
         transient: own(&l.transient),
         layer_saved: own(&l.layer_saved),
-        layer_kept: l.layer_kept[range.clone()].to_vec(),
+        kept_tensors: l.kept_tensors[kept_start..kept_end].to_vec(),
+        layer_kept_end: l.layer_kept_end[range.clone()]
+            .iter()
+            .map(|end| end - kept_start)
+            .collect(),
         layer_unkept_output: own(&l.layer_unkept_output),
         layer_output: own(&l.layer_output).into_iter().map(times).collect(),
     };
