@@ -298,12 +298,12 @@ pub fn total_at(
 }
 
 /// Largest batch whose step runs on the card with its total within capacity x
-/// (1 - headroom); 0 if even one
-/// sample does not fit. The tensors grow with the batch (the replay's peaks nearly so:
-/// the allocator's packing can lower them a little, `allocator`), so a search over the
-/// analysis's batch-linear terms finds the first batch past the budget (one analysis). A cuDNN workspace counts like a tensor: the plans PyTorch falls
-/// back to when one does not fit are not modelled, so near the limit this is the safe
-/// bound (`allocator::step`).
+/// (1 - headroom); 0 if even one sample does not fit. The tensors grow with the batch
+/// (the replay's peaks nearly so: the allocator's packing can lower them a little,
+/// `allocator`), so a search over the analysis's batch-linear terms finds the first
+/// batch past the budget (one analysis). A cuDNN workspace counts like a tensor: the
+/// plans PyTorch falls back to when one does not fit are not modelled, so near the limit
+/// this is the safe bound (`allocator::step`).
 pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, FieldError> {
     let a = analyze_with(spec, 1, &Training::of(s, gpu))?;
     Ok(largest_batch(&[a], s, gpu))
