@@ -313,10 +313,10 @@ pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, F
 /// stages, `parallel`) stays within the budget; 0 if one sample does not fit.
 pub fn largest_batch(per_gpu: &[Analysis], s: &Scenario, gpu: &GpuSpec) -> u32 {
     let budget = budget(s, gpu);
-    let within = |a: &Analysis, b: u32| breakdown_at(a, b.into(), s, gpu);
+    let at = |a: &Analysis, b: u32| breakdown_at(a, b.into(), s, gpu);
     let fits = |b: u32| {
         per_gpu.iter().all(|a| {
-            let m = within(a, b);
+            let m = at(a, b);
             m.fits && m.total <= budget
         })
     };
@@ -328,8 +328,8 @@ pub fn largest_batch(per_gpu: &[Analysis], s: &Scenario, gpu: &GpuSpec) -> u32 {
     let guess = per_gpu
         .iter()
         .map(|a| {
-            let first = within(a, 1).total;
-            let per_sample = (within(a, SECOND).total - first) / f64::from(SECOND - 1);
+            let first = at(a, 1).total;
+            let per_sample = (at(a, SECOND).total - first) / f64::from(SECOND - 1);
             if per_sample > 0.0 {
                 1.0 + (budget - first) / per_sample
             } else {

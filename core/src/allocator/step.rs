@@ -10,8 +10,8 @@
 //! (output and input gradients, scratch: one block, which matched the H200's reserved
 //! peaks better than three, 8.9 % against 14 % at the median), its gradients (first step
 //! only: they stay), its backward workspaces, then its kept tensors and temporaries
-//! freed; the optimizer's states (first step only) and its step temporary. The weights, the cuBLAS workspaces, sharding
-//! buffers and the data cube stay allocated throughout.
+//! freed; the optimizer's states (first step only) and its step temporary. The weights,
+//! the cuBLAS workspaces, sharding buffers and the data cube stay allocated throughout.
 //!
 //! Within a limit (the card's memory less the CUDA context) a workspace counts as a
 //! tensor does: one the allocator cannot hand out makes the step not fit. PyTorch would
