@@ -45,7 +45,7 @@ pub use scenario::Scenario;
 
 use analysis::LayerReport;
 use gpu::GpuSpec;
-use graph::ModelSpec;
+use graph::{ModelSpec, Op};
 use perf::PerfReport;
 use scenario::ModelChoice;
 use warning::Warning;
@@ -112,7 +112,11 @@ fn estimate_with(s: &Scenario, spec: &ModelSpec, gpu: &GpuSpec) -> Result<Report
         cards: plan.cards(),
         tensor: plan.report.tensor_parallel,
     };
-    let (perf, warnings) = performance_of(plain.as_ref().unwrap_or(&plan.card), &replica, s, gpu);
+    let (perf, mut warnings) =
+        performance_of(plain.as_ref().unwrap_or(&plan.card), &replica, s, gpu);
+    if spec.layers.iter().any(|l| matches!(l.op, Op::Rnn { .. })) {
+        warnings.push(Warning::RecurrentReserve);
+    }
     Ok(Report {
         model_name: spec.name.clone(),
         params,

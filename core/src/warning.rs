@@ -15,6 +15,11 @@ pub enum Warning {
     /// The card has no known price: the cost figures that contain it are not meaningful
     /// until cost.card_price_usd is set (the page shows "enter a price").
     PriceUnknown { gpu: String },
+    /// The model has a recurrent layer: cuDNN's reserve space for it is not modelled
+    /// (its size is not published). The figures are the only recurrent model measured, a
+    /// GRU on an H200, measured over estimated peak memory (`core/tests/measured_h200.rs`
+    /// checks them against its steps).
+    RecurrentReserve,
 }
 
 impl std::fmt::Display for Warning {
@@ -36,6 +41,9 @@ impl std::fmt::Display for Warning {
             Warning::PriceUnknown { gpu } => write!(
                 f,
                 "no price known for {gpu}: set cost.card_price_usd (the cost figures that need it are not meaningful until then)"
+            ),
+            Warning::RecurrentReserve => f.write_str(
+                "cuDNN's RNN reserve space is not modelled: on an H200 a GRU's peak memory was 1.3-2.5x this estimate",
             ),
         }
     }

@@ -15,6 +15,7 @@ use hsi_gpu_core::device::{device_layer, Maths};
 use hsi_gpu_core::gpu::gpu_by_id;
 use hsi_gpu_core::graph::ModelSpec;
 use hsi_gpu_core::measurement::{compare, measurement_from_json, PredictedVsMeasured};
+use hsi_gpu_core::report::Warning;
 use hsi_gpu_core::scenario::{scenario_from_json, Precision};
 use serde_json::Value;
 
@@ -361,6 +362,25 @@ fn the_estimate_against_the_h200_measurements() {
 }
 
 /// Asserts a median error under `median` % and a worst ratio under `worst`.
+/// The recurrent-layer warning's figures are the GRU's measured / estimated peak memory
+/// (allocated and reserved) over its compared steps, rounded as the warning words them.
+#[test]
+fn the_recurrent_warning_says_what_the_gru_measured() {
+    let cases = cases();
+    let factors: Vec<f64> = cases
+        .iter()
+        .filter(|c| c.model == "mou_rnn" && c.memory_compared())
+        .flat_map(|c| ["peak_allocated_bytes", "peak_reserved_bytes"].map(|t| c.c.term(t).unwrap()))
+        .map(|t| t.measured / t.predicted)
+        .collect();
+    assert_eq!(factors.len(), 8);
+    let low = factors.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = factors.iter().copied().fold(0.0, f64::max);
+    let worded = format!("{low:.1}-{high:.1}x");
+    let warning = Warning::RecurrentReserve.to_string();
+    assert!(warning.contains(&worded), "{worded}: {warning}");
+}
+
 fn within(e: &Errors, median: f64, worst: f64, what: &str) {
     assert!(
         e.median < median && e.worst < worst,

@@ -98,3 +98,20 @@ fn kept_bytes_grow_with_the_steps_and_the_hidden_size() {
     assert_eq!(saved(20, 32) - saved(10, 32), 10.0 * per_step(32.0));
     assert!(saved(10, 64) > saved(10, 32));
 }
+
+#[test]
+fn a_recurrent_model_is_warned_of_cudnns_unmodelled_reserve() {
+    use hsi_gpu_core::report::Warning;
+    let warned = |id: &str| {
+        let mut s = hsi_gpu_core::Scenario::default();
+        s.model = hsi_gpu_core::scenario::ModelChoice::Preset {
+            id: id.into(),
+            width: None,
+            size: None,
+        };
+        let report = hsi_gpu_core::estimate(&s).unwrap();
+        report.warnings.contains(&Warning::RecurrentReserve)
+    };
+    assert!(warned("mou_rnn"));
+    assert!(!warned("hybridsn"));
+}

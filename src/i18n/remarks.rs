@@ -97,6 +97,9 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
                 "{gpu} 价格未知：请设置 cost.card_price_usd（在此之前需要价格的成本数字没有意义）"
             )
         }
+        Warning::RecurrentReserve => {
+            "未计入 cuDNN 循环层的预留空间（reserve space）：在 H200 上 GRU 的显存峰值为本估算的 1.3–2.5 倍".into()
+        }
     }
 }
 
@@ -156,7 +159,11 @@ mod tests {
             Warning::NoBf16 { gpu: gpu.clone() },
             Warning::UnknownDataset { id: "mine".into() },
             Warning::PriceUnknown { gpu },
+            Warning::RecurrentReserve,
         ];
+        // Both languages give the GRU's measured factors (core/tests/measured_h200.rs).
+        assert!(Warning::RecurrentReserve.to_string().contains("1.3-2.5x"));
+        assert!(warning_text(&Warning::RecurrentReserve, Lang::Zh).contains("1.3–2.5 倍"));
         for w in &warnings {
             assert_eq!(warning_text(w, Lang::En), w.to_string());
             let zh = warning_text(w, Lang::Zh);
