@@ -103,11 +103,13 @@ fn kept_bytes_grow_with_the_steps_and_the_hidden_size() {
 fn a_recurrent_model_is_warned_of_cudnns_unmodelled_reserve() {
     use hsi_gpu_core::report::Warning;
     let warned = |id: &str| {
-        let mut s = hsi_gpu_core::Scenario::default();
-        s.model = hsi_gpu_core::scenario::ModelChoice::Preset {
-            id: id.into(),
-            width: None,
-            size: None,
+        let s = hsi_gpu_core::Scenario {
+            model: hsi_gpu_core::scenario::ModelChoice::Preset {
+                id: id.into(),
+                width: None,
+                size: None,
+            },
+            ..Default::default()
         };
         let report = hsi_gpu_core::estimate(&s).unwrap();
         report.warnings.contains(&Warning::RecurrentReserve)
