@@ -18,6 +18,11 @@ each finishes, so a run cut short keeps what it measured:
   backward), ConvNeXt's LayerNorm over a permuted tensor, and SDPA per backend (math,
   memory-efficient, flash, cuDNN, and PyTorch's own choice with its kernel names) in
   fp32, TF32, bf16 and fp16 at ViT-B/8 and ViT-B/16 shapes;
+- rnn: cuDNN's reserve space for nn.GRU and nn.LSTM (one layer, two, bidirectional;
+  FP32 and bf16) over a grid of hidden sizes, steps, batches and input widths: every
+  tensor autograd saves (the reserve is the uint8 one) and the peaks of forward and
+  backward above what was allocated before (the workspaces), so a per-step count can be
+  derived and the GRU preset checked against it, held out;
 - zoo: the HSI zoo at two batches each in PyTorch's default precision, with
   cudnn.benchmark off and on (tools/measure.py records, as tools/measure_suite.py
   writes them, readable by core/tests/measured_h200.rs);
@@ -61,8 +66,12 @@ SWEEP_CAP_S = 25.0
 # The two cheapest committed layer-list steps (5-6 s each on the H200).
 LAYER_LISTS = (("resnet50", 256, "torch_default", False), ("vit_base_patch16_224", 192, "amp_fp16", True))
 # Rough seconds per item where the committed runs hold no timing (named so the plan says
-# what it assumes): a profiled step's trace export and parse, one op timing.
-PROFILE_S, OP_TIMING_S = 2.0, 0.4
+# what it assumes): a profiled step's trace export and parse, one op timing, one
+# recurrent layer's grid (RNN_GRID: 16 forward and backward passes).
+PROFILE_S, OP_TIMING_S, RNN_S = 2.0, 0.4, 1.0
+# (hidden, steps, batch, input width) of each recurrent layer measured: the GRU preset's
+# own (64 hidden, 200 steps of 1 feature) among them.
+RNN_GRID = [(h, t, b, i) for h in (64, 256) for t in (50, 200) for b in (64, 512) for i in (1, 64)]
 
 
 def hsi_case(model, precision, batch=None):
@@ -85,6 +94,11 @@ def items():
         out.append(("kernels", f"hybridsn {precision} bench=False", {"scenario": hsi_case("hybridsn", precision), "bench": False}))
     for op in conv_ops() + layer_norm_ops() + sdpa_ops():
         out.append(("ops", op["case"], op))
+    for cell in ("gru", "lstm"):
+        for dtype in ("fp32", "bf16"):
+            for layers, bidirectional in ((1, False), (2, False), (1, True)):
+                out.append(("rnn", f"{cell} {dtype} layers={layers} bidirectional={bidirectional}",
+                            {"cell": cell, "dtype": dtype, "layers": layers, "bidirectional": bidirectional}))
     zoo = [c for c in measure_suite.cases() if not c["sweep"] and c["scenario"]["attention"] == "math"
            and c["scenario"]["precision"] == "torch_default" and "size" not in c["scenario"]["model"]]
     for bench in (False, True):
@@ -275,6 +289,47 @@ def run_sdpa(op, device):
     return out
 
 
+def run_rnn(item, device):
+    """Per grid point: the tensors autograd saves for the layer (cuDNN's reserve is the
+    uint8 one; on a CPU the native cells' tensors) and the peaks of its forward and its
+    backward above what was allocated before it."""
+    cuda = device.type == "cuda"
+    dtype = torch.bfloat16 if item["dtype"] == "bf16" else torch.float32
+    module = {"gru": torch.nn.GRU, "lstm": torch.nn.LSTM}[item["cell"]]
+    runs = []
+    for hidden, steps, batch, width in RNN_GRID if cuda else [(8, 5, 2, 3)]:
+        rnn = module(width, hidden, item["layers"], bidirectional=item["bidirectional"]).to(device, dtype)
+        rnn.flatten_parameters()
+        x = torch.randn(steps, batch, width, device=device, dtype=dtype, requires_grad=True)
+        saved = []
+
+        def pack(t):
+            saved.append([list(t.shape), str(t.dtype).removeprefix("torch."), t.element_size() * t.numel()])
+            return t
+
+        sync(device)
+        before = torch.cuda.memory_allocated(device) if cuda else 0
+        if cuda:
+            torch.cuda.reset_peak_memory_stats(device)
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            output = rnn(x)[0]
+        sync(device)
+        point = {"hidden": hidden, "steps": steps, "batch": batch, "input": width, "saved": saved,
+                 "output_bytes": output.element_size() * output.numel()}
+        if cuda:
+            point["forward_peak_bytes"] = torch.cuda.max_memory_allocated(device) - before
+            point["after_forward_bytes"] = torch.cuda.memory_allocated(device) - before
+            torch.cuda.reset_peak_memory_stats(device)
+        output.sum().backward()
+        sync(device)
+        if cuda:
+            point["backward_peak_bytes"] = torch.cuda.max_memory_allocated(device) - before
+        runs.append(point)
+        del rnn, x, output
+        free_memory(device)
+    return {"rnn": {**item, "runs": runs}}
+
+
 def run_op(op, device):
     runner = {"conv": run_conv, "layer_norm": run_layer_norm, "sdpa": run_sdpa}[op["kind"]]
     return {"op_timing": {**op, **runner(op, device)}}
@@ -353,6 +408,8 @@ def run(section, item, device, dry_run):
         return run_kernels(item, device)
     if section == "ops":
         return run_op(item, device)
+    if section == "rnn":
+        return run_rnn(item, device)
     if section in ("zoo", "layer lists"):
         return run_zoo(item, device, dry_run)
     return run_sweep(item, device, dry_run)
@@ -396,6 +453,8 @@ def committed_wall_s():
 def estimate_s(section, item, walls, bench_factor):
     if section == "ops":
         return OP_TIMING_S
+    if section == "rnn":
+        return RNN_S
     if section == "sweeps":
         return SWEEP_CAP_S
     s = item["scenario"]
