@@ -100,12 +100,13 @@ pub fn budget(s: &Scenario, gpu: &GpuSpec) -> f64 {
 /// tensors.
 pub fn checkpointed_activations(a: &Analysis, batch: u64) -> f64 {
     let lines = &a.lines;
-    let layers = lines.layer_saved.len();
+    let layer_saved = lines.layer_saved();
+    let layers = layer_saved.len();
     let segments = (layers as f64).sqrt().ceil().max(1.0) as usize;
     let per_segment = layers.div_ceil(segments).max(1);
     let mut boundaries = 0.0;
     let mut largest_segment = 0.0f64;
-    for (i, chunk) in lines.layer_saved.chunks(per_segment).enumerate() {
+    for (i, chunk) in layer_saved.chunks(per_segment).enumerate() {
         if i > 0 {
             boundaries += lines.layer_output[i * per_segment - 1].at(batch);
         }
@@ -227,11 +228,15 @@ fn replay(
         states.buffers,
         input_cube_bytes(s),
     ]);
-    let layers = lines.layer_saved.len();
-    let saved: Vec<f64> = lines.layer_saved.iter().map(|b| b.at(batch)).collect();
+    let layers = lines.layer_kept_end.len();
+    let layers_kept = lines.layer_kept_end.last().map_or(0, |&end| end);
+    let saved: f64 = lines.kept_tensors[..layers_kept]
+        .iter()
+        .map(|b| b.at(batch))
+        .sum();
     let loss = lines.loss_saved.at(batch);
     let input = lines.unsaved_input.at(batch);
-    let listed = saved.iter().sum::<f64>() + loss + input;
+    let listed = saved + loss + input;
     let scale = if listed > 0.0 {
         activations / listed
     } else {

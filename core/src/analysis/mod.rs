@@ -169,20 +169,30 @@ pub struct MemoryLines {
     pub unsaved_input: Bytes,
     /// One candidate per layer; the transient is their maximum.
     pub transient: Vec<Bytes>,
-    /// Per layer: what it adds to the kept tensors, and its output.
-    pub layer_saved: Vec<Bytes>,
     /// Every tensor kept for backward, one by one, in the order they are kept (the
-    /// loss's last); per layer, the end of its run in that list (`layer_saved` is the
-    /// run's sum).
+    /// loss's last); per layer, the end of its run in that list (`layer_saved` sums it).
     pub kept_tensors: Vec<Bytes>,
     pub layer_kept_end: Vec<usize>,
     /// Per layer: its output when backward keeps none of it (freed once the next layer
     /// ran), else zero.
     pub layer_unkept_output: Vec<Bytes>,
+    /// Per layer: its output.
     pub layer_output: Vec<Bytes>,
 }
 
 impl MemoryLines {
+    /// Per layer: what it adds to the kept tensors (its run of `kept_tensors`).
+    pub fn layer_saved(&self) -> Vec<Bytes> {
+        let mut start = 0;
+        self.layer_kept_end
+            .iter()
+            .map(|&end| {
+                let run = &self.kept_tensors[std::mem::replace(&mut start, end)..end];
+                run.iter().fold(Bytes::ZERO, |sum, b| sum + *b)
+            })
+            .collect()
+    }
+
     pub fn transient_at(&self, batch: u64) -> f64 {
         self.transient
             .iter()
@@ -370,7 +380,6 @@ pub fn analyze_with(
         lines.transient.push(per(output_per_sample
             + input_grads
             + account.scratch_per_sample));
-        lines.layer_saved.push(account.saved);
         lines.layer_kept_end.push(ctx.kept_order.len());
         lines.layer_output.push(per(output_per_sample));
         // A view's output is its input's storage, allocated already (no storage then).

@@ -156,7 +156,7 @@ pub fn stage_analysis(a: &Analysis, range: Range<usize>, in_flight: u32) -> Anal
         .checked_sub(1)
         .map_or(0, |i| l.layer_kept_end[i]);
     let kept_end = range.end.checked_sub(1).map_or(0, |i| l.layer_kept_end[i]);
-    let kept = l.layer_saved[range.clone()]
+    let kept = l.kept_tensors[kept_start..kept_end]
         .iter()
         .fold(Bytes::ZERO, |sum, b| sum + *b);
     let loss_saved = if last {
@@ -173,7 +173,6 @@ pub fn stage_analysis(a: &Analysis, range: Range<usize>, in_flight: u32) -> Anal
             Bytes::ZERO
         },
         transient: own(&l.transient),
-        layer_saved: own(&l.layer_saved),
         kept_tensors: l.kept_tensors[kept_start..kept_end].to_vec(),
         layer_kept_end: l.layer_kept_end[range.clone()]
             .iter()
