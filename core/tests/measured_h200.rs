@@ -7,7 +7,8 @@
 //! convolution factors were fitted on the `fit` models' steps and are checked on the
 //! rest (`FIT_MODELS`); the Hopper 3-D factors and lowered-operand rates come from the
 //! single convolutions.
-//! `cargo test --test measured_h200 -- --nocapture` prints the table docs/validation.md carries.
+//! `cargo test --test measured_h200 -- --nocapture` prints the table the README and
+//! docs/validation.md carry; the test fails when either carries a stale row.
 
 use hsi_gpu_core::analysis::analyze;
 use hsi_gpu_core::assumptions::PerfAssumptions;
@@ -156,6 +157,27 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// The names the README and docs/validation.md give the models in the table.
+const DISPLAY_NAMES: [(&str, &str); 17] = [
+    ("hu1d", "1-D CNN (Hu)"),
+    ("hybridsn", "HybridSN"),
+    ("dbda", "DBDA"),
+    ("spectralformer", "SpectralFormer"),
+    ("unmixing_ae", "unmixing autoencoder"),
+    ("mae_vit", "MAE (ViT-B)"),
+    ("resnet50", "ResNet-50"),
+    ("hamida3d", "Hamida 3-D CNN"),
+    ("ssrn", "SSRN"),
+    ("ssftt", "SSFTT"),
+    ("mou_rnn", "GRU (Mou)"),
+    ("unet", "U-Net"),
+    ("vit", "ViT-B/8 (math, SDPA, LoRA, frozen)"),
+    ("segformer", "SegFormer-B0"),
+    ("convnext_tiny", "ConvNeXt-T"),
+    ("vit_base_patch16_224", "ViT-B/16"),
+    ("nnunet_3d_brats", "3-D nnU-Net"),
+];
+
 /// The table's terms: (comparison term, column). Host time leaves out GradScaler's steps,
 /// the memory peaks the layer lists that kept every output.
 const TERMS: [(&str, &str); 4] = [
@@ -238,17 +260,16 @@ fn the_estimate_against_the_h200_measurements() {
     }
     let columns: Vec<&str> = TERMS.iter().map(|(_, name)| *name).collect();
     println!("| model | split | steps | {} |", columns.join(" | "));
+    let mut table = Vec::new();
     for model in models {
         let set: Vec<&Case> = cases.iter().filter(|c| c.model == model).collect();
         let split = if set[0].fit { "fit" } else { "held out" };
-        println!("{}", row(model, split, &set));
+        let name = DISPLAY_NAMES.iter().find(|(id, _)| *id == model);
+        table.push(row(name.map_or(model, |(_, name)| name), split, &set));
     }
     let fit: Vec<&Case> = cases.iter().filter(|c| c.fit).collect();
     let held_out: Vec<&Case> = cases.iter().filter(|c| !c.fit).collect();
     let all: Vec<&Case> = cases.iter().collect();
-    println!("{}", row("fit models", "fit", &fit));
-    println!("{}", row("held-out models", "held out", &held_out));
-    println!("{}", row("all", "", &all));
     // cuDNN's untimed picks: the HSI 3-D CNNs without cudnn.benchmark.
     let untimed: Vec<&Case> = cases
         .iter()
@@ -257,7 +278,27 @@ fn the_estimate_against_the_h200_measurements() {
                 && ["hybridsn", "ssrn", "dbda", "hamida3d"].contains(&c.model.as_str())
         })
         .collect();
-    println!("{}", row("3-D CNNs without cudnn.benchmark", "", &untimed));
+    table.extend([
+        row("fit models", "fit", &fit),
+        row("held-out models", "held out", &held_out),
+        row("all", "", &all),
+        row("3-D CNNs without cudnn.benchmark", "", &untimed),
+    ]);
+    println!("{}", table.join("\n"));
+    // The README and docs/validation.md carry these rows as they are (bold aside): an
+    // estimator change that moves a figure must update them.
+    for doc in ["README.md", "docs/validation.md"] {
+        let path = format!("{}/../{doc}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap().replace("**", "");
+        let stale: Vec<&String> = table
+            .iter()
+            .filter(|r| !text.lines().any(|line| line == r.as_str()))
+            .collect();
+        assert!(
+            stale.is_empty(),
+            "{doc}: rows missing or stale, as they are now:\n{stale:#?}"
+        );
+    }
     // The steps that began with memory left over: reserved against the peak less it
     // (an approximation: the step may reuse some of it).
     for c in cases
