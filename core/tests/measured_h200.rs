@@ -368,6 +368,34 @@ fn the_estimate_against_the_h200_measurements() {
     ] {
         assert!(note.contains(&said), "the page's note should say: {said}");
     }
+    // So does the guide's "how far to trust the numbers", in both languages.
+    let guide = |file: &str, join: &str| {
+        let path = format!("{}/../docs/{file}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(path).unwrap().replace('\n', join)
+    };
+    let (so, sn) = (step.optimistic, step.steps);
+    let (ro, rn, rw) = (reserved.optimistic, reserved.steps, reserved.worst);
+    for (text, said) in [
+        (
+            guide("guide.md", " "),
+            format!(
+                "step time {s:.1} % off at the median, {so} of {sn} steps too fast; memory as the \
+                 caching allocator reserves it, simulated with cuDNN's workspaces, {r:.0} % at \
+                 the median and up to {rw:.1}x low, {ro} of {rn} steps under the measured \
+                 figure; the allocated peak {a:.0} %"
+            ),
+        ),
+        (
+            guide("guide.zh.md", ""),
+            format!(
+                "单步时间中位误差 {s:.1} %，{sn} 步中 {so} 步偏快；显存按缓存分配器的已保留峰值模拟\
+                 （含 cuDNN 工作空间），中位误差 {r:.0} %，最多少算 {rw:.1} 倍，{rn} 步中 {ro} 步\
+                 低于实测；已分配峰值 {a:.0} %"
+            ),
+        ),
+    ] {
+        assert!(text.contains(&said), "the guide should say: {said}");
+    }
     within(&allocated, 5.0, 2.0, "allocated peak");
     within(&reserved, 10.0, 2.6, "reserved peak");
     assert!(
