@@ -20,6 +20,8 @@ use hsi_gpu_core::report::Warning;
 use hsi_gpu_core::scenario::{scenario_from_json, Precision};
 use serde_json::Value;
 
+mod common;
+
 /// Models whose host times fitted `perf.host` (every other model is held out): a
 /// 1-D CNN, a 3-D/2-D CNN, a 3-D CNN with attention, a transformer, an MLP, a MAE and
 /// a ResNet; held out: the other 3-D CNNs, SSFTT, U-Net, SegFormer, the GRU, the ViTs,
@@ -288,8 +290,7 @@ fn the_estimate_against_the_h200_measurements() {
     // The README and docs/validation.md carry these rows as they are (bold aside): an
     // estimator change that moves a figure must update them.
     for doc in ["README.md", "docs/validation.md"] {
-        let path = format!("{}/../{doc}", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&path).unwrap().replace("**", "");
+        let text = common::repo_file(doc).replace("**", "");
         let stale: Vec<&String> = table
             .iter()
             .filter(|r| !text.lines().any(|line| line == r.as_str()))
@@ -353,11 +354,7 @@ fn the_estimate_against_the_h200_measurements() {
     // 1.25x) are not: the GRU is the furthest off.
     // The page's note on how well the estimate was checked says these medians, in both
     // languages (src/i18n/strings.rs, `EstimatesNote`).
-    let note = std::fs::read_to_string(format!(
-        "{}/../src/i18n/strings.rs",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
+    let note = common::repo_file("src/i18n/strings.rs");
     let (s, u) = (step.median, untimed_step.median);
     let (a, r) = (allocated.median, reserved.median);
     for said in [
@@ -369,15 +366,12 @@ fn the_estimate_against_the_h200_measurements() {
         assert!(note.contains(&said), "the page's note should say: {said}");
     }
     // So does the guide's "how far to trust the numbers", in both languages.
-    let guide = |file: &str, join: &str| {
-        let path = format!("{}/../docs/{file}", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read_to_string(path).unwrap().replace('\n', join)
-    };
+    let guide = |file: &str, join: &str| common::repo_file(file).replace('\n', join);
     let (so, sn) = (step.optimistic, step.steps);
     let (ro, rn, rw) = (reserved.optimistic, reserved.steps, reserved.worst);
     for (text, said) in [
         (
-            guide("guide.md", " "),
+            guide("docs/guide.md", " "),
             format!(
                 "step time {s:.1} % off at the median, {so} of {sn} steps too fast; memory as the \
                  caching allocator reserves it, simulated with cuDNN's workspaces, {r:.0} % at \
@@ -386,7 +380,7 @@ fn the_estimate_against_the_h200_measurements() {
             ),
         ),
         (
-            guide("guide.zh.md", ""),
+            guide("docs/guide.zh.md", ""),
             format!(
                 "单步时间中位误差 {s:.1} %，{sn} 步中 {so} 步偏快；显存按缓存分配器的已保留峰值模拟\
                  （含 cuDNN 工作空间），中位误差 {r:.0} %，最多少算 {rw:.1} 倍，{rn} 步中 {ro} 步\

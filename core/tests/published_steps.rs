@@ -20,6 +20,8 @@ use hsi_gpu_core::steptime::StepBound;
 use hsi_gpu_core::{build_model, performance};
 use serde::Deserialize;
 
+mod common;
+
 /// Held-out bounds docs/validation.md states for the throughput benchmarks: median |error| of the
 /// step time, worst factor, and the Spearman rank correlation of the GPUs on the
 /// single-card ResNet-50 points (issue 12's targets: 20 %, 1.5x, 0.95).
@@ -112,13 +114,7 @@ fn model(p: &Point) -> ModelSpec {
         };
         return build_model(&s).unwrap();
     }
-    let path = format!(
-        "{}/tests/fixtures/published_models/{}.json",
-        env!("CARGO_MANIFEST_DIR"),
-        p.model
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap()
+    common::read_fixture(&format!("published_models/{}.json", p.model))
 }
 
 /// The card as the benchmark ran it: with `NCCL_P2P_DISABLE=1` NCCL uses neither NVLink
@@ -438,8 +434,7 @@ fn held_out_published_steps_within_the_stated_error() {
             too_fast(rows)
         )
     };
-    let path = format!("{}/../docs/validation.md", env!("CARGO_MANIFEST_DIR"));
-    let doc = std::fs::read_to_string(path).unwrap();
+    let doc = common::repo_file("docs/validation.md");
     for said in [
         doc_row("held out, throughput benchmarks".into(), &held),
         doc_row(

@@ -1,5 +1,5 @@
-//! What the tests against PyTorch's zoo fixtures share: reading a fixture and the zoo
-//! options each case was measured at.
+//! What the tests share: reading a fixture or a file of the repository (the docs that
+//! state figures), and the zoo options each PyTorch case was measured at.
 // Each test crate that includes this module uses part of it.
 #![allow(dead_code)]
 
@@ -13,6 +13,12 @@ pub fn read_fixture<T: DeserializeOwned>(name: &str) -> T {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A file of the repository by its path from the top (`README.md`, `docs/guide.md`).
+pub fn repo_file(path: &str) -> String {
+    let full = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
 }
 
 /// A case's zoo options as the tools write them (`tools/validate_zoo.py`).
