@@ -54,18 +54,6 @@ struct Case {
     c: PredictedVsMeasured,
 }
 
-/// The JSON lines of `fixtures/measured_h200/<file>`.
-fn records(file: &str) -> Vec<Value> {
-    let path = format!(
-        "{}/tests/fixtures/measured_h200/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
-}
-
 /// The fixtures `tools/measure.py` recorded while its layer lists kept every output.
 const MEASURED_BEFORE_THE_LAYER_LIST_FIX: [&str; 2] = ["zoo.jsonl", "followup.jsonl"];
 
@@ -88,17 +76,13 @@ fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     for file in ["zoo.jsonl", "followup.jsonl"] {
         let mut previous_context = None;
-        for v in records(file) {
+        for v in common::h200_records(file) {
             let Some(m) = v.get("measurement") else {
                 continue;
             };
             let left_over_bytes = left_over(m, previous_context);
             previous_context = m["context_bytes"].as_f64();
-            let mut s = v["scenario"].clone();
-            // The measuring machine: one SXM card (its only interconnect id) in a server.
-            s["interconnect"] = "nvswitch".into();
-            s["cpu"] = "server".into();
-            s["cudnn_benchmark"] = v["cudnn_benchmark"].as_bool().unwrap_or(false).into();
+            let s = common::h200_scenario(&v);
             let scenario =
                 scenario_from_json(&s.to_string()).unwrap_or_else(|e| panic!("{v}: {e:?}"));
             let measurement =
@@ -526,7 +510,7 @@ fn single_3d_convolutions_against_the_device_model() {
 fn conv_factors(a: &PerfAssumptions) -> (f64, f64) {
     let gpu = gpu_by_id("h200_sxm").unwrap();
     let (mut sweep, mut zoo) = (Vec::new(), Vec::new());
-    for r in records("conv.jsonl") {
+    for r in common::h200_records("conv.jsonl") {
         let kernel = r["kernel"].as_array().unwrap();
         if !r["cudnn_benchmark"].as_bool().unwrap()
             || kernel.len() != 3
@@ -577,7 +561,7 @@ fn conv_factors(a: &PerfAssumptions) -> (f64, f64) {
 fn the_h200_context_is_the_measured_one() {
     let measured: Vec<f64> = ["zoo.jsonl", "followup.jsonl"]
         .iter()
-        .flat_map(|f| records(f))
+        .flat_map(|f| common::h200_records(f))
         .filter_map(|r| r["measurement"]["context_bytes"].as_f64())
         .collect();
     assert!(measured.len() >= 70, "{} contexts", measured.len());

@@ -15,6 +15,28 @@ pub fn read_fixture<T: DeserializeOwned>(name: &str) -> T {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// The JSON lines of `fixtures/measured_h200/<file>` (one run's record each).
+pub fn h200_records(file: &str) -> Vec<serde_json::Value> {
+    let path = format!(
+        "{}/tests/fixtures/measured_h200/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{path}: {e}")))
+        .collect()
+}
+
+/// A record's scenario on the machine that measured it: one SXM card (its only
+/// interconnect id) in a server, `cudnn.benchmark` as the run set it.
+pub fn h200_scenario(record: &serde_json::Value) -> serde_json::Value {
+    let mut s = record["scenario"].clone();
+    s["interconnect"] = "nvswitch".into();
+    s["cpu"] = "server".into();
+    s["cudnn_benchmark"] = record["cudnn_benchmark"].as_bool().unwrap_or(false).into();
+    s
+}
+
 /// A file of the repository by its path from the top (`README.md`, `docs/guide.md`).
 pub fn repo_file(path: &str) -> String {
     let full = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
