@@ -30,7 +30,9 @@ each finishes, so a run cut short keeps what it measured:
   fp16) as published layer lists, again: the committed runs' forward kept every layer
   output (docs/validation.md), so their memory peaks are not yet checked;
 - sweeps: the largest batch of HybridSN, SSFTT and Hamida in default precision and AMP
-  bf16 (doubling, then bisecting to 2 %, each sweep capped in time).
+  bf16 (doubling, then bisecting to 2 %, each sweep capped in time), with each batch's
+  reserved peak, the allocator's retries at the card's limit and the out-of-memory
+  message of a batch that failed (`sweep_details`).
 
     python3 tools/measure_lent_gpu.py --output lent.jsonl     # on the lent card
     python3 tools/measure_lent_gpu.py --plan                  # the plan and its time
@@ -380,15 +382,30 @@ def run_sweep(item, device, dry_run):
     free_memory(device)  # measure()'s trainer is gone; its blocks go back before the sweep's
     trainer = trainer_for(scenario, device, False)
     # A CPU does not run out of memory: in a dry run batch 3 is the card's limit.
-    fits = (lambda t, b: b <= 3 and measure.fits(t, b)) if dry_run else measure.fits
-    points = []
+    fits = (lambda t, b, e: b <= 3 and measure.fits(t, b, e)) if dry_run else measure.fits
+    cuda = device.type == "cuda"
+    points, details = [], []
 
     def trial(batch):
-        if device.type == "cuda":
+        counters = ("num_alloc_retries", "num_ooms")
+        if cuda:
             torch.cuda.reset_peak_memory_stats(device)
-        ok = fits(trainer, batch)
-        peak = torch.cuda.max_memory_allocated(device) if ok and device.type == "cuda" else None
+            before = torch.cuda.memory_stats(device)
+        errors = []
+        ok = fits(trainer, batch, errors)
+        peak = torch.cuda.max_memory_allocated(device) if ok and cuda else None
         points.append({"batch": batch, "fits": ok, "peak_allocated_bytes": peak})
+        # What decided the batch: the reserved peak (also of a step that failed), how often
+        # the allocator gave its cache back and retried (it reached the card's limit), and
+        # the out-of-memory message.
+        detail = {"batch": batch}
+        if cuda:
+            after = torch.cuda.memory_stats(device)
+            detail["peak_reserved_bytes"] = torch.cuda.max_memory_reserved(device)
+            detail.update({k: after.get(k, 0) - before.get(k, 0) for k in counters})
+        if errors:
+            detail["out_of_memory"] = errors[0][:800]
+        details.append(detail)
         return ok
 
     good, bad, converged = capped_largest(trial, scenario["batch_per_gpu"], SWEEP_CAP_S)
@@ -396,7 +413,8 @@ def run_sweep(item, device, dry_run):
     if converged:
         m["max_batch"] = good
     return {"scenario": scenario, "measurement": m, "cudnn_benchmark": False,
-            "sweep_bracket": {"fits": good, "fails": bad, "converged": converged, "tolerance": 0.02}}
+            "sweep_bracket": {"fits": good, "fails": bad, "converged": converged, "tolerance": 0.02},
+            "sweep_details": details}
 
 
 def free_memory(device):

@@ -41,6 +41,8 @@ lent="$(mktemp -d)"
 import json, sys
 lines = [json.loads(line) for line in open(f"{sys.argv[1]}/dry.jsonl")]
 assert not [r for r in lines if "error" in r and r.get("section") != "ops"], lines
+sweep = next(r for r in lines if r.get("section") == "sweeps")
+assert [d["batch"] for d in sweep["sweep_details"]] == [p["batch"] for p in sweep["measurement"]["sweep"]], sweep
 for section in ("zoo", "sweeps"):
     line = next(r for r in lines if r.get("section") == section)
     json.dump(line["scenario"], open(f"{sys.argv[1]}/{section}-scenario.json", "w"))

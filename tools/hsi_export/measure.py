@@ -112,16 +112,20 @@ class Trainer:
             torch.cuda.synchronize(self.device)
 
 
-def fits(trainer, batch):
-    """True if two full steps at `batch` run without running out of memory."""
+def fits(trainer, batch, errors=None):
+    """True if two full steps at `batch` run without running out of memory; where given,
+    `errors` gets the out-of-memory message (the request, and what was allocated and
+    reserved when it failed)."""
     try:
         trainer.set_batch(batch)
         trainer.step()
         trainer.step()
         trainer.synchronize()
         return True
-    except torch.cuda.OutOfMemoryError:
-        pass  # clean up below, once the exception and the frames it holds are gone
+    except torch.cuda.OutOfMemoryError as e:
+        # Only the text: the exception and the frames it holds go before the clean-up.
+        if errors is not None:
+            errors.append(str(e))
     trainer.batch = None
     trainer.optimizer.zero_grad(set_to_none=True)
     if trainer.scaler:  # a step cut short leaves the scaler mid-update
