@@ -19,8 +19,9 @@
 //! with a smaller workspace or none: HybridSN's H200 sweep ran to batch 20,479, its peak
 //! falling to its tensors alone past 19,456 (`measured_h200/zoo.jsonl`). Which plans
 //! come next, and their workspaces, is not known without the kernels' names: a replay
-//! that skips every such workspace ran HybridSN to 34,709, far past where the card
-//! failed, so the planner keeps the safe bound (10,131; `core/tests/measured_h200.rs`).
+//! that skips every such workspace matches the card's peaks past 19,456 but runs
+//! HybridSN to about 29,000, far past where the card failed, so the planner keeps the
+//! safe bound (10,131; `core/tests/measured_h200.rs`, `measured_sweep.rs`).
 
 use super::{CachingAllocator, Handle};
 
