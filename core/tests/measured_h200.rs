@@ -591,7 +591,7 @@ fn the_h200_context_is_the_measured_one() {
 /// CUDA context, what an out-of-memory error is decided on) the estimate's total was, as
 /// a share of the measured one (0 or less: the estimate held it). The default headroom
 /// (`memory.headroom`, 20 %) covered every compared step but three; the README and
-/// docs/validation.md say how many and which.
+/// docs/validation.md say how many and which, the page's note and the guide how many.
 #[test]
 fn the_default_headroom_covers_the_measured_device_totals() {
     let cases = cases();
@@ -636,27 +636,20 @@ fn the_default_headroom_covers_the_measured_device_totals() {
     println!("{stated}");
     assert!(short.len() <= 3, "{stated}");
     // The page's note says it too, and the guide, in both languages.
-    let note = common::repo_file("src/i18n/strings.rs");
-    let guide = common::repo_file("docs/guide.md").replace('\n', " ");
-    let guide_zh = common::repo_file("docs/guide.zh.md");
     let (h, n) = (headroom * 100.0, compared.len());
-    for said in [
-        format!("the default {h:.0} % covered {covered} of {n} measured steps"),
-        format!("默认的 {h:.0} % 余量覆盖了 {n} 个实测步骤中的 {covered} 个"),
+    let zh = format!("默认的 {h:.0} % 余量覆盖了 {n} 个实测步骤中的 {covered} 个");
+    for (file, said) in [
+        (
+            "src/i18n/strings.rs",
+            format!("the default {h:.0} % covered {covered} of {n} measured steps"),
+        ),
+        ("src/i18n/strings.rs", zh.clone()),
+        ("docs/guide.md", stated.clone()),
+        ("docs/guide.zh.md", zh),
     ] {
-        assert!(note.contains(&said), "the page's note should say: {said}");
+        let text = common::repo_file(file).replace('\n', " ");
+        assert!(text.contains(&said), "{file} should say: {said}");
     }
-    let stated_guide =
-        format!("the default {h:.0} % headroom covered {covered} of {n} measured steps");
-    assert!(
-        guide.contains(&stated_guide),
-        "docs/guide.md should say: {stated_guide}"
-    );
-    let stated_zh = format!("默认的 {h:.0} % 余量覆盖了 {n} 个实测步骤中的 {covered} 个");
-    assert!(
-        guide_zh.contains(&stated_zh),
-        "docs/guide.zh.md should say: {stated_zh}"
-    );
     for doc in ["README.md", "docs/validation.md"] {
         let text = common::repo_file(doc)
             .split_whitespace()
