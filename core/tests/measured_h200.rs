@@ -661,3 +661,47 @@ fn the_default_headroom_covers_the_measured_device_totals() {
         }
     }
 }
+
+/// The largest batches the docs state are the estimate's against the two sweeps' (a stale
+/// figure fails), and HybridSN's stays on the safe side of its measured one.
+#[test]
+fn the_docs_state_the_largest_batches_the_sweeps_give() {
+    let doc = |file: &str| {
+        common::repo_file(file)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (readme, validation, models) = (
+        doc("README.md"),
+        doc("docs/validation.md"),
+        doc("docs/models.md"),
+    );
+    let mut swept = Vec::new();
+    for c in cases() {
+        let Some(t) = c.c.term("max_batch") else {
+            continue;
+        };
+        let [p, m] = [t.predicted, t.measured].map(|b| hsi_gpu_core::format::count(b as u64));
+        let said: Vec<(&str, String)> = match c.model.as_str() {
+            "hybridsn" => {
+                assert!(t.predicted < t.measured, "{p} against {m}: past the card");
+                vec![
+                    (&readme, format!("{p} estimated against {m} measured")),
+                    (&validation, format!("{p} estimated against {m} measured")),
+                    (&models, format!("HybridSN {p} against {m} measured")),
+                ]
+            }
+            "vit" => vec![
+                (&readme, format!("ViT-B/8's {p} against {m}")),
+                (&validation, format!("ViT-B/8's {p} against {m}")),
+            ],
+            other => panic!("a sweep of {other} the docs do not state"),
+        };
+        for (text, words) in said {
+            assert!(text.contains(&words), "a doc should say: {words}");
+        }
+        swept.push(c.model);
+    }
+    assert_eq!(swept, ["hybridsn", "vit"]);
+}
