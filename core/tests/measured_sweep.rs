@@ -11,6 +11,8 @@
 //!   of the activation and gradient accounting at 300 times the steps' batches.
 //! - Between the two (16,384 to 19,456) the card ran smaller-workspace plans: its peak lies
 //!   between the tensors alone and the first-choice plans' peak.
+//!
+//! docs/validation.md states each region's figures; a stale one fails the test.
 
 use hsi_gpu_core::estimate;
 use hsi_gpu_core::scenario::{scenario_from_json, Scenario};
@@ -62,6 +64,8 @@ fn hybridsns_sweep_lies_between_the_tensors_alone_and_the_first_choice_plans() {
     assert_eq!(fell, 19_968);
     println!("| batch | measured GB | estimate (first-choice plans) | tensors alone |");
     let mut checked = [0; 3];
+    // The figures docs/validation.md states, per region.
+    let (mut fitted, mut between, mut past) = (Vec::new(), Vec::new(), Vec::new());
     for &(batch, measured) in &points {
         let with = allocated_peak(&scenario, batch, true);
         let alone = allocated_peak(&scenario, batch, false);
@@ -74,6 +78,7 @@ fn hybridsns_sweep_lies_between_the_tensors_alone_and_the_first_choice_plans() {
         );
         if (2_048..=8_192).contains(&batch) {
             assert!(pct(with).abs() < 2.0, "batch {batch}: {:+.1} %", pct(with));
+            fitted.push(format!("{:+.1}", pct(with)));
             checked[0] += 1;
         } else if batch > 8_192 && batch < fell {
             assert!(
@@ -83,6 +88,7 @@ fn hybridsns_sweep_lies_between_the_tensors_alone_and_the_first_choice_plans() {
                 alone / 1e9,
                 with / 1e9
             );
+            between.push((pct(alone), pct(with)));
             checked[1] += 1;
         } else if batch >= fell {
             // The tensors alone on the safe side and within 3 %.
@@ -91,8 +97,33 @@ fn hybridsns_sweep_lies_between_the_tensors_alone_and_the_first_choice_plans() {
                 "batch {batch}: tensors alone {:+.2} %",
                 pct(alone)
             );
+            past.push(format!("{:+.1}", pct(alone)));
             checked[2] += 1;
         }
     }
     assert_eq!(checked, [3, 3, 10], "points per region");
+    past.dedup();
+    let range = |f: fn(&(f64, f64)) -> f64| {
+        let v: Vec<f64> = between.iter().map(f).collect();
+        let (lo, hi) = (
+            v.iter().copied().fold(f64::MAX, f64::min),
+            v.iter().copied().fold(f64::MIN, f64::max),
+        );
+        format!("{lo:+.0} to {hi:+.0} %")
+    };
+    let text = common::repo_file("docs/validation.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for said in [
+        format!("({} %;", fitted.join(", ")),
+        format!("are {} % at all ten points", past.join("/")),
+        format!("between the tensors alone ({})", range(|b| b.0)),
+        format!("the first-choice plans ({})", range(|b| b.1)),
+    ] {
+        assert!(
+            text.contains(&said),
+            "docs/validation.md should say: {said}"
+        );
+    }
 }
