@@ -647,14 +647,13 @@ fn the_default_headroom_covers_the_measured_device_totals() {
         ("docs/guide.md", stated.clone()),
         ("docs/guide.zh.md", zh),
     ] {
-        let text = common::repo_file(file).replace('\n', " ");
-        assert!(text.contains(&said), "{file} should say: {said}");
+        assert!(
+            common::repo_prose(file).contains(&said),
+            "{file} should say: {said}"
+        );
     }
     for doc in ["README.md", "docs/validation.md"] {
-        let text = common::repo_file(doc)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let text = common::repo_prose(doc);
         assert!(text.contains(&stated), "{doc} should say: {stated}");
         for step in &named {
             assert!(text.contains(step), "{doc} should name {step}");
@@ -666,16 +665,10 @@ fn the_default_headroom_covers_the_measured_device_totals() {
 /// figure fails), and HybridSN's stays on the safe side of its measured one.
 #[test]
 fn the_docs_state_the_largest_batches_the_sweeps_give() {
-    let doc = |file: &str| {
-        common::repo_file(file)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     let (readme, validation, models) = (
-        doc("README.md"),
-        doc("docs/validation.md"),
-        doc("docs/models.md"),
+        common::repo_prose("README.md"),
+        common::repo_prose("docs/validation.md"),
+        common::repo_prose("docs/models.md"),
     );
     let mut swept = Vec::new();
     for c in cases() {

@@ -111,10 +111,7 @@ fn hybridsns_sweep_lies_between_the_tensors_alone_and_the_first_choice_plans() {
         );
         format!("{lo:+.0} to {hi:+.0} %")
     };
-    let text = common::repo_file("docs/validation.md")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = common::repo_prose("docs/validation.md");
     for said in [
         format!("({} %;", fitted.join(", ")),
         format!("are {} % at all ten points", past.join("/")),

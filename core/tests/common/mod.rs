@@ -43,6 +43,15 @@ pub fn repo_file(path: &str) -> String {
     std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
 }
 
+/// A file of the repository with each run of white space as one space: a sentence of
+/// prose, wherever its lines wrap.
+pub fn repo_prose(path: &str) -> String {
+    repo_file(path)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A case's zoo options as the tools write them (`tools/validate_zoo.py`).
 #[derive(Deserialize)]
 pub struct CaseOptions {
