@@ -4,8 +4,9 @@ it records what the planner still guesses (issue 22), one JSON line per item, wr
 each finishes, so a run cut short keeps what it measured:
 
 - memory: for one HybridSN, SSFTT and Hamida step (PyTorch's defaults: cudnn.benchmark
-  off) and a 1-D CNN and DBDA step in AMP bf16, every allocation and free of the first two steps with the op that made it and
-  the allocator's running allocated and reserved totals (torch.profiler's memory events:
+  off) and a 1-D CNN and DBDA step in AMP bf16, every allocation and free of the first
+  two steps with the op that made it and the allocator's running allocated and reserved
+  totals (torch.profiler's memory events:
   cuDNN workspaces show up inside `aten::cudnn_convolution`), then
   `torch.cuda.memory_stats()` and the caching allocator's segments and blocks
   (`torch.cuda.memory._snapshot()`);
