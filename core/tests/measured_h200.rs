@@ -129,6 +129,14 @@ impl Case {
     }
 }
 
+/// A model's name as the docs write it (its id where it has none).
+fn display_name(model: &str) -> &str {
+    DISPLAY_NAMES
+        .iter()
+        .find(|(id, _)| *id == model)
+        .map_or(model, |(_, name)| name)
+}
+
 fn error(c: &Case, term: &str) -> f64 {
     c.c.term(term).and_then(|t| t.error_pct).unwrap()
 }
@@ -250,8 +258,7 @@ fn the_estimate_against_the_h200_measurements() {
     for model in models {
         let set: Vec<&Case> = cases.iter().filter(|c| c.model == model).collect();
         let split = if set[0].fit { "fit" } else { "held out" };
-        let name = DISPLAY_NAMES.iter().find(|(id, _)| *id == model);
-        table.push(row(name.map_or(model, |(_, name)| name), split, &set));
+        table.push(row(display_name(model), split, &set));
     }
     let fit: Vec<&Case> = cases.iter().filter(|c| c.fit).collect();
     let held_out: Vec<&Case> = cases.iter().filter(|c| !c.fit).collect();
@@ -613,7 +620,7 @@ fn the_default_headroom_covers_the_measured_device_totals() {
             else {
                 panic!("{label}")
             };
-            let model = DISPLAY_NAMES.iter().find(|(id, _)| *id == model).unwrap().1;
+            let model = display_name(model);
             let precision = match precision {
                 "torch_default" => "PyTorch's default precision",
                 "amp_bf16" => "AMP bf16",
