@@ -376,6 +376,38 @@ fn grad_accumulation_amortises_the_allreduce() {
     assert!(four.time.allreduce_share < once.time.allreduce_share);
 }
 
+/// An epoch runs its micro-steps and one update per `grad_accum_steps` of them: an update
+/// accumulating over more micro-steps than the epoch has costs what the epoch runs, not a
+/// whole update's host and input share (the default epoch is 17 micro-steps of 64).
+#[test]
+fn an_epoch_pays_for_the_micro_steps_it_runs() {
+    let gpu = gpu_by_id("rtx_a5500").unwrap();
+    let layers: Vec<_> = (0..3).map(|i| layer(i, 1e9, 1e6, 300_000, true)).collect();
+    let epoch = |accum: u32| {
+        let mut s = Scenario::default();
+        s.workload.grad_accum_steps = accum;
+        run(&layers, &s, gpu).epoch
+    };
+    let one = epoch(1);
+    let micro_steps = one.micro_steps_per_epoch;
+    assert_eq!(micro_steps, 17);
+    let whole = epoch(micro_steps as u32);
+    assert_eq!(whole.optimizer_steps_per_epoch, 1);
+    for accum in [100, 1000] {
+        let over = epoch(accum);
+        assert_eq!(over.micro_steps_per_epoch, micro_steps);
+        assert_eq!(over.optimizer_steps_per_epoch, 1);
+        assert!(
+            (over.epoch_s / whole.epoch_s - 1.0).abs() < 0.05,
+            "accumulating over {accum}: {} s against {} s over the epoch's {micro_steps}",
+            over.epoch_s,
+            whole.epoch_s
+        );
+    }
+    // Fewer updates than micro-steps: the epoch is shorter, never longer.
+    assert!(whole.epoch_s < one.epoch_s);
+}
+
 #[test]
 fn checkpointing_adds_one_forward() {
     let gpu = gpu_by_id("rtx_a5500").unwrap();

@@ -468,10 +468,14 @@ pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warni
     let per_card = samples.div_ceil(u64::from(ranks));
     let micro_steps = per_card.div_ceil(u64::from(scenario.batch_per_gpu.max(1)));
     let optimizer_steps = micro_steps.div_ceil(u64::from(time.accum_steps));
-    // Everything of a step beyond its micro-steps' device time comes once per update:
-    // the optimizer, the host and input share, the all-reduce and DDP's overhead.
-    let per_update_s = time.step_s - f64::from(time.accum_steps) * time.micro_step_s;
-    let epoch_s = micro_steps as f64 * time.micro_step_s + optimizer_steps as f64 * per_update_s;
+    // The optimizer, the exposed all-reduce, DDP's overhead and what sharding changes come
+    // once per update; the rest of a step (the micro-steps, with the host's and the input's
+    // share of each) once per micro-step, so an epoch's last, shorter update (or one
+    // accumulating over more micro-steps than the epoch has) pays for what it runs.
+    let per_update_s =
+        time.optimizer_s + time.allreduce_exposed_s + time.ddp_overhead_s + time.optimizer_change_s;
+    let per_micro_step_s = (time.step_s - per_update_s) / f64::from(time.accum_steps);
+    let epoch_s = micro_steps as f64 * per_micro_step_s + optimizer_steps as f64 * per_update_s;
     EpochTime {
         samples_per_epoch: samples,
         micro_steps_per_epoch: micro_steps,
