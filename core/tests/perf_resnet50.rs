@@ -143,6 +143,12 @@ fn scenario(f: &Fixture, e: &Entry) -> Scenario {
         batch_per_gpu: e.batch_per_gpu,
         cards: e.cards,
         interconnect: f.interconnect,
+        // Synthetic or DALI input (NVIDIA's and tf_cnn_benchmarks' runs): the batch is on
+        // the card, no DataLoader cuts 3 x 224 x 224 samples on the host.
+        pipeline: hsi_gpu_core::assumptions::Pipeline {
+            cube_on_gpu: true,
+            ..Default::default()
+        },
         ..Scenario::default()
     }
 }

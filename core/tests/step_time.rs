@@ -155,3 +155,21 @@ fn device_time_grows_with_the_batch_and_falls_with_half_precision() {
     s.grad_scaler = true;
     assert!(time(&s).device_s < t512);
 }
+
+/// A custom model's samples are its own input, whatever the scenario's bands and patch
+/// (which size the presets): the pipeline loads and copies what the model reads.
+#[test]
+fn a_custom_models_pipeline_loads_its_own_input() {
+    let preset = Scenario::default();
+    let spec = build_model(&preset).unwrap();
+    let custom = Scenario {
+        model: ModelChoice::Custom { spec: spec.clone() },
+        bands: 200,
+        patch: 5,
+        ..Scenario::default()
+    };
+    let [a, b] = [&preset, &custom].map(|s| hsi_gpu_core::estimate(s).unwrap().perf.time);
+    assert_eq!(spec.input, [1, 30, 25, 25]);
+    assert_eq!(a.input_s, b.input_s);
+    assert_eq!(a.input_samples_per_s, b.input_samples_per_s);
+}

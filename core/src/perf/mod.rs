@@ -39,7 +39,7 @@ use crate::device::Maths;
 use crate::gpu::{GpuSpec, PrecisionPeak};
 use crate::host::cpu_profile;
 use crate::scaling::{BackwardSlice, ScalingReport, StepCompute};
-use crate::scenario::{Scenario, MAX_CARDS};
+use crate::scenario::{ModelChoice, Scenario, MAX_CARDS};
 use crate::steptime::{self, LayerComm, SharedHost, StepBound, StepSetup};
 use crate::warning::Warning;
 
@@ -167,8 +167,14 @@ pub fn step_setup<'a>(
     if let Some(cores) = scenario.pipeline.cores {
         cpu.cores = cores;
     }
-    let bands = f64::from(scenario.bands);
-    let patch = f64::from(scenario.patch);
+    // One fp32 sample as the DataLoader hands it over: a custom model's own input, else
+    // the patch of the cube the presets are built for.
+    let sample_elements = match &scenario.model {
+        ModelChoice::Custom { spec } => spec.input.iter().product::<u64>() as f64,
+        ModelChoice::Preset { .. } => {
+            f64::from(scenario.bands) * f64::from(scenario.patch) * f64::from(scenario.patch)
+        }
+    };
     StepSetup {
         layers,
         collectives: &[],
@@ -186,8 +192,7 @@ pub fn step_setup<'a>(
         grad_scaler: precision == Precision::AmpFp16,
         batch: scenario.batch_per_gpu.max(1),
         accum_steps: scenario.workload.grad_accum_steps.max(1),
-        // One fp32 patch of the cube per sample.
-        sample_bytes: bands * patch * patch * 4.0,
+        sample_bytes: sample_elements * 4.0,
         cpu,
         runs_per_host: 1,
         pipeline: scenario.pipeline.clone(),
