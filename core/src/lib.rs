@@ -43,6 +43,8 @@ pub use problems::FieldError;
 pub use report::Report;
 pub use scenario::Scenario;
 
+use std::borrow::Cow;
+
 use analysis::LayerReport;
 use gpu::GpuSpec;
 use graph::{ModelSpec, Op};
@@ -76,8 +78,34 @@ pub fn build_model(s: &Scenario) -> Result<ModelSpec, FieldError> {
 /// Everything the planner computes for a scenario, or every problem with it: the whole
 /// walk, step by step.
 pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
-    let (spec, gpu) = checked(s)?;
-    estimate_with(s, &spec, &gpu)
+    let (s, remark) = linked(s);
+    let (spec, gpu) = checked(&s)?;
+    let mut report = estimate_with(&s, &spec, &gpu)?;
+    report.warnings.extend(remark);
+    Ok(report)
+}
+
+/// `s` on a link its card has, and the remark when that is not the one it names: an SXM
+/// module sits on NVSwitch only, a card without a bridge connector has PCIe only, and a
+/// scenario that changed cards (or a file that left the default PCIe) should still
+/// estimate rather than fail.
+pub fn linked(s: &Scenario) -> (Cow<'_, Scenario>, Option<Warning>) {
+    let Some(gpu) = market::scenario_card(s) else {
+        return (Cow::Borrowed(s), None);
+    };
+    let links = scaling::valid_interconnects(&gpu);
+    if links.contains(&s.interconnect) {
+        return (Cow::Borrowed(s), None);
+    }
+    let remark = Warning::LinkReplaced {
+        gpu: gpu.name.into(),
+        nvswitch: links[0] == scenario::Interconnect::Nvswitch,
+    };
+    let s = Scenario {
+        interconnect: links[0],
+        ..s.clone()
+    };
+    (Cow::Owned(s), Some(remark))
 }
 
 /// The scenario's model on any card, for what-ifs on a modified card (`levers`): the
@@ -144,17 +172,6 @@ fn checked(s: &Scenario) -> Result<(ModelSpec, GpuSpec), Vec<FieldError>> {
         errors.extend(parallel::check(s, spec));
     }
     let gpu = market::scenario_card(s);
-    if let Some(gpu) = &gpu {
-        let allowed = scaling::valid_interconnects(gpu);
-        if !allowed.contains(&s.interconnect) {
-            let ids: Vec<_> = allowed.iter().map(|i| i.id()).collect();
-            errors.push(FieldError {
-                field: "interconnect".into(),
-                value: s.interconnect.id().into(),
-                allowed: format!("{} on {}", ids.join(", "), gpu.name),
-            });
-        }
-    }
     match (spec, gpu, errors.is_empty()) {
         (Some(spec), Some(gpu), true) => Ok((spec, gpu)),
         _ => Err(errors),

@@ -20,6 +20,9 @@ pub enum Warning {
     /// GRU on an H200, measured over estimated peak memory (`core/tests/measured_h200.rs`
     /// checks them against its steps).
     RecurrentReserve,
+    /// The card has no such link between its cards: the estimate uses its own (NVSwitch
+    /// for an SXM module, else PCIe).
+    LinkReplaced { gpu: String, nvswitch: bool },
 }
 
 impl std::fmt::Display for Warning {
@@ -41,6 +44,14 @@ impl std::fmt::Display for Warning {
             Warning::PriceUnknown { gpu } => write!(
                 f,
                 "no price known for {gpu}: set cost.card_price_usd (the cost figures that need it are not meaningful until then)"
+            ),
+            Warning::LinkReplaced { gpu, nvswitch: true } => write!(
+                f,
+                "{gpu} is an SXM module, linked by NVSwitch: the estimate uses NVSwitch"
+            ),
+            Warning::LinkReplaced { gpu, .. } => write!(
+                f,
+                "{gpu} cannot use the chosen link between cards: the estimate uses PCIe"
             ),
             Warning::RecurrentReserve => f.write_str(
                 "cuDNN's RNN reserve space is not modelled: on an H200 a GRU's peak memory was 1.3-2.5x this estimate",

@@ -19,6 +19,8 @@ use crate::{FieldError, Report, Scenario};
 /// and the page show; `estimate` alone is what comparisons and searches repeat.
 pub fn estimate_all(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     let mut report = estimate(s)?;
+    // The what-ifs start from the link the estimate used.
+    let s = &crate::linked(s).0;
     let gpu = &crate::market::scenario_card(s).expect("estimate checked the GPU id");
     let spec = build_model(s).map_err(|e| vec![e])?;
     let (base, outcomes) = lever_outcomes(s, gpu, &report, true);
@@ -75,10 +77,10 @@ pub fn compare_levers(c: &Comparison) -> Vec<LeverRow> {
         .options
         .iter()
         .map(|o| {
-            let s = &o.scenario;
-            let Ok(report) = estimate(s) else {
+            let Ok(report) = estimate(&o.scenario) else {
                 return Vec::new();
             };
+            let s = &crate::linked(&o.scenario).0;
             let gpu = crate::market::scenario_card(s).expect("estimate checked the GPU id");
             lever_outcomes(s, &gpu, &report, true).1
         })

@@ -203,3 +203,53 @@ fn the_articles_cards_say_where_their_price_comes_from() {
         (PriceBasis::Scenario, 1234.0)
     );
 }
+
+/// Every card estimates from the default scenario (PCIe): a card without that link is
+/// estimated on its own (NVSwitch for an SXM module) and the report says so, the same
+/// figures as when the scenario names that link.
+#[test]
+fn every_card_estimates_on_a_link_it_has() {
+    use hsi_gpu_core::gpu::GPUS;
+    use hsi_gpu_core::report::Warning;
+    for gpu in GPUS {
+        let plain = Scenario {
+            gpu: gpu.id.into(),
+            cards: 4,
+            ..Scenario::default()
+        };
+        let own = with_ecc(gpu.id, false);
+        let mut on_own = estimate(&Scenario {
+            cards: 4,
+            ..own.clone()
+        })
+        .unwrap();
+        let mut report = estimate(&plain).unwrap_or_else(|e| panic!("{}: {e:?}", gpu.id));
+        if own.interconnect == Interconnect::Pcie {
+            assert_eq!(report, on_own, "{}", gpu.id);
+            continue;
+        }
+        let remark = Warning::LinkReplaced {
+            gpu: gpu.name.into(),
+            nvswitch: true,
+        };
+        assert_eq!(report.warnings.pop(), Some(remark), "{}", gpu.id);
+        assert_eq!(report.perf.scaling.chosen, Interconnect::Nvswitch);
+        on_own
+            .warnings
+            .retain(|w| !matches!(w, Warning::LinkReplaced { .. }));
+        assert_eq!(report, on_own, "{}", gpu.id);
+    }
+    // A link the card lacks otherwise (a bridge on a card without the connector): PCIe.
+    let bridged = Scenario {
+        gpu: "rtx_4090".into(),
+        interconnect: Interconnect::NvlinkBridge,
+        cards: 2,
+        ..Scenario::default()
+    };
+    let report = estimate(&bridged).unwrap();
+    assert_eq!(report.perf.scaling.chosen, Interconnect::Pcie);
+    assert!(report.warnings.contains(&Warning::LinkReplaced {
+        gpu: "RTX 4090".into(),
+        nvswitch: false,
+    }));
+}

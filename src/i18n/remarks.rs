@@ -97,6 +97,12 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
                 "{gpu} 价格未知：请设置 cost.card_price_usd（在此之前需要价格的成本数字没有意义）"
             )
         }
+        Warning::LinkReplaced { gpu, nvswitch: true } => {
+            format!("{gpu} 为 SXM 模组，经 NVSwitch 互连：按 NVSwitch 估算")
+        }
+        Warning::LinkReplaced { gpu, .. } => {
+            format!("{gpu} 无法使用所选的卡间连接：按 PCIe 估算")
+        }
         Warning::RecurrentReserve => {
             "未计入 cuDNN 循环层的预留空间（reserve space）：在 H200 上 GRU 的显存峰值为本估算的 1.3–2.5 倍".into()
         }
@@ -158,8 +164,16 @@ mod tests {
             Warning::NoTf32 { gpu: gpu.clone() },
             Warning::NoBf16 { gpu: gpu.clone() },
             Warning::UnknownDataset { id: "mine".into() },
-            Warning::PriceUnknown { gpu },
+            Warning::PriceUnknown { gpu: gpu.clone() },
             Warning::RecurrentReserve,
+            Warning::LinkReplaced {
+                gpu: gpu.clone(),
+                nvswitch: true,
+            },
+            Warning::LinkReplaced {
+                gpu,
+                nvswitch: false,
+            },
         ];
         // Both languages give the GRU's measured factors (core/tests/measured_h200.rs).
         assert!(Warning::RecurrentReserve.to_string().contains("1.3-2.5x"));
