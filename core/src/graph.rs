@@ -56,7 +56,8 @@ impl FromJson for ModelSpec {
         let layers = json::required("layers", map.get("layers"))?;
         let layers = layers
             .as_array()
-            .ok_or_else(|| json::wrong(layers, "a list of layers").at("layers"))?
+            .filter(|list| !list.is_empty())
+            .ok_or_else(|| json::wrong(layers, "a list of one layer or more").at("layers"))?
             .iter()
             .enumerate()
             .map(|(i, layer)| Layer::from_json(layer).map_err(|e| e.at(&format!("layers[{i}]"))))

@@ -314,7 +314,13 @@ impl FromJson for f64 {
 
 /// Whole numbers up to `max`.
 fn whole(v: &Value, max: u64) -> Result<u64, FieldError> {
+    // 64.0 and 1e3 are whole numbers too (what a script or a spreadsheet writes).
+    let integral = || {
+        v.as_f64()
+            .filter(|x| x.fract() == 0.0 && *x >= 0.0 && *x <= max as f64)
+    };
     v.as_u64()
+        .or_else(|| integral().map(|x| x as u64))
         .filter(|n| *n <= max)
         .ok_or_else(|| wrong(v, format!("a whole number from 0 to {max}")))
 }

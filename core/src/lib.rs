@@ -168,7 +168,8 @@ fn estimate_with(s: &Scenario, spec: &ModelSpec, gpu: &GpuSpec) -> Result<Report
 fn checked(s: &Scenario) -> Result<(ModelSpec, GpuSpec), Vec<FieldError>> {
     let mut errors = s.validate();
     let spec = build_model(s).map_err(|e| errors.push(e)).ok();
-    if let Some(spec) = &spec {
+    // The layout's checks assume fields in range (a tensor_parallel of 0 divides nothing).
+    if let Some(spec) = spec.as_ref().filter(|_| errors.is_empty()) {
         errors.extend(parallel::check(s, spec));
     }
     let gpu = market::scenario_card(s);

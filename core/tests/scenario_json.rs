@@ -98,3 +98,27 @@ fn a_top_level_typo_is_refused_and_left_out_fields_keep_their_defaults() {
     let e = scenario_from_json(r#"{"perf": {"scaling": {"overlap": "half"}}}"#).unwrap_err();
     assert_eq!(e.field, "perf.scaling.overlap");
 }
+
+/// A whole number written as a float (64.0, 1e3: what scripts and spreadsheets write) is
+/// read; a fraction is refused. Out-of-range layouts and empty layer lists name their own
+/// field, not one their checks trip over.
+#[test]
+fn whole_floats_read_and_bad_layouts_name_their_field() {
+    let s = scenario_from_json(r#"{"batch_per_gpu": 64.0, "workload": {"epochs": 1e3}}"#).unwrap();
+    assert_eq!((s.batch_per_gpu, s.workload.epochs), (64, 1000));
+    let e = scenario_from_json(r#"{"batch_per_gpu": 64.5}"#).unwrap_err();
+    assert_eq!(e.field, "batch_per_gpu");
+    let e = scenario_from_json(r#"{"batch_per_gpu": -64.0}"#).unwrap_err();
+    assert_eq!(e.field, "batch_per_gpu");
+
+    let s = scenario_from_json(r#"{"tensor_parallel": 0}"#).unwrap();
+    let errors = hsi_gpu_core::estimate(&s).unwrap_err();
+    let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, ["tensor_parallel"], "{errors:?}");
+
+    let empty =
+        r#"{"model": {"kind": "custom", "spec": {"name": "x", "input": [4], "layers": []}}}"#;
+    let e = scenario_from_json(empty).unwrap_err();
+    assert_eq!(e.field, "model.spec.layers");
+    assert!(e.allowed.contains("one layer or more"), "{e}");
+}
