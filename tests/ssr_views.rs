@@ -86,6 +86,13 @@ async fn verdict_uses_the_core_figures_and_compares_topologies() {
     s.cards = 2;
     s.gpu = "rtx_3090".into(); // an NVLink-bridge card: PCIe and NVLink curves both exist
     s.interconnect = Interconnect::Pcie;
+    // A ViT-B, whose all-reduce the bridge shortens (HybridSN's hides on either link).
+    s.model = hsi_gpu_core::scenario::ModelChoice::Preset {
+        id: "vit".into(),
+        width: None,
+        size: Some(hsi_gpu_core::choices::VitSize::Base),
+    };
+    s.patch = 32;
     let r = report(&s);
     let html = render_view(
         Verdict {

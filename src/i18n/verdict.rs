@@ -88,18 +88,30 @@ pub fn verdict_sentences(
             out.push(step_bound_sentence(lang, limiter_text(time.limiter, lang)));
         }
     }
-    if let Some(chosen) = perf.scaling.chosen_point(cards).filter(|_| cards > 1) {
+    // The other links' curves are data parallelism over the chosen link's replica: with
+    // the model split over cards its own collectives would move too, so no sentence.
+    let split = report.parallel.tensor_parallel * report.parallel.pipeline_parallel > 1;
+    if let Some(chosen) = perf
+        .scaling
+        .chosen_point(cards)
+        .filter(|_| cards > 1 && !split)
+    {
+        let chosen_s = format::duration(chosen.step_s);
         for curve in perf.scaling.ddp.iter() {
             if curve.interconnect == perf.scaling.chosen {
                 continue;
             }
-            if let Some(other) = curve.points.iter().find(|p| p.cards == cards) {
-                out.push(alternative_sentence(
-                    lang,
-                    interconnect_name(curve.interconnect, lang),
-                    &format::duration(other.step_s),
-                    &format::duration(chosen.step_s),
-                ));
+            let other = curve.points.iter().find(|p| p.cards == cards);
+            // A link that changes nothing at this precision says nothing.
+            if let Some(other_s) = other.map(|p| format::duration(p.step_s)) {
+                if other_s != chosen_s {
+                    out.push(alternative_sentence(
+                        lang,
+                        interconnect_name(curve.interconnect, lang),
+                        &other_s,
+                        &chosen_s,
+                    ));
+                }
             }
         }
     }
@@ -142,4 +154,45 @@ pub fn layout_line(lang: Lang, report: &Report) -> Option<String> {
         parts.push(labelled(lang, T::PipelineBubble.get(lang), &bubble));
     }
     Some(parts.join(" · "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hsi_gpu_core::{estimate, Scenario};
+
+    fn link_sentences(json: &str) -> Vec<String> {
+        let s: Scenario = hsi_gpu_core::scenario::scenario_from_json(json).unwrap();
+        let report = estimate(&s).unwrap();
+        verdict_sentences(Lang::En, &report, "GPU", 0.2, s.cards)
+            .into_iter()
+            .filter(|t| t.contains("would take"))
+            .collect()
+    }
+
+    #[test]
+    fn the_other_link_is_named_only_where_it_changes_the_step() {
+        // Bridged pairs of A6000s: PCIe costs a ViT-B its all-reduce.
+        let vit = r#"{"model": {"kind": "preset", "id": "vit", "size": "base"}, "patch": 32,
+            "cards": 2, "gpu": "rtx_a6000", "interconnect": "nvlink_bridge"}"#;
+        let [sentence] = &link_sentences(vit)[..] else {
+            panic!("{:?}", link_sentences(vit));
+        };
+        let (other, chosen) = sentence
+            .trim_end_matches('.')
+            .split_once(" instead of ")
+            .unwrap();
+        assert!(
+            other.ends_with(" ms") && chosen.ends_with(" ms"),
+            "{sentence}"
+        );
+        assert_ne!(other.rsplit(' ').nth(1), chosen.split(' ').next());
+        // HybridSN on four A5500s hides its all-reduce on either link: nothing to say.
+        assert_eq!(link_sentences(r#"{"cards": 4}"#), Vec::<String>::new());
+        // Split over the cards, the other link's curve would not move the split's own
+        // collectives: no sentence rather than a wrong one.
+        let split = r#"{"model": {"kind": "preset", "id": "vit", "size": "base"}, "patch": 32,
+            "cards": 2, "tensor_parallel": 2, "gpu": "rtx_a6000", "interconnect": "nvlink_bridge"}"#;
+        assert_eq!(link_sentences(split), Vec::<String>::new());
+    }
 }
