@@ -128,6 +128,8 @@ fn run(args: &[String]) -> Result<String, String> {
                 measurement::calibrate(&scenario, &measurements).map_err(|e| e.to_string())?;
             Ok(pretty(&json!({"scenario": calibrated, "report": report})))
         }
+        // Asked for, the usage is an answer (stdout, status 0); otherwise it is the error.
+        [flag] if ["--help", "-h", "help"].contains(&flag.as_str()) => Ok(USAGE.into()),
         _ => Err(USAGE.into()),
     }
 }

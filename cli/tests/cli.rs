@@ -136,6 +136,12 @@ fn bad_input_exits_non_zero_with_one_line_naming_the_field() {
         assert!(stderr.contains(field), "{input}: {stderr}");
     }
     assert!(one_line_error(&run(&["frobnicate"], "")).contains("usage"));
+    // Asked for, the usage is the answer: on stdout, status 0.
+    for flag in ["--help", "-h", "help"] {
+        let out = run(&[flag], "");
+        assert_eq!(out.status.code(), Some(0), "{flag}");
+        assert!(String::from_utf8_lossy(&out.stdout).starts_with("usage: hsi-gpu"));
+    }
 }
 
 #[test]

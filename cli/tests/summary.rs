@@ -360,3 +360,25 @@ fn the_summary_shows_tensor_and_pipeline_parallelism_stage_by_stage() {
         "no layout without model parallelism"
     );
 }
+
+/// An option whose cards do not fit one workstation says why, in both languages: the
+/// recommendation does not weigh the chassis.
+#[test]
+fn options_summary_names_a_box_the_cards_do_not_fit() {
+    let comparison = r#"{"options": [
+        {"label": "8x4090", "scenario": {"gpu": "rtx_4090", "cards": 8}},
+        {"label": "1xA6000", "scenario": {"gpu": "rtx_a6000"}}]}"#;
+    let out = json(&run(&["options", "-"], comparison));
+    let issues = &out["report"]["options"][0]["result"]["complexity"]["chassis"]["issues"];
+    assert!(issues.as_array().is_some_and(|i| !i.is_empty()), "{issues}");
+    for (lang, code) in LANGS {
+        let text = summary(&["options", "--summary", "--lang", code, "-"], comparison);
+        let remark = line(&text, "- 8x4090");
+        assert!(remark.contains(X::ChassisTooWide.get(lang)), "{remark}");
+        assert!(
+            remark.contains(X::ChassisTooMuchPower.get(lang)),
+            "{remark}"
+        );
+        assert!(!text.contains(&format!("1xA6000: {}", X::ChassisFits.get(lang))));
+    }
+}

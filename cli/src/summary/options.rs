@@ -9,7 +9,7 @@ use hsi_gpu_i18n::compare::{
     condition_phrase, flip_sentence, limit_prefix, metric_name, metric_text, C,
 };
 use hsi_gpu_i18n::summary::{labelled, S};
-use hsi_gpu_i18n::whatifs::lever_label;
+use hsi_gpu_i18n::whatifs::{chassis_text, lever_label};
 use hsi_gpu_i18n::{Lang, T};
 
 use super::heading;
@@ -53,14 +53,23 @@ pub fn options_summary(report: &ComparisonReport, levers: &[LeverRow], lang: Lan
     }
     out.extend(decision(report, &names, lang));
     out.extend(best_levers(levers, &names, lang));
+    // What stops an option: no estimate, or cards that do not fit one workstation (the
+    // recommendation does not weigh the chassis, so it is said here).
     let errors: Vec<String> = report
         .options
         .iter()
-        .filter(|o| o.result.is_none())
-        .map(|o| {
-            let why: Vec<String> = o.errors.iter().map(ToString::to_string).collect();
-            let said = labelled(lang, C::CannotEstimate.get(lang), &why.join("; "));
-            labelled(lang, &o.label, &said)
+        .filter_map(|o| match &o.result {
+            None => {
+                let why: Vec<String> = o.errors.iter().map(ToString::to_string).collect();
+                let said = labelled(lang, C::CannotEstimate.get(lang), &why.join("; "));
+                Some(labelled(lang, &o.label, &said))
+            }
+            Some(r) if !r.complexity.chassis.fits() => Some(labelled(
+                lang,
+                &o.label,
+                &chassis_text(&r.complexity.chassis, lang),
+            )),
+            Some(_) => None,
         })
         .collect();
     if !errors.is_empty() {
