@@ -646,3 +646,33 @@ fn the_guides_thesis_figures_for_four_cards_are_the_maps() {
         &[format!("互联从不是最佳资源（{s}/{n}）")],
     );
 }
+
+/// docs/formats.md shows the start of `echo '{}' | hsi-gpu summary -`: it is what the
+/// command prints, line for line, up to the sample's closing `...`.
+#[test]
+fn the_formats_summary_sample_is_the_commands_output() {
+    let doc = repo_file("docs/formats.md");
+    let intro = "The start of `echo '{}' | hsi-gpu summary -`";
+    let after = &doc[doc.find(intro).expect("formats.md introduces the sample")..];
+    let block = after
+        .split("```text\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .expect("a text block after the introduction");
+    let sample: Vec<&str> = block.lines().collect();
+    assert_eq!(sample.last(), Some(&"  ..."), "the sample ends with ...");
+    let out = run(&["summary", "-"], "{}");
+    assert!(out.status.success());
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let printed: Vec<&str> = printed.lines().collect();
+    let shown = &sample[..sample.len() - 1];
+    assert!(
+        printed.len() > shown.len(),
+        "the sample is longer than the output"
+    );
+    assert_eq!(
+        shown.join("\n"),
+        printed[..shown.len()].join("\n"),
+        "docs/formats.md's sample is not what `echo '{{}}' | hsi-gpu summary -` prints"
+    );
+}
