@@ -487,7 +487,17 @@ fn the_guides_thesis_figures_for_one_card_are_the_maps() {
         .find(|c| c["patch"] == 128)
         .unwrap();
     assert!(!hybridsn_128["aids"].as_array().unwrap().is_empty());
+    let params = |size: &str| {
+        let models = map["models"].as_array().unwrap();
+        f(&models.iter().find(|m| m["size"] == size).unwrap()["params"])
+    };
+    let (vit_s, vit_g) = (params("small"), params("giant"));
     let mut said = vec![
+        format!(
+            "ViT-S ({:.0} M parameters) to ViT-g ({:.2} B,",
+            vit_s / 1e6,
+            vit_g / 1e9
+        ),
         format!("at patches 8, 16, 32, 64 and 128 px: {} cells", all.len()),
         format!("parameters fit at every patch ({fit}/{small}, **{fit_v}**)"),
         format!("SSRN {:.2}-{:.2}x", ssrn.0, ssrn.1),
@@ -514,6 +524,11 @@ fn the_guides_thesis_figures_for_one_card_are_the_maps() {
     said.extend(pairs);
     states("docs/guide.md", &common::repo_prose("docs/guide.md"), &said);
     let zh = [
+        format!(
+            "ViT-S（{:.0}00 万参数）到 ViT-g（{:.1} 亿参数",
+            vit_s / 1e6,
+            vit_g / 1e8
+        ),
         format!("小型高光谱模型全部放得下（{fit}/{small}，{fit_zh}）"),
         format!("只在 {first_n} 格中的 {first} 格成立（{first_zh}，最常见的最佳资源是算力）"),
         format!("的 {large} 格中有 {outgrow} 格单卡原样放不下（{outgrow_zh}）"),
@@ -873,5 +888,148 @@ fn the_report_table_names_every_field_the_estimate_writes() {
     assert!(
         missing.is_empty(),
         "docs/formats.md's Report table should name {missing:?}"
+    );
+}
+
+/// The guide's evaluation and prediction figures for the default scenario are
+/// `hsi-gpu estimate`'s `inference` and `perf.epoch.run_s`.
+#[test]
+fn the_guides_inference_figures_are_the_estimates() {
+    let r = estimate("{}");
+    let i = &r["inference"];
+    let run_s = f(&r["perf"]["epoch"]["run_s"]);
+    let on = |gpu: &str| {
+        let d = i["deployment"].as_array().unwrap();
+        f(&d.iter().find(|d| d["gpu"] == gpu).unwrap()["scene_prediction_s"])
+    };
+    let n = |key: &str| format::count(i[key].as_u64().unwrap());
+    let said = format!(
+        "{} test pixels, {} scene pixels; largest no-grad batch {} on the RTX A5500; one test \
+         pass {:.2} s, a test pass after every epoch {:.1} s ({:.1}x the {run_s:.1} s training \
+         run), whole-scene prediction {:.2} s; on a T4 {:.1} s, a Jetson AGX Orin {:.1} s, an \
+         L4 {:.1} s.",
+        n("test_pixels"),
+        n("scene_pixels"),
+        n("max_batch_no_grad"),
+        f(&i["eval_pass_s"]),
+        f(&i["eval_every_epoch_s"]),
+        f(&i["eval_every_epoch_s"]) / run_s,
+        f(&i["scene_prediction_s"]),
+        on("T4"),
+        on("Jetson AGX Orin 64 GB"),
+        on("L4"),
+    );
+    states(
+        "docs/guide.md",
+        &common::repo_prose("docs/guide.md"),
+        &[said],
+    );
+}
+
+/// Figures the docs take from `hsi-gpu estimate` on named scenarios: HybridSN's
+/// parameters and model states (the article's section 5.2), the default total the
+/// browser tests read, ViT-B's saved bytes with fused and explicit attention and LoRA's
+/// adapters; and the errors formats.md quotes.
+#[test]
+fn the_docs_other_estimate_figures_are_the_clis() {
+    let r = estimate("{}");
+    let m = &r["memory"];
+    let params = format::count(r["params"].as_u64().unwrap());
+    let model_states = f(&m["weights"]) + f(&m["gradients"]) + f(&m["optimizer_states"]);
+    states(
+        "docs/guide.md",
+        &common::repo_prose("docs/guide.md"),
+        &[format!(
+            "(HybridSN, {params} parameters) are {:.3} GB",
+            model_states / 1e9
+        )],
+    );
+    states(
+        "docs/guide.zh.md",
+        &common::repo_prose_zh("docs/guide.zh.md"),
+        &[format!(
+            "（HybridSN，{params} 个参数）的权重、梯度和 Adam 状态共 {:.3} GB",
+            model_states / 1e9
+        )],
+    );
+    states(
+        "docs/development.md",
+        &common::repo_prose("docs/development.md"),
+        &[format!(
+            "for the per-GPU total memory (\"{}\" on the default scenario",
+            format::bytes(f(&m["total"]))
+        )],
+    );
+    // ViT-B at 224 px, batch 64, 3 bands (validation.md's foundation-model cases).
+    let vit = |rest: &str| {
+        estimate(&format!(
+            r#"{{"model": {{"kind": "preset", "id": "vit", "size": "base"}}, "bands": 3,
+                "patch": 224, "batch_per_gpu": 64{rest}}}"#
+        ))
+    };
+    let saved = |r: &Value| -> f64 {
+        r["layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| f(&l["saved_bytes"]))
+            .sum::<f64>()
+            / 1e9
+    };
+    let [sdpa, math, sdpa_bf16, math_bf16] = [
+        r#", "precision": "fp32", "attention": "sdpa""#,
+        r#", "precision": "fp32", "attention": "math""#,
+        r#", "precision": "amp_bf16", "attention": "sdpa""#,
+        r#", "precision": "amp_bf16", "attention": "math""#,
+    ]
+    .map(|rest| saved(&vit(rest)));
+    let full = vit(r#", "precision": "fp32""#);
+    let lora = vit(
+        r#", "precision": "fp32", "finetune": {"mode": "lora", "rank": 8, "targets": ["qkv", "proj"]}"#,
+    );
+    let adapters = f(&lora["trainable_params"]) / 1e6;
+    let adam = f(&lora["memory"]["optimizer_states"]) / 1e6;
+    let adam_full = f(&full["memory"]["optimizer_states"]) / 1e9;
+    states(
+        "docs/models.md",
+        &common::repo_prose("docs/models.md"),
+        &[
+            format!(
+                "`\"sdpa\"` keeps {sdpa:.1} GB against `\"math\"`'s {math:.1} GB in fp32 \
+                 ({sdpa_bf16:.1} against {math_bf16:.1} GB under bf16 autocast)"
+            ),
+            format!(
+                "trains {adapters:.2} M parameters (12 x 8 x (768 + 2304 + 768 + 768)): \
+                 {adam:.1} MB of Adam states instead of {adam_full:.2} GB"
+            ),
+        ],
+    );
+    states(
+        "docs/guide.zh.md",
+        &common::repo_prose_zh("docs/guide.zh.md"),
+        &[
+            format!("`sdpa` 保存 {sdpa:.1} GB，`math` 保存 {math:.1} GB（fp32；"),
+            format!(
+                "只为 {adapters:.2} M 个适配器参数保存 Adam 状态（{adam:.1} MB，全参数训练为 \
+                 {adam_full:.2} GB）"
+            ),
+        ],
+    );
+    // The errors formats.md quotes are the CLI's.
+    let formats = common::repo_prose("docs/formats.md");
+    let batch = common::one_line_error(&run(&["estimate", "-"], r#"{"batch_per_gpu": 0}"#));
+    let typo = common::one_line_error(&run(&["estimate", "-"], r#"{"perf": {"overlap_typo": 1}}"#));
+    assert!(
+        formats.contains(&format!("(`{}`)", batch.trim())),
+        "{batch}"
+    );
+    let (head, tail) = (
+        "perf.overlap_typo: got unknown field",
+        "; allowed: a known field: compute_efficiency,",
+    );
+    assert!(formats.contains(&format!("(`{head} ...{tail}")));
+    assert!(
+        typo.starts_with(&format!("hsi-gpu: {head}")) && typo.contains(tail),
+        "{typo}"
     );
 }
