@@ -18,7 +18,7 @@ fn estimate(scenario: &str) -> Value {
 /// The words of a lever table in one guide's language.
 struct Words {
     file: &'static str,
-    /// Between items, between the levers of one item, before a value.
+    /// Between items; between the levers of one item; before a value.
     item: &'static str,
     and: &'static str,
     colon: &'static str,
@@ -333,10 +333,10 @@ fn the_guides_lever_tables_are_the_estimates() {
     ];
     let reports: Vec<Value> = rows.iter().map(|(s, _, _)| estimate(s)).collect();
     let mut stale = Vec::new();
-    for (w, pick) in [(EN, 1), (ZH, 2)] {
+    for (w, zh_rows) in [(EN, false), (ZH, true)] {
         let doc = repo_file(w.file);
         for ((_, en, zh), report) in rows.iter().zip(&reports) {
-            let label = if pick == 1 { en } else { zh };
+            let label = if zh_rows { zh } else { en };
             let expected = lever_row(&w, label, report);
             let stated = doc
                 .lines()
