@@ -10,6 +10,7 @@
 //! (the default stays) and reported as a `Notice` the page shows.
 //! `lang`, `embed` and `present` are view settings, not part of the Scenario.
 
+use hsi_gpu_core::json::ToJson;
 use hsi_gpu_core::scenario::{scenario_from_value, ModelChoice};
 use hsi_gpu_core::Scenario;
 use serde_json::{Map, Value};
@@ -233,7 +234,7 @@ fn is_true(text: &str) -> bool {
 }
 
 fn to_value(scenario: &Scenario) -> Value {
-    serde_json::to_value(scenario).expect("a Scenario always serialises")
+    scenario.to_json()
 }
 
 fn from_value(value: &Value) -> Result<Scenario, String> {

@@ -2,10 +2,9 @@
 //! with a trainable part, or LoRA adapters) and the masked-autoencoder settings of the MAE
 //! pre-training presets (`Mae`). How layers are matched by name is decided here once.
 
-use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::json::{self, json_struct, Check, FromJson};
+use crate::json::{self, json_struct, Check, FromJson, ToJson};
 use crate::problems::{FieldError, Problems};
 
 /// Largest LoRA rank accepted (far above the 4..64 used in practice).
@@ -13,8 +12,7 @@ pub const MAX_LORA_RANK: u32 = 4096;
 
 /// Which parameters train, told apart by `mode`. Gradients and optimizer states exist
 /// only for what trains; autograd keeps only what backward then needs.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(tag = "mode", rename_all = "snake_case")]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum FineTune {
     /// Every parameter trains.
     #[default]
@@ -68,6 +66,28 @@ impl FromJson for FineTune {
         })
     }
 }
+
+impl ToJson for FineTune {
+    fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        let mode = match self {
+            FineTune::Full => "full",
+            FineTune::Frozen { trainable } => {
+                json::put(&mut map, "trainable", trainable);
+                "frozen"
+            }
+            FineTune::Lora { rank, targets } => {
+                json::put(&mut map, "rank", rank);
+                json::put(&mut map, "targets", targets);
+                "lora"
+            }
+        };
+        json::put_tag(&mut map, "mode", mode);
+        Value::Object(map)
+    }
+}
+
+json::serialize_by_to_json!(FineTune);
 
 impl Check for FineTune {
     fn check(&self, path: &str, p: &mut Problems) {

@@ -4,10 +4,10 @@
 //! first like PyTorch: Conv3d takes [C, D, H, W], Conv2d [C, H, W], Conv1d [C, L],
 //! Linear and attention act on the last dimension ([..., features], tokens are [T, D]).
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::json::{self, FromJson};
+use crate::json::{self, FromJson, ToJson};
 use crate::problems::FieldError;
 
 mod builder;
@@ -15,8 +15,8 @@ pub use builder::{ops, ModelBuilder};
 mod kinds;
 pub use kinds::{Activation, Keeps, PadMode, Reduction, RnnCell, UpsampleMode};
 
-/// A layer list. Written by serde; read by `FromJson` below.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// A layer list, read and written by `FromJson` and `ToJson` below.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ModelSpec {
     pub name: String,
     /// Per-sample input shape, e.g. [1, B, s, s] for a 3-D CNN.
@@ -28,20 +28,17 @@ impl ModelSpec {
     pub const FIELDS: [&'static str; 3] = ["name", "input", "layers"];
 }
 
-/// Written by serde (`op` tag beside the fields); read by `FromJson` below.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One layer: its own fields beside its op's (`op` tag and fields in the same object),
+/// read and written by `FromJson` and `ToJson` below.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Layer {
     /// Unique name; other layers use it in `from`. Defaults to `<op><index>`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Layers feeding this one ("input" is the model input). Empty = the previous layer.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub from: Vec<String>,
     /// An earlier layer whose parameters this one reuses (a module called more than
     /// once): they are counted, trained and cast once.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shares: Option<String>,
-    #[serde(flatten)]
     pub op: Op,
 }
 
@@ -92,6 +89,29 @@ impl FromJson for Layer {
     }
 }
 
+impl ToJson for ModelSpec {
+    fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        json::put(&mut map, "name", &self.name);
+        json::put(&mut map, "input", &self.input);
+        json::put(&mut map, "layers", &self.layers);
+        Value::Object(map)
+    }
+}
+
+/// The op's object with the layer's own fields added; those at their default (none,
+/// empty) are left out.
+impl ToJson for Layer {
+    fn to_json(&self) -> Value {
+        let mut map = self.op.write();
+        json::put_field!(&mut map, "name", &self.name, omitted, None);
+        json::put_field!(&mut map, "from", &self.from, omitted, Vec::<String>::new());
+        json::put_field!(&mut map, "shares", &self.shares, omitted, None);
+        Value::Object(map)
+    }
+}
+json::serialize_by_to_json!(ModelSpec, Layer);
+
 impl<'de> Deserialize<'de> for ModelSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         json::read_document(&Value::deserialize(d)?, "(document)").map_err(serde::de::Error::custom)
@@ -114,21 +134,11 @@ fn unknown_op(tag: Option<&Value>) -> FieldError {
     }
 }
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_true(b: &bool) -> bool {
-    *b
-}
-
-fn is_one(n: &u64) -> bool {
-    *n == 1
-}
-
 /// The ops, described once: `Variant = "tag" { field: Type (= default), ... }`. A field
-/// without a default is required. Gives the enum (written by serde with its `op` tag),
-/// `Op::TAGS` (each tag with its fields) and `Op::read`.
+/// without a default is required; one marked `[omitted]` (`field: Type [omitted] =
+/// default`) is left out of the JSON written where it equals its default. Gives the enum,
+/// `Op::TAGS` (each tag with its fields), `Op::read`, and `Op::write` with `ToJson` (the
+/// `op` tag beside the fields).
 macro_rules! json_ops {
     (
         $(#[$meta:meta])*
@@ -136,18 +146,18 @@ macro_rules! json_ops {
             $(
                 $(#[$vmeta:meta])*
                 $variant:ident = $tag:literal $({
-                    $( $(#[$fmeta:meta])* $field:ident : $ty:ty $(= $default:expr)? ),* $(,)?
+                    $(
+                        $(#[$fmeta:meta])*
+                        $field:ident : $ty:ty $([$omit:ident])? $(= $default:expr)?
+                    ),* $(,)?
                 })?
             ),* $(,)?
         }
     ) => {
         $(#[$meta])*
-        #[derive(Serialize)]
-        #[serde(tag = "op")]
         pub enum $name {
             $(
                 $(#[$vmeta])*
-                #[serde(rename = $tag)]
                 $variant $({ $( $(#[$fmeta])* $field: $ty ),* })?,
             )*
         }
@@ -167,7 +177,29 @@ macro_rules! json_ops {
                     other => Err(unknown_op(Some(&Value::from(other)))),
                 }
             }
+
+            /// The op's tag and fields.
+            fn write(&self) -> Map<String, Value> {
+                let mut map = Map::new();
+                let tag = match self {
+                    $( $name::$variant $({ $($field),* })? => {
+                        $($( json::put_field!(
+                            &mut map, stringify!($field), $field $(, $omit)? $(, $default)?
+                        ); )*)?
+                        $tag
+                    } )*
+                };
+                json::put_tag(&mut map, "op", tag);
+                map
+            }
         }
+
+        impl ToJson for $name {
+            fn to_json(&self) -> Value {
+                Value::Object(self.write())
+            }
+        }
+        json::serialize_by_to_json!($name);
     };
 }
 
@@ -197,27 +229,22 @@ json_ops! {
         /// nn.LayerNorm over the last dimension; `weight` and `bias` false where it has no
         /// such parameter (elementwise_affine=False, bias=False).
         LayerNorm = "layer_norm" {
-            #[serde(skip_serializing_if = "is_true")]
-            weight: bool = true,
-            #[serde(skip_serializing_if = "is_true")]
-            bias: bool = true,
+            weight: bool [omitted] = true,
+            bias: bool [omitted] = true,
         },
         /// nn.GroupNorm over the channel dimension; `weight` and `bias` false where it
         /// has no such parameter (affine=False, timm's GroupNorm1NoBias).
         GroupNorm = "group_norm" {
             groups: u64,
-            #[serde(skip_serializing_if = "is_true")]
-            weight: bool = true,
-            #[serde(skip_serializing_if = "is_true")]
-            bias: bool = true,
+            weight: bool [omitted] = true,
+            bias: bool [omitted] = true,
         },
         Act = "act" {
             kind: Activation,
             /// Run in place (nn.LeakyReLU(inplace=True)): a leaky ReLU then keeps its
             /// output, the input it overwrote, instead of its input. (ReLU keeps its output
             /// either way; the other kinds keep a copy of their input in place too.)
-            #[serde(skip_serializing_if = "std::ops::Not::not")]
-            inplace: bool = false,
+            inplace: bool [omitted] = false,
         },
         Dropout = "dropout" { p: f64 },
         MaxPool = "max_pool" {
@@ -226,8 +253,7 @@ json_ops! {
             stride: Vec<u64> = vec![],
             padding: Vec<u64> = vec![],
             /// True adds a last, partial window where the input leaves one.
-            #[serde(skip_serializing_if = "std::ops::Not::not")]
-            ceil_mode: bool = false,
+            ceil_mode: bool [omitted] = false,
         },
         AvgPool = "avg_pool" {
             dims: u8,
@@ -235,8 +261,7 @@ json_ops! {
             stride: Vec<u64> = vec![],
             padding: Vec<u64> = vec![],
             /// As for `MaxPool`.
-            #[serde(skip_serializing_if = "std::ops::Not::not")]
-            ceil_mode: bool = false,
+            ceil_mode: bool [omitted] = false,
         },
         /// nn.AdaptiveAvgPool1d/2d/3d to `output` (e.g. [1, 1] for global pooling).
         AdaptiveAvgPool = "adaptive_avg_pool" { dims: u8, output: Vec<u64> },
@@ -244,8 +269,7 @@ json_ops! {
         Upsample = "upsample" {
             dims: u8,
             scale: u64,
-            #[serde(skip_serializing_if = "UpsampleMode::is_nearest")]
-            mode: UpsampleMode = UpsampleMode::Nearest,
+            mode: UpsampleMode [omitted] = UpsampleMode::Nearest,
         },
         /// Flatten everything but the batch dimension.
         Flatten = "flatten",
@@ -271,14 +295,12 @@ json_ops! {
         Attention = "attention" {
             heads: u64,
             /// Per-head dimension; None = D / heads.
-            #[serde(skip_serializing_if = "Option::is_none")]
-            head_dim: Option<u64> = None,
+            head_dim: Option<u64> [omitted] = None,
             qkv_bias: bool = false,
             /// Learned parameters besides the projections that change neither FLOPs nor
             /// kept bytes: a relative position bias table added to the scores (Swin, BEiT,
             /// MaxViT), separate q and v biases (BEiT).
-            #[serde(skip_serializing_if = "is_zero")]
-            extra_params: u64 = 0,
+            extra_params: u64 [omitted] = 0,
         },
         /// Prepend a learnable class token: [T, D] -> [T+1, D] (D parameters).
         ClassToken = "class_token",
@@ -314,8 +336,7 @@ json_ops! {
             axis: usize,
             start: u64,
             end: u64,
-            #[serde(skip_serializing_if = "is_one")]
-            step: u64 = 1,
+            step: u64 [omitted] = 1,
         },
         /// F.pad: `pad` as F.pad takes it (before and after of the last dimension, then of
         /// the one before, ...), a new tensor.
@@ -329,8 +350,7 @@ json_ops! {
         /// `flops` per element.
         Pointwise = "pointwise" {
             keeps: Keeps = Keeps::Nothing,
-            #[serde(skip_serializing_if = "std::ops::Not::not")]
-            fp32: bool = false,
+            fp32: bool [omitted] = false,
             flops: u64 = 1,
         },
         /// a / b of two inputs that broadcast (per-sample shapes aligned at the end; an
@@ -345,8 +365,7 @@ json_ops! {
         Reduce = "reduce" {
             kind: Reduction,
             axes: Vec<usize>,
-            #[serde(skip_serializing_if = "std::ops::Not::not")]
-            keepdim: bool = false,
+            keepdim: bool [omitted] = false,
         },
         /// nn.AdaptiveMaxPool1d/2d/3d to `output`: keeps its input and int64 indices.
         AdaptiveMaxPool = "adaptive_max_pool" { dims: u8, output: Vec<u64> },
@@ -355,8 +374,7 @@ json_ops! {
         Resize = "resize" {
             dims: u8,
             size: Vec<u64>,
-            #[serde(skip_serializing_if = "UpsampleMode::is_nearest")]
-            mode: UpsampleMode = UpsampleMode::Nearest,
+            mode: UpsampleMode [omitted] = UpsampleMode::Nearest,
         },
         /// F.unfold (im2col) of [C, H, W]: [C x kh x kw, L] with L the window positions;
         /// keeps nothing.
@@ -385,10 +403,8 @@ json_ops! {
         /// over a fixed grid); its `from` is empty.
         Constant = "constant" {
             shape: Vec<u64>,
-            #[serde(skip_serializing_if = "std::ops::Not::not")]
-            learned: bool = false,
-            #[serde(skip_serializing_if = "is_zero")]
-            params: u64 = 0,
+            learned: bool [omitted] = false,
+            params: u64 [omitted] = 0,
         },
     }
 }

@@ -1,7 +1,9 @@
 //! One description per JSON type. `json_struct!` and `json_enum!` (and `graph::Op`'s
 //! `json_ops!`) take a type's fields or ids once, with each field's default and allowed
 //! range, and give:
-//! - the type itself, written by serde's derived `Serialize`;
+//! - the type itself;
+//! - `ToJson`: written as a `serde_json::Value` (`write`), and serde's `Serialize`
+//!   through it;
 //! - `FromJson`: read from a `serde_json::Value`, refusing unknown fields (the error names
 //!   the field path and lists the allowed fields); a missing or null field takes its
 //!   default;
@@ -15,6 +17,10 @@
 use serde_json::{Map, Value};
 
 use crate::problems::{FieldError, Problems};
+
+mod write;
+pub use write::ToJson;
+pub(crate) use write::{put, put_field, put_tag, serialize_by_to_json};
 
 /// A type read from JSON. Errors name the field path relative to the value read (an
 /// empty path is the value itself); `FieldError::at` puts them under their parent.
@@ -201,7 +207,6 @@ macro_rules! json_struct {
         }
     ) => {
         $(#[$meta])*
-        #[derive(serde::Serialize)]
         pub struct $name {
             $( $(#[$fmeta])* pub $field: $ty, )*
         }
@@ -244,6 +249,15 @@ macro_rules! json_struct {
             }
         }
 
+        impl $crate::json::ToJson for $name {
+            fn to_json(&self) -> serde_json::Value {
+                let mut map = serde_json::Map::new();
+                $( $crate::json::put(&mut map, stringify!($field), &self.$field); )*
+                serde_json::Value::Object(map)
+            }
+        }
+        $crate::json::serialize_by_to_json!($name);
+
         impl $crate::json::Check for $name {
             fn check(&self, path: &str, p: &mut $crate::problems::Problems) {
                 $(
@@ -259,7 +273,7 @@ macro_rules! json_struct {
 pub(crate) use json_struct;
 
 /// An enum of ids described once: `Variant = "id",` per variant. Gives `ALL`, `id`,
-/// `from_id`, serde's reader and writer (by id) and `FromJson`.
+/// `from_id`, serde's reader, `FromJson` and `ToJson` (by id).
 macro_rules! json_enum {
     (
         $(#[$meta:meta])*
@@ -268,7 +282,7 @@ macro_rules! json_enum {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
         pub enum $name {
             $( $(#[$vmeta])* #[serde(rename = $id)] $variant, )*
         }
@@ -297,6 +311,13 @@ macro_rules! json_enum {
                 })
             }
         }
+
+        impl $crate::json::ToJson for $name {
+            fn to_json(&self) -> serde_json::Value {
+                self.id().into()
+            }
+        }
+        $crate::json::serialize_by_to_json!($name);
 
         impl $crate::json::Check for $name {
             const LEAF: bool = true;

@@ -2,8 +2,7 @@
 //! import/export and the CLI all read and write. Described once (`json_struct!`):
 //! reading with field paths, writing, and the range checks of `validate` follow from it.
 
-use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::assumptions::{CostAssumptions, PerfAssumptions};
 pub use crate::assumptions::{MemoryAssumptions, Pipeline, Workload};
@@ -13,22 +12,19 @@ pub use crate::choices::{
 };
 pub use crate::foundation::{FineTune, Mae};
 use crate::graph::ModelSpec;
-use crate::json::{self, json_struct, Check, FromJson};
+use crate::json::{self, json_struct, Check, FromJson, ToJson};
 pub use crate::json::{json_object_value, JsonDocument, MAX_JSON_BYTES};
 pub use crate::problems::{FieldError, Problems};
 
 /// Which model: a zoo preset with its options, or a custom layer list, told apart by
-/// `kind`. Written by serde; read by `FromJson` below.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+/// `kind`. Read and written by `FromJson` and `ToJson` below.
+#[derive(Clone, Debug, PartialEq)]
 pub enum ModelChoice {
     Preset {
         id: String,
         /// Width multiplier or base channel count where the paper has one; None = paper default.
-        #[serde(skip_serializing_if = "Option::is_none")]
         width: Option<u32>,
         /// Size for the ViT foundation model.
-        #[serde(skip_serializing_if = "Option::is_none")]
         size: Option<VitSize>,
     },
     Custom {
@@ -78,6 +74,29 @@ impl FromJson for ModelChoice {
         })
     }
 }
+
+/// A preset's unset width and size are left out.
+impl ToJson for ModelChoice {
+    fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        let kind = match self {
+            ModelChoice::Preset { id, width, size } => {
+                json::put(&mut map, "id", id);
+                json::put_field!(&mut map, "width", width, omitted, None);
+                json::put_field!(&mut map, "size", size, omitted, None);
+                "preset"
+            }
+            ModelChoice::Custom { spec } => {
+                json::put(&mut map, "spec", spec);
+                "custom"
+            }
+        };
+        json::put_tag(&mut map, "kind", kind);
+        Value::Object(map)
+    }
+}
+
+json::serialize_by_to_json!(ModelChoice);
 
 /// The model's checks come from building it (`crate::build_model`).
 impl Check for ModelChoice {

@@ -17,9 +17,9 @@ pub mod presets;
 pub mod sensitivity;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::json::{self, json_struct, Check, FromJson};
+use crate::json::{self, json_struct, Check, FromJson, ToJson};
 
 use crate::problems::{FieldError, Problems};
 use crate::scenario::{Interconnect, ParallelMode, Scenario};
@@ -34,7 +34,7 @@ pub const MAX_OPTIONS: usize = 8;
 pub const MAX_LABEL_CHARS: usize = 80;
 
 /// One option of a Comparison: a label and a full Scenario.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CompareOption {
     pub label: String,
     pub scenario: Scenario,
@@ -54,6 +54,17 @@ impl FromJson for CompareOption {
         })
     }
 }
+
+impl ToJson for CompareOption {
+    fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        json::put(&mut map, "label", &self.label);
+        json::put(&mut map, "scenario", &self.scenario);
+        Value::Object(map)
+    }
+}
+
+json::serialize_by_to_json!(CompareOption);
 
 /// The label's length; the scenario is checked by `compare`, so that one bad option
 /// does not hide the others.

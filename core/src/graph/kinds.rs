@@ -100,9 +100,3 @@ impl RnnCell {
         }
     }
 }
-
-impl UpsampleMode {
-    pub(super) fn is_nearest(&self) -> bool {
-        *self == UpsampleMode::Nearest
-    }
-}
