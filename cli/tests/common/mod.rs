@@ -2,6 +2,8 @@
 // Each test crate that includes this module uses part of it.
 #![allow(dead_code)]
 
+pub mod docs;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
