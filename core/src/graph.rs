@@ -15,6 +15,10 @@ pub use builder::{ops, ModelBuilder};
 mod kinds;
 pub use kinds::{Activation, Keeps, PadMode, Reduction, RnnCell, UpsampleMode};
 
+/// The most layers a list may have: six times the largest exported model's (timm's XCiT,
+/// 637), and a bound on the time the memory replays over them take.
+pub const MAX_LAYERS: usize = 4096;
+
 /// A layer list, read and written by `FromJson` and `ToJson` below.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelSpec {
@@ -53,8 +57,15 @@ impl FromJson for ModelSpec {
         let layers = json::required("layers", map.get("layers"))?;
         let layers = layers
             .as_array()
-            .filter(|list| !list.is_empty())
-            .ok_or_else(|| json::wrong(layers, "a list of one layer or more").at("layers"))?
+            .ok_or_else(|| json::wrong(layers, "a list of layers").at("layers"))?;
+        if layers.is_empty() || layers.len() > MAX_LAYERS {
+            return Err(FieldError {
+                field: "layers".into(),
+                value: format!("{} layers", layers.len()),
+                allowed: format!("1 to {MAX_LAYERS} layers"),
+            });
+        }
+        let layers = layers
             .iter()
             .enumerate()
             .map(|(i, layer)| Layer::from_json(layer).map_err(|e| e.at(&format!("layers[{i}]"))))

@@ -120,5 +120,18 @@ fn whole_floats_read_and_bad_layouts_name_their_field() {
         r#"{"model": {"kind": "custom", "spec": {"name": "x", "input": [4], "layers": []}}}"#;
     let e = scenario_from_json(empty).unwrap_err();
     assert_eq!(e.field, "model.spec.layers");
-    assert!(e.allowed.contains("one layer or more"), "{e}");
+    assert_eq!(
+        (e.value.as_str(), e.allowed.as_str()),
+        ("0 layers", "1 to 4096 layers")
+    );
+    let layer = r#"{"op": "act", "kind": "relu"}"#;
+    let long = format!(
+        r#"{{"model": {{"kind": "custom", "spec": {{"name": "x", "input": [4], "layers": [{}]}}}}}}"#,
+        vec![layer; hsi_gpu_core::graph::MAX_LAYERS + 1].join(", ")
+    );
+    let e = scenario_from_json(&long).unwrap_err();
+    assert_eq!(
+        (e.field.as_str(), e.value.as_str()),
+        ("model.spec.layers", "4097 layers")
+    );
 }
