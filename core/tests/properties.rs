@@ -80,6 +80,28 @@ fn finite_non_negative(name: &str, x: f64) {
     assert!(x.is_finite() && x >= 0.0, "{name} = {x}");
 }
 
+/// No figure of the written report is -0.0 (an empty `sum` of floats), which JSON shows
+/// as "-0.0".
+fn no_negative_zero(v: &serde_json::Value, path: &str) {
+    match v {
+        serde_json::Value::Number(n) => {
+            let x = n.as_f64().unwrap();
+            assert!(!(x == 0.0 && x.is_sign_negative()), "{path} is -0.0");
+        }
+        serde_json::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                no_negative_zero(x, &format!("{path}[{i}]"));
+            }
+        }
+        serde_json::Value::Object(o) => {
+            for (k, x) in o {
+                no_negative_zero(x, &format!("{path}.{k}"));
+            }
+        }
+        _ => {}
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
@@ -99,6 +121,7 @@ proptest! {
         ] {
             finite_non_negative(name, x);
         }
+        no_negative_zero(&serde_json::to_value(&r).unwrap(), "report");
         let sum = m.cuda_context + m.weights + m.gradients + m.optimizer_states + m.activations + m.transient + m.allocator;
         prop_assert!((sum - m.total).abs() <= 1e-9 * m.total);
         prop_assert_eq!(m.fits, m.total <= m.capacity);

@@ -219,10 +219,10 @@ pub fn plan(
                 .count() as u32
         }),
         tensor_bus_bytes_per_s: bus,
-        tensor_allreduce_bytes: allreduces
-            .iter()
-            .map(|r| f64::from(r.forward_count) * r.forward_bytes + r.backward_bytes)
-            .sum(),
+        // A fold from 0, not `sum` (whose empty sum is -0.0, written "-0.0" in JSON).
+        tensor_allreduce_bytes: allreduces.iter().fold(0.0, |total, r| {
+            total + f64::from(r.forward_count) * r.forward_bytes + r.backward_bytes
+        }),
         tensor_allreduce_s: card.time.tensor_allreduce_s,
         ..ParallelReport::default()
     };
