@@ -46,7 +46,11 @@ fn calibrate_prints_a_scenario_that_estimates() {
         &sample("synthetic_hybridsn_a5500_b64.json"),
         &sample("synthetic_hybridsn_a5500_b128.json"),
     ]));
-    assert_eq!(out["report"]["fitted"].as_array().unwrap().len(), 6);
+    assert_eq!(out["report"]["fitted"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        out["report"]["not_fitted"][0]["field"],
+        "memory.fragmentation"
+    );
     let path = std::env::temp_dir().join(format!("hsi-gpu-calibrated-{}.json", std::process::id()));
     std::fs::write(&path, out["scenario"].to_string()).unwrap();
     let report = json(&run(&["estimate", path.to_str().unwrap()]));

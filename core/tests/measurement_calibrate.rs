@@ -47,14 +47,20 @@ fn calibration_fits_each_constant_to_the_samples() {
         fitted,
         [
             "memory.cuda_context_bytes",
-            "memory.fragmentation",
             "memory.driver_reserved_bytes",
             "perf.compute_efficiency",
             "perf.memory_efficiency",
             "perf.kernel_launch_s"
         ]
     );
-    assert!(report.not_fitted.is_empty(), "{:?}", report.not_fitted);
+    // The samples' reserved - allocated is less than the simulated allocator already
+    // holds: the fragmentation floor would not bind, so it is not fitted.
+    let [skipped] = &report.not_fitted[..] else {
+        panic!("{:?}", report.not_fitted);
+    };
+    assert_eq!(skipped.field, "memory.fragmentation");
+    assert!(skipped.why.contains("already holds"), "{}", skipped.why);
+    assert_eq!(after.memory.fragmentation, before.memory.fragmentation);
 
     // Context: the median of the two measured contexts (their mean).
     let contexts: Vec<f64> = ms.iter().map(|m| m.context_bytes.unwrap()).collect();
@@ -67,34 +73,6 @@ fn calibration_fits_each_constant_to_the_samples() {
     let gpu = gpu_by_id(&before.gpu).unwrap();
     let total = ms[0].device.total_memory_bytes.unwrap();
     assert_eq!(after.memory.driver_reserved_bytes, gpu.memory_bytes - total);
-
-    // Fragmentation, the least allocator overhead: the floor x (activations + transient)
-    // summed over the measurements equals the measured (reserved - allocated) sum, and the
-    // predicted overhead never falls below its floor.
-    let measured: f64 = ms
-        .iter()
-        .map(|m| m.peak_reserved_bytes.unwrap() - m.peak_allocated_bytes.unwrap())
-        .sum();
-    let floor: f64 = ms
-        .iter()
-        .map(|m| {
-            let memory = estimate(&Scenario {
-                batch_per_gpu: m.batch,
-                ..after.clone()
-            })
-            .unwrap()
-            .memory;
-            assert!(
-                memory.allocator
-                    >= after.memory.fragmentation * (memory.activations + memory.transient)
-            );
-            after.memory.fragmentation * (memory.activations + memory.transient)
-        })
-        .sum();
-    assert!(
-        (floor - measured).abs() < 1e-5 * measured,
-        "{floor} vs {measured}"
-    );
 
     // Speed: the geometric mean of predicted / measured step time is 1 after, not before.
     let log_ratio = |cs: &[PredictedVsMeasured]| -> f64 {
@@ -202,10 +180,12 @@ fn mean_abs_errors_average_each_term_over_the_comparisons() {
 
 #[test]
 fn step_times_from_another_card_do_not_set_this_cards_speed() {
+    // Measured elsewhere, with 2 GB cached above the tensors, more than the simulated allocator holds.
     let elsewhere: Vec<Measurement> = measurements()
         .into_iter()
         .map(|mut m| {
             m.device.gpu_name = Some("NVIDIA H100 80GB HBM3".into());
+            m.peak_reserved_bytes = m.peak_allocated_bytes.map(|a| a + 2e9);
             m
         })
         .collect();
@@ -221,6 +201,32 @@ fn step_times_from_another_card_do_not_set_this_cards_speed() {
         .not_fitted
         .iter()
         .any(|n| n.why.contains("RTX A5500")));
-    // The allocator's behaviour does not depend on the card: still fitted.
-    assert_ne!(after.memory.fragmentation, before.memory.fragmentation);
+    // The allocator's behaviour does not depend on the card: still fitted, to the
+    // measured (reserved - allocated) over the estimate's activations + transient (at most
+    // 1), and the estimate's cache never falls below the floor it sets.
+    let fitted: Vec<&str> = report.fitted.iter().map(|f| f.field.as_str()).collect();
+    assert!(fitted.contains(&"memory.fragmentation"), "{fitted:?}");
+    let memory = |s: &Scenario, m: &Measurement| {
+        estimate(&Scenario {
+            batch_per_gpu: m.batch,
+            ..s.clone()
+        })
+        .unwrap()
+        .memory
+    };
+    let measured: f64 = elsewhere
+        .iter()
+        .map(|m| m.peak_reserved_bytes.unwrap() - m.peak_allocated_bytes.unwrap())
+        .sum();
+    let base: f64 = elsewhere
+        .iter()
+        .map(|m| memory(&before, m))
+        .map(|m| m.activations + m.transient)
+        .sum();
+    let share = after.memory.fragmentation;
+    assert!((share - (measured / base).min(1.0)).abs() < 1e-5, "{share}");
+    for m in &elsewhere {
+        let memory = memory(&after, m);
+        assert!(memory.allocator >= share * (memory.activations + memory.transient));
+    }
 }

@@ -121,7 +121,7 @@ pub fn max_batch_sentence(lang: Lang, headroom: &str, max_batch: u32) -> String 
 pub fn not_fitted_sentence(lang: Lang, label: &str, why: &str) -> String {
     match lang {
         Lang::En => format!("{label}: not fitted ({why})."),
-        Lang::Zh => format!("{label}：未拟合（已载入的测量缺少所需数据：{why}）。"),
+        Lang::Zh => format!("{label}：未拟合（{why}）。"),
     }
 }
 

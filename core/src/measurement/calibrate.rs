@@ -184,16 +184,25 @@ pub fn calibrate(
 
     let mut overhead = 0.0;
     let mut base = 0.0;
+    let mut modelled = 0.0;
     let mut used = 0;
     for (m, scenario) in &cases {
         if let (Some(allocated), Some(reserved)) = (m.peak_allocated_bytes, m.peak_reserved_bytes) {
             let memory = estimate(scenario).map_err(|e| e[0].clone())?.memory;
             overhead += reserved - allocated;
             base += memory.activations + memory.transient;
+            modelled += memory.allocator;
             used += 1;
         }
     }
-    if used > 0 && base > 0.0 {
+    // The share is a floor under the simulated allocator's cache: where the simulation
+    // already holds as much as was measured, no share changes the estimate.
+    if used > 0 && overhead <= modelled {
+        not_fitted.push(NotFitted {
+            field: "memory.fragmentation".into(),
+            why: "the simulated caching allocator already holds at least the measured reserved - allocated".into(),
+        });
+    } else if used > 0 && base > 0.0 {
         let fragmentation = rounded((overhead / base).clamp(0.0, 1.0));
         out.memory.fragmentation = fragmentation;
         fitted.push(Fitted {
