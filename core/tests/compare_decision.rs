@@ -240,3 +240,24 @@ fn compare_runs_the_same_decision_and_marks_invalid_options() {
     assert!(report.decision.assessments[2].is_none());
     assert_eq!(report.decision.recommended, Some(PARALLEL));
 }
+
+/// The decision's time to a result is the table's sweep time (one person's sweep): both
+/// count each run's CUDA start-up.
+#[test]
+fn the_time_to_a_result_is_the_tables_sweep_time() {
+    let report = compare(&Comparison::default()).unwrap();
+    assert_eq!(report.decision.inputs.team_size, 1);
+    for (i, option) in report.options.iter().enumerate() {
+        let result = option.result.as_ref().unwrap();
+        let time = report.decision.assessments[i]
+            .as_ref()
+            .and_then(|a| a.time_to_result_s)
+            .unwrap();
+        let sweep = result.sweep_wall_s;
+        assert!(
+            (time - sweep).abs() <= 1e-9 * sweep,
+            "{}: {time} against {sweep}",
+            option.label
+        );
+    }
+}

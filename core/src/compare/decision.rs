@@ -79,7 +79,8 @@ impl Candidate {
         let cost = &r.perf.cost;
         Some(Candidate {
             fits: r.max_batch >= s.batch_per_gpu,
-            run_s: r.perf.epoch.total_s,
+            // A run's wall time, CUDA start-up included (the sweep's column counts it too).
+            run_s: r.perf.epoch.run_s,
             concurrent_runs: if ddp { 1 } else { s.cards },
             sweep_runs: s.workload.sweep_runs,
             tco_usd: cost.card_price_known.then_some(cost.tco_usd),
