@@ -382,3 +382,13 @@ fn options_summary_names_a_box_the_cards_do_not_fit() {
         assert!(!text.contains(&format!("1xA6000: {}", X::ChassisFits.get(lang))));
     }
 }
+
+/// Chinese text punctuates in Chinese: the scaling title's list has a full-width comma.
+#[test]
+fn the_chinese_summary_uses_chinese_commas() {
+    let zh = summary(&["summary", "--lang", "zh", "-"], "{}");
+    let title = line(&zh, T::Scaling.get(Lang::Zh));
+    assert!(title.contains("DDP，") && !title.contains(", "), "{title}");
+    let en = summary(&["summary", "-"], "{}");
+    assert!(line(&en, T::Scaling.get(Lang::En)).contains("DDP, "));
+}

@@ -34,7 +34,8 @@ pub fn width(text: &str) -> usize {
 /// Punctuation a line may not start with (Chinese line-breaking rules, and the Latin
 /// closing marks).
 fn no_break_before(c: char) -> bool {
-    "，。、；：？！）》」』】”’,.;:?!)".contains(c)
+    // A unit sign stays with its figure ("20 %", "1.6 ×").
+    "，。、；：？！）》」』】”’,.;:?!)%×".contains(c)
 }
 
 /// Brackets and quotes a line may not end with.
@@ -221,6 +222,14 @@ mod tests {
         // An opening bracket stays with what it opens.
         let note = wrap_to("最大空间块（像素）", 14);
         assert_eq!(note, ["最大空间块", "（像素）"]);
+        // A figure keeps its unit sign.
+        for width in 6..12 {
+            let lines = wrap_to("保留 20 % 余量，快 1.6 × 左右", width);
+            assert!(
+                lines.iter().all(|l| !l.starts_with(['%', '×'])),
+                "{lines:?}"
+            );
+        }
         let item = bullet(&"long ".repeat(30), "  ");
         assert!(item[0].starts_with("  - long") && item[1].starts_with("    long"));
     }

@@ -296,7 +296,10 @@ fn scaling(s: &Scenario, report: &Report, lang: Lang) -> Vec<String> {
                 .iter()
                 .find(|c| c.interconnect == scaling.chosen);
             (
-                format!("DDP, {}", i18n::interconnect_name(scaling.chosen, lang)),
+                ["DDP", i18n::interconnect_name(scaling.chosen, lang)].join(match lang {
+                    Lang::En => ", ",
+                    Lang::Zh => "，",
+                }),
                 curve.map_or(&[][..], |c| c.points.as_slice()),
             )
         }
