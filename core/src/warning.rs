@@ -23,6 +23,9 @@ pub enum Warning {
     /// The card has no such link between its cards: the estimate uses its own (NVSwitch
     /// for an SXM module, else PCIe).
     LinkReplaced { gpu: String, nvswitch: bool },
+    /// The batch is larger than the training samples a card gets per epoch: an epoch is
+    /// one partial batch, and samples/s (at full batches) overstates it.
+    BatchOverEpoch { batch: u32, samples: u64 },
 }
 
 impl std::fmt::Display for Warning {
@@ -52,6 +55,10 @@ impl std::fmt::Display for Warning {
             Warning::LinkReplaced { gpu, .. } => write!(
                 f,
                 "{gpu} cannot use the chosen link between cards: the estimate uses PCIe"
+            ),
+            Warning::BatchOverEpoch { batch, samples } => write!(
+                f,
+                "the batch of {batch} is more than the {samples} training samples a card gets per epoch: an epoch is one partial batch"
             ),
             Warning::RecurrentReserve => f.write_str(
                 "cuDNN's RNN reserve space is not modelled: on an H200 a GRU's peak memory was 1.3-2.5x this estimate",

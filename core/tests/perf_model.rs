@@ -560,3 +560,25 @@ fn assumptions_accept_partial_json_and_name_bad_fields() {
         .iter()
         .all(|e| e.allowed.contains("a number from")));
 }
+
+/// A batch larger than a card's share of the training split gets a remark: the epoch is
+/// one partial batch (Indian Pines trains on 1,025 samples).
+#[test]
+fn a_batch_over_the_epoch_is_remarked() {
+    let gpu = gpu_by_id("rtx_a5500").unwrap();
+    let layers: Vec<_> = (0..3).map(|i| layer(i, 1e9, 1e6, 300_000, true)).collect();
+    let remark = |batch: u32| {
+        let s = Scenario {
+            batch_per_gpu: batch,
+            ..Scenario::default()
+        };
+        hsi_gpu_core::performance(&layers, params(&layers), &s, gpu).1
+    };
+    assert!(!remark(1025)
+        .iter()
+        .any(|w| matches!(w, Warning::BatchOverEpoch { .. })));
+    assert!(remark(8192).contains(&Warning::BatchOverEpoch {
+        batch: 8192,
+        samples: 1025,
+    }));
+}

@@ -103,6 +103,9 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
         Warning::LinkReplaced { gpu, .. } => {
             format!("{gpu} 无法使用所选的卡间连接：按 PCIe 估算")
         }
+        Warning::BatchOverEpoch { batch, samples } => {
+            format!("批大小 {batch} 超过每卡每轮的 {samples} 个训练样本：每轮只有一个不满的批次")
+        }
         Warning::RecurrentReserve => {
             "未计入 cuDNN 循环层的预留空间（reserve space）：在 H200 上 GRU 的显存峰值为本估算的 1.3–2.5 倍".into()
         }
@@ -173,6 +176,10 @@ mod tests {
             Warning::LinkReplaced {
                 gpu,
                 nvswitch: false,
+            },
+            Warning::BatchOverEpoch {
+                batch: 8192,
+                samples: 1025,
             },
         ];
         // Both languages give the GRU's measured factors (core/tests/measured_h200.rs).

@@ -472,6 +472,12 @@ pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warni
     let samples = (dataset.labeled_pixels as f64 * w.train_fraction).ceil() as u64;
     let per_card = samples.div_ceil(u64::from(ranks));
     let micro_steps = per_card.div_ceil(u64::from(scenario.batch_per_gpu.max(1)));
+    if per_card < u64::from(scenario.batch_per_gpu) {
+        warnings.push(Warning::BatchOverEpoch {
+            batch: scenario.batch_per_gpu,
+            samples: per_card,
+        });
+    }
     let optimizer_steps = micro_steps.div_ceil(u64::from(time.accum_steps));
     // The optimizer, the exposed all-reduce, DDP's overhead and what sharding changes come
     // once per update; the rest of a step (the micro-steps, with the host's and the input's
