@@ -195,18 +195,13 @@ fn fields_at_their_default_are_left_out_only_where_the_format_says() {
     };
     assert_eq!(upsample(UpsampleMode::Nearest).get("mode"), None);
     assert_eq!(upsample(UpsampleMode::Cubic)["mode"], "cubic");
-    // ... the unmarked ones are written at their default too.
+    // ... the unmarked ones are written at their default too: a conv read without them
+    // is written with them.
+    let conv: Layer =
+        serde_json::from_str(r#"{"op": "conv", "dims": 2, "out_channels": 4, "kernel": [3]}"#)
+            .unwrap();
     assert_eq!(
-        layer(Op::Conv {
-            dims: 2,
-            out_channels: 4,
-            kernel: vec![3],
-            stride: vec![],
-            padding: vec![],
-            dilation: vec![],
-            groups: 1,
-            bias: true,
-        }),
+        layer(conv.op),
         json!({"op": "conv", "dims": 2, "out_channels": 4, "kernel": [3], "stride": [],
                "padding": [], "dilation": [], "groups": 1, "bias": true})
     );

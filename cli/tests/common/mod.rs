@@ -3,6 +3,10 @@
 #![allow(dead_code)]
 
 pub mod docs;
+#[path = "../../../core/tests/common/repo.rs"]
+mod repo;
+#[allow(unused_imports)] // Each test crate uses part of it.
+pub use repo::{repo_file, repo_prose, repo_prose_zh};
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -41,25 +45,4 @@ pub fn one_line_error(out: &Output) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     stderr
-}
-
-/// A file of the repository by its path from the top (`README.md`, `docs/guide.md`).
-pub fn repo_file(path: &str) -> String {
-    let full = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
-}
-
-/// A file of the repository with each run of white space as one space: a sentence of
-/// prose, wherever its lines wrap.
-pub fn repo_prose(path: &str) -> String {
-    repo_file(path)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// A Chinese file of the repository with its lines joined: Chinese prose wraps between
-/// characters, where no space belongs.
-pub fn repo_prose_zh(path: &str) -> String {
-    repo_file(path).lines().map(str::trim).collect()
 }

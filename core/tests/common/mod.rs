@@ -8,6 +8,10 @@ use hsi_gpu_core::zoo::ZooOptions;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
+mod repo;
+#[allow(unused_imports)] // Each test crate uses part of it.
+pub use repo::{repo_file, repo_prose, repo_prose_zh};
+
 /// `core/tests/fixtures/<name>`, read into `T`.
 pub fn read_fixture<T: DeserializeOwned>(name: &str) -> T {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -35,21 +39,6 @@ pub fn h200_scenario(record: &serde_json::Value) -> serde_json::Value {
     s["cpu"] = "server".into();
     s["cudnn_benchmark"] = record["cudnn_benchmark"].as_bool().unwrap_or(false).into();
     s
-}
-
-/// A file of the repository by its path from the top (`README.md`, `docs/guide.md`).
-pub fn repo_file(path: &str) -> String {
-    let full = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
-}
-
-/// A file of the repository with each run of white space as one space: a sentence of
-/// prose, wherever its lines wrap.
-pub fn repo_prose(path: &str) -> String {
-    repo_file(path)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// A case's zoo options as the tools write them (`tools/validate_zoo.py`).
