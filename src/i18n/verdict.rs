@@ -102,7 +102,7 @@ pub fn verdict_sentences(
                 continue;
             }
             let other = curve.points.iter().find(|p| p.cards == cards);
-            // A link that changes nothing at this precision says nothing.
+            // A link that changes nothing in the figure shown says nothing.
             if let Some(other_s) = other.map(|p| format::duration(p.step_s)) {
                 if other_s != chosen_s {
                     out.push(alternative_sentence(
