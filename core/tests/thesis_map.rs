@@ -6,8 +6,8 @@
 use hsi_gpu_core::levers::{Lever, Limit};
 use hsi_gpu_core::scenario::VitSize;
 use hsi_gpu_core::thesis::{
-    cell_scenario, map_key, thesis_map, trained, Aid, Cell, ClaimId, MapModel, ThesisMap, Untested,
-    Verdict, FOUNDATION_PARAMS, MODELS, PATCHES,
+    assemble, cell, cell_scenario, grid, map_key, thesis_map, trained, Aid, Cell, ClaimId,
+    MapModel, ThesisMap, Untested, Verdict, FOUNDATION_PARAMS, MODELS, PATCHES,
 };
 use hsi_gpu_core::whatifs::estimate_all;
 use hsi_gpu_core::Scenario;
@@ -369,4 +369,24 @@ fn a_scenario_the_core_rejects_gives_its_field_errors() {
     };
     let errors = thesis_map(&bad).unwrap_err();
     assert!(errors.iter().any(|e| e.field == "gpu"), "{errors:?}");
+}
+
+/// On an SXM card the default scenario's PCIe is replaced by NVSwitch: the cells estimate
+/// (no error in them) and the map says which link they ran on.
+#[test]
+fn an_sxm_cards_map_runs_on_its_own_link() {
+    let s = Scenario {
+        gpu: "h100_sxm".into(),
+        ..Scenario::default()
+    };
+    let row: Vec<_> = grid()
+        .take(PATCHES.len())
+        .map(|(model, patch)| cell(&s, model, patch))
+        .collect();
+    assert!(row.iter().all(|c| c.error.is_none()), "{row:?}");
+    let map = assemble(&s, row);
+    assert_eq!(
+        map.interconnect,
+        hsi_gpu_core::scenario::Interconnect::Nvswitch
+    );
 }

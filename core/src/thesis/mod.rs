@@ -465,7 +465,8 @@ pub fn assemble(s: &Scenario, cells: Vec<Cell>) -> ThesisMap {
         gpu: s.gpu.clone(),
         cards: s.cards,
         nodes: s.nodes,
-        interconnect: s.interconnect,
+        // The link the cells ran on (an SXM card's own, where the scenario names another).
+        interconnect: crate::linked(s).0.interconnect,
         patches: PATCHES.to_vec(),
         models,
         flips: claims::flips(&cells, cols),
