@@ -79,6 +79,8 @@ pub enum Limit {
     Input,
     /// The exposed all-reduce takes more than any kind of kernel.
     Interconnect,
+    /// Offload's PCIe copies and CPU Adam take longer than the rest of the step.
+    Offload,
 }
 
 /// The figures one estimate gives for the lever table.
@@ -145,7 +147,7 @@ fn faster_compute(gpu: &GpuSpec, factor: f64) -> GpuSpec {
 }
 
 /// The scenario on a host whose every CPU cost (per op, per optimizer tensor, per step,
-/// per patch cut) is `factor` times smaller.
+/// per patch cut, offload's CPU Adam) is `factor` times smaller.
 fn faster_host(s: &Scenario, factor: f64) -> Scenario {
     let mut out = s.clone();
     let h = &mut out.perf.host;
@@ -169,6 +171,7 @@ fn faster_host(s: &Scenario, factor: f64) -> Scenario {
     ] {
         *cost /= factor;
     }
+    out.perf.scaling.cpu_adam_params_per_s *= factor;
     out
 }
 

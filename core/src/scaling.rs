@@ -249,7 +249,8 @@ pub struct ScalingPoint {
     pub step_s: f64,
     /// Samples per second over all cards.
     pub samples_per_s: f64,
-    /// Throughput relative to one card.
+    /// Throughput relative to one card without sharding or offload (below 1 where they
+    /// cost one card more than they save).
     pub speedup: f64,
     /// speedup / cards.
     pub efficiency: f64,

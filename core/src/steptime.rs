@@ -8,7 +8,8 @@
 //! max(host, device): `device_end`) + sync latency, and never less than the workers need
 //! per batch. Without a per-step sync the three overlap:
 //! step = max(host + input (main process), device, workers). What is largest of host,
-//! input and device bounds the step.
+//! input and device bounds the step; across cards, the exposed all-reduce or offload's
+//! copies and CPU Adam when they take longer (`perf::step_time`).
 
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +29,10 @@ pub enum StepBound {
     Input,
     #[default]
     Device,
+    /// The all-reduce not hidden by backward.
+    Interconnect,
+    /// Offload's PCIe copies and CPU Adam.
+    Offload,
 }
 
 impl StepBound {
@@ -36,6 +41,8 @@ impl StepBound {
             StepBound::Host => "host",
             StepBound::Input => "input",
             StepBound::Device => "device",
+            StepBound::Interconnect => "interconnect",
+            StepBound::Offload => "offload",
         }
     }
 }

@@ -143,6 +143,8 @@ fn lever_point(
             _ if !fits => levers::Limit::Capacity,
             StepBound::Host => levers::Limit::Host,
             StepBound::Input => levers::Limit::Input,
+            StepBound::Interconnect => levers::Limit::Interconnect,
+            StepBound::Offload => levers::Limit::Offload,
             StepBound::Device => levers::limit_of(
                 fits,
                 accum * t.memory_limited_s,

@@ -29,6 +29,7 @@ fn lever_for(limit: Limit) -> Lever {
         Limit::Host => Lever::HostCpu,
         Limit::Input => Lever::InputPipeline,
         Limit::Interconnect => Lever::Interconnect,
+        Limit::Offload => Lever::HostCpu,
     }
 }
 

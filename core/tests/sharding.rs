@@ -3,6 +3,8 @@
 use hsi_gpu_core::choices::{Interconnect, NodeLink, Precision, Sharding};
 use hsi_gpu_core::cluster::{bus_bandwidth, collective_s, Collective, Network};
 use hsi_gpu_core::scenario::{scenario_from_value, Scenario};
+use hsi_gpu_core::steptime::StepBound;
+use hsi_gpu_core::whatifs::estimate_all;
 use hsi_gpu_core::{estimate, Report};
 use serde_json::json;
 
@@ -86,6 +88,52 @@ fn offload_moves_the_optimizer_to_the_host_and_costs_step_time() {
     assert_eq!(on.memory.offloaded_to_host, off.memory.optimizer_states);
     assert!(on.perf.time.step_s > off.perf.time.step_s);
     assert!(on.perf.time.optimizer_change_s > 0.0);
+}
+
+#[test]
+fn what_the_cards_add_bounds_the_step_when_it_is_its_largest_part() {
+    let largest_part = |r: &Report| {
+        let t = &r.perf.time;
+        t.host_s.max(t.input_s).max(t.device_s)
+    };
+    // ZeRO-3 with offload on one card: CPU Adam over a billion parameters.
+    let offloaded = estimate_all(&Scenario {
+        sharding: Sharding::Zero3,
+        offload: true,
+        cards: 1,
+        ..billion()
+    })
+    .unwrap();
+    let t = &offloaded.perf.time;
+    assert!(t.optimizer_change_s > largest_part(&offloaded), "{t:?}");
+    assert_eq!(t.bound, StepBound::Offload);
+    assert_eq!(
+        offloaded.lever_baseline.unwrap().limit,
+        hsi_gpu_core::levers::Limit::Offload
+    );
+    // A faster host runs CPU Adam faster too.
+    let host = offloaded
+        .levers
+        .iter()
+        .find(|o| o.lever == hsi_gpu_core::levers::Lever::HostCpu)
+        .unwrap();
+    assert!(host.speedup.unwrap() > 1.2, "{host:?}");
+    // The billion parameters' all-reduce over PCIe on eight cards, not hidden by a
+    // backward of four samples.
+    let pcie = run(&Scenario {
+        gpu: "rtx_4090".into(),
+        interconnect: Interconnect::Pcie,
+        ..billion()
+    });
+    let t = &pcie.perf.time;
+    assert!(t.allreduce_exposed_s > largest_part(&pcie), "{t:?}");
+    assert_eq!(t.bound, StepBound::Interconnect);
+    // Where the GPU takes longest, it bounds the step as before.
+    let nvswitch = run(&Scenario {
+        batch_per_gpu: 128,
+        ..billion()
+    });
+    assert_eq!(nvswitch.perf.time.bound, StepBound::Device);
 }
 
 #[test]

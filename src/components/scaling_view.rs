@@ -39,6 +39,8 @@ fn bound_name(bound: StepBound) -> T {
         StepBound::Host => T::Host,
         StepBound::Input => T::InputPipeline,
         StepBound::Device => T::BoundGpu,
+        StepBound::Interconnect => T::ExposedAllreduce,
+        StepBound::Offload => T::OptimizerOffload,
     }
 }
 

@@ -28,7 +28,9 @@ pub fn run_time_label(lang: Lang, epochs: u32) -> String {
 }
 
 /// "One step takes 8.9 ms: the GPU 5.5 ms, the host 1.1 ms, the input pipeline 3.4 ms
-/// (18,900 samples/s on its own); the GPU bounds it."
+/// (18,900 samples/s on its own); the GPU bounds it." (`extras`: what the cards add, each
+/// after its comma).
+#[allow(clippy::too_many_arguments)]
 pub fn step_parts_sentence(
     lang: Lang,
     step: &str,
@@ -36,14 +38,15 @@ pub fn step_parts_sentence(
     host: &str,
     input: &str,
     input_rate: &str,
+    extras: &str,
     bound: &str,
 ) -> String {
     match lang {
         Lang::En => format!(
-            "One step takes {step}: the GPU {device}, the host {host}, the input pipeline {input} ({input_rate} samples/s on its own); {bound} bounds it."
+            "One step takes {step}: the GPU {device}, the host {host}, the input pipeline {input} ({input_rate} samples/s on its own){extras}; {bound} bounds it."
         ),
         Lang::Zh => format!(
-            "单步 {step}：显卡 {device}，主机 {host}，输入管线 {input}（单独每秒 {input_rate} 个样本）；瓶颈在{bound}。"
+            "单步 {step}：显卡 {device}，主机 {host}，输入管线 {input}（单独每秒 {input_rate} 个样本）{extras}；瓶颈在{bound}。"
         ),
     }
 }

@@ -77,6 +77,10 @@ texts! {
     BoundHost => "the host CPU (PyTorch dispatch, autograd, the optimizer loop)", "主机 CPU（PyTorch 调度、自动求导、优化器循环）";
     BoundInput => "the input pipeline (patches, DataLoader, copy to the GPU)", "输入管线（切块、DataLoader、拷贝到显卡）";
     BoundDevice => "the GPU", "显卡";
+    BoundAllreduce => "the all-reduce between the cards", "卡间 all-reduce";
+    BoundOffload => "the optimizer offload (PCIe copies and CPU Adam)", "优化器卸载（PCIe 拷贝与 CPU Adam）";
+    ExposedAllreduce => "exposed all-reduce", "未掩盖的 all-reduce";
+    OptimizerOffload => "optimizer offload", "优化器卸载";
     StepBoundBy => "Step bound by", "单步瓶颈";
     Cpu => "Host CPU", "主机 CPU";
     Workers => "DataLoader workers", "DataLoader worker 数";

@@ -2,7 +2,7 @@
 //! speed panel and the command line's summary print these same sentences.
 
 use hsi_gpu_core::memory::MemoryBreakdown;
-use hsi_gpu_core::perf::Limiter;
+use hsi_gpu_core::perf::{Limiter, StepTime};
 use hsi_gpu_core::steptime::StepBound;
 use hsi_gpu_core::{format, Report};
 
@@ -18,6 +18,8 @@ pub fn bound_text(bound: StepBound, lang: Lang) -> &'static str {
         StepBound::Host => T::BoundHost,
         StepBound::Input => T::BoundInput,
         StepBound::Device => T::BoundDevice,
+        StepBound::Interconnect => T::BoundAllreduce,
+        StepBound::Offload => T::BoundOffload,
     }
     .get(lang)
 }
@@ -47,8 +49,34 @@ pub fn step_parts(lang: Lang, report: &Report) -> String {
         &format::duration(time.host_s),
         &format::duration(time.input_s),
         &input_rate,
+        &step_extras(lang, report),
         bound_text(time.bound, lang),
     )
+}
+
+/// What the cards add to the step beyond its parts, seconds: the exposed all-reduce and
+/// offload's copies and CPU Adam, where there are any.
+pub fn added_by_cards(time: &StepTime) -> impl Iterator<Item = (T, f64)> {
+    [
+        (T::ExposedAllreduce, time.allreduce_exposed_s),
+        (T::OptimizerOffload, time.optimizer_change_s),
+    ]
+    .into_iter()
+    .filter(|(_, s)| *s > 0.0)
+}
+
+/// What the cards add to the step's parts ("the exposed all-reduce 12 ms"), each after
+/// a comma; empty on one card without offload.
+fn step_extras(lang: Lang, report: &Report) -> String {
+    added_by_cards(&report.perf.time)
+        .map(|(label, s)| {
+            let part = format!("{} {}", label.get(lang), format::duration(s));
+            match lang {
+                Lang::En => format!(", the {part}"),
+                Lang::Zh => format!("，{part}"),
+            }
+        })
+        .collect()
 }
 
 /// Sentences as one paragraph: spaced in English, run together in Chinese.
@@ -194,5 +222,45 @@ mod tests {
         let split = r#"{"model": {"kind": "preset", "id": "vit", "size": "base"}, "patch": 32,
             "cards": 2, "tensor_parallel": 2, "gpu": "rtx_a6000", "interconnect": "nvlink_bridge"}"#;
         assert_eq!(link_sentences(split), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_step_sentence_names_what_the_cards_add_and_what_bounds_it() {
+        let step = |lang, json: &str| {
+            let s: Scenario = hsi_gpu_core::scenario::scenario_from_json(json).unwrap();
+            step_parts(lang, &estimate(&s).unwrap())
+        };
+        // One card, ZeRO-3 with offload: CPU Adam over ViT-B's 86 M parameters takes
+        // longer than the GPU's share of 8 samples.
+        let offload = r#"{"model": {"kind": "preset", "id": "vit"}, "patch": 64, "bands": 128,
+            "batch_per_gpu": 8, "sharding": "zero3", "offload": true}"#;
+        let en = step(Lang::En, offload);
+        let (parts, bound) = en.split_once("; ").unwrap();
+        assert!(
+            parts.contains("on its own), the optimizer offload "),
+            "{en}"
+        );
+        assert_eq!(
+            bound,
+            "the optimizer offload (PCIe copies and CPU Adam) bounds it."
+        );
+        let zh = step(Lang::Zh, offload);
+        assert!(zh.contains("个样本），优化器卸载 "), "{zh}");
+        assert!(
+            zh.ends_with("瓶颈在优化器卸载（PCIe 拷贝与 CPU Adam）。"),
+            "{zh}"
+        );
+        // Eight RTX 4090s over PCIe: ViT-B's all-reduce is not hidden by 8 samples.
+        let pcie = r#"{"model": {"kind": "preset", "id": "vit"}, "patch": 64, "cards": 8,
+            "gpu": "rtx_4090", "batch_per_gpu": 8}"#;
+        let en = step(Lang::En, pcie);
+        assert!(en.contains("), the exposed all-reduce "), "{en}");
+        assert!(
+            en.ends_with("; the all-reduce between the cards bounds it."),
+            "{en}"
+        );
+        // One card without offload: the three parts only.
+        let one = step(Lang::En, "{}");
+        assert!(one.contains("on its own); "), "{one}");
     }
 }

@@ -86,6 +86,7 @@ pub fn limit_name(limit: Limit, lang: Lang) -> &'static str {
         (Limit::Input, Lang::Zh) => "输入管线",
         (Limit::Interconnect, Lang::En) => "interconnect",
         (Limit::Interconnect, Lang::Zh) => "互联",
+        (Limit::Offload, _) => crate::T::OptimizerOffload.get(lang),
     }
 }
 

@@ -191,6 +191,14 @@ fn key_values(pairs: &[(String, String)]) -> Vec<String> {
         .collect()
 }
 
+/// A label from the middle of a sentence as the start of a row.
+fn capitalized(label: &str) -> String {
+    let mut chars = label.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
 /// One step on one card: its parts, what bounds it, throughput, epoch and run.
 fn step(report: &Report, lang: Lang) -> Vec<String> {
     let perf = &report.perf;
@@ -204,9 +212,12 @@ fn step(report: &Report, lang: Lang) -> Vec<String> {
     } else {
         "∞".into()
     };
-    // The step's parts under it: the host's, the GPU's and the input's time per step.
+    // The step's parts under it: the host's, the GPU's and the input's time per step, and
+    // what the cards add.
     let part = |label: &str| format!("  {label}");
-    let pairs = [
+    let extras = i18n::added_by_cards(t)
+        .map(|(label, s)| (part(&capitalized(label.get(lang))), format::duration(s)));
+    let mut pairs = vec![
         (
             T::StepTime.get(lang).to_string(),
             format::duration(t.step_s),
@@ -217,6 +228,9 @@ fn step(report: &Report, lang: Lang) -> Vec<String> {
             part(S::InputPipeline.get(lang)),
             with_note(lang, &format::duration(t.input_s), &input_rate),
         ),
+    ];
+    pairs.extend(extras);
+    pairs.extend([
         (T::StepBoundBy.get(lang).to_string(), bound),
         (
             T::Throughput.get(lang).to_string(),
@@ -230,7 +244,7 @@ fn step(report: &Report, lang: Lang) -> Vec<String> {
             i18n::run_time_label(lang, perf.epoch.epochs),
             format::duration(perf.epoch.run_s),
         ),
-    ];
+    ]);
     let mut out = vec![heading(T::Speed.get(lang))];
     out.extend(key_values(&pairs));
     out
