@@ -82,7 +82,42 @@ pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     let (spec, gpu) = checked(&s)?;
     let mut report = estimate_with(&s, &spec, &gpu)?;
     report.warnings.extend(remark);
+    report.warnings.extend(input_remarks(&s));
     Ok(report)
+}
+
+/// Settings the estimate takes as asked though the card or the dataset cannot have them:
+/// ECC on a card without it, more bands than the sensor delivers, a patch wider than the
+/// scene (a preset's input: a custom model brings its own).
+fn input_remarks(s: &Scenario) -> Vec<Warning> {
+    let mut out = Vec::new();
+    if let (true, Some(gpu)) = (s.ecc, gpu::gpu_by_id(&s.gpu)) {
+        if market::market_by_id(gpu.id).is_some_and(|m| m.ecc == market::Ecc::None) {
+            out.push(Warning::EccIgnored {
+                gpu: gpu.name.into(),
+            });
+        }
+    }
+    let preset = matches!(s.model, scenario::ModelChoice::Preset { .. });
+    if let Some(d) = dataset::dataset_by_id(&s.dataset).filter(|_| preset) {
+        if s.bands > d.bands_raw {
+            out.push(Warning::BandsOverDataset {
+                bands: s.bands,
+                dataset: d.name.into(),
+                raw: d.bands_raw,
+                used: d.bands_used,
+            });
+        }
+        if s.patch > d.height.min(d.width) {
+            out.push(Warning::PatchOverScene {
+                patch: s.patch,
+                dataset: d.name.into(),
+                height: d.height,
+                width: d.width,
+            });
+        }
+    }
+    out
 }
 
 /// `s` on a link its card has, and the remark when that is not the one it names: an SXM

@@ -26,6 +26,22 @@ pub enum Warning {
     /// The batch is larger than the training samples a card gets per epoch: an epoch is
     /// one partial batch, and samples/s (at full batches) overstates it.
     BatchOverEpoch { batch: u32, samples: u64 },
+    /// `ecc` is on for a card without ECC to turn on: it changes nothing.
+    EccIgnored { gpu: String },
+    /// More bands than the dataset's sensor delivers: estimated as asked.
+    BandsOverDataset {
+        bands: u32,
+        dataset: String,
+        raw: u32,
+        used: u32,
+    },
+    /// A patch wider than the dataset's scene: estimated as asked.
+    PatchOverScene {
+        patch: u32,
+        dataset: String,
+        height: u32,
+        width: u32,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -59,6 +75,17 @@ impl std::fmt::Display for Warning {
             Warning::BatchOverEpoch { batch, samples } => write!(
                 f,
                 "the batch of {batch} is more than the {samples} training samples a card gets per epoch: an epoch is one partial batch"
+            ),
+            Warning::EccIgnored { gpu } => {
+                write!(f, "{gpu} has no ECC to turn on: the ecc setting changes nothing")
+            }
+            Warning::BandsOverDataset { bands, dataset, raw, used } => write!(
+                f,
+                "{dataset} has {raw} bands ({used} after the usual removal): estimated for {bands} as asked"
+            ),
+            Warning::PatchOverScene { patch, dataset, height, width } => write!(
+                f,
+                "a {patch} px patch is larger than the {dataset} scene ({height} × {width} px): estimated as asked"
             ),
             Warning::RecurrentReserve => f.write_str(
                 "cuDNN's RNN reserve space is not modelled: on an H200 a GRU's peak memory was 1.3-2.5x this estimate",

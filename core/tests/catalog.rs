@@ -1,10 +1,12 @@
 //! The 2026 catalog in the estimate: ECC on a GDDR card costs a sixteenth of its memory and
 //! some bandwidth, on an HBM card nothing; prices come from the market rows in the
-//! scenario's currency; a card without a cloud rate says so.
+//! scenario's currency; a card without a cloud rate says so; settings the card or the
+//! dataset cannot have are estimated as asked, with a remark.
 
 use hsi_gpu_core::choices::{Currency, Interconnect};
 use hsi_gpu_core::gpu::gpu_by_id;
 use hsi_gpu_core::market::{market_by_id, Ecc};
+use hsi_gpu_core::warning::Warning;
 use hsi_gpu_core::{estimate, Scenario};
 
 fn with_ecc(gpu: &str, ecc: bool) -> Scenario {
@@ -43,6 +45,64 @@ fn ecc_on_an_hbm_card_costs_nothing() {
     let on = estimate(&with_ecc("v100s_pcie", true)).unwrap();
     assert_eq!(on.memory, off.memory);
     assert_eq!(on.perf.time, off.perf.time);
+}
+
+#[test]
+fn ecc_on_a_card_without_it_changes_nothing_and_says_so() {
+    assert_eq!(market_by_id("rtx_3090").unwrap().ecc, Ecc::None);
+    let off = estimate(&with_ecc("rtx_3090", false)).unwrap();
+    let on = estimate(&with_ecc("rtx_3090", true)).unwrap();
+    assert_eq!((&on.memory, &on.perf.time), (&off.memory, &off.perf.time));
+    let ignored = Warning::EccIgnored {
+        gpu: "RTX 3090".into(),
+    };
+    assert!(on.warnings.contains(&ignored), "{:?}", on.warnings);
+    assert!(!off.warnings.contains(&ignored));
+    // A card whose ECC costs something, or nothing, has no such remark.
+    for gpu in ["rtx_a5500", "v100s_pcie"] {
+        let on = estimate(&with_ecc(gpu, true)).unwrap();
+        assert!(!on
+            .warnings
+            .iter()
+            .any(|w| matches!(w, Warning::EccIgnored { .. })));
+    }
+}
+
+#[test]
+fn bands_or_a_patch_beyond_the_dataset_are_estimated_as_asked_and_remarked() {
+    let remarks = |json: &str| {
+        let s = hsi_gpu_core::scenario::scenario_from_json(json).unwrap();
+        estimate(&s).unwrap().warnings
+    };
+    // Indian Pines: 224 bands (200 used), 145 x 145 px.
+    assert_eq!(remarks(r#"{"bands": 224, "patch": 145}"#), vec![]);
+    assert_eq!(
+        remarks(r#"{"bands": 225, "patch": 146}"#),
+        vec![
+            Warning::BandsOverDataset {
+                bands: 225,
+                dataset: "Indian Pines".into(),
+                raw: 224,
+                used: 200,
+            },
+            Warning::PatchOverScene {
+                patch: 146,
+                dataset: "Indian Pines".into(),
+                height: 145,
+                width: 145,
+            },
+        ]
+    );
+    // Pavia University's scene is 610 x 340: the narrower side bounds a square patch.
+    let pavia = remarks(r#"{"dataset": "pavia_university", "bands": 103, "patch": 341}"#);
+    assert!(
+        matches!(&pavia[..], [Warning::PatchOverScene { patch: 341, .. }]),
+        "{pavia:?}"
+    );
+    // A custom model loads its own input: the scenario's bands and patch do not apply.
+    let custom = r#"{"bands": 999, "patch": 999, "model": {"kind": "custom", "spec": {"name": "m",
+        "input": [1, 200, 16, 16], "layers": [{"op": "flatten"}, {"op": "linear", "out_features": 16}]}}}"#;
+    assert_eq!(remarks(custom), vec![]);
 }
 
 #[test]

@@ -106,6 +106,19 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
         Warning::BatchOverEpoch { batch, samples } => {
             format!("批大小 {batch} 超过每卡每轮的 {samples} 个训练样本：每轮只有一个不满的批次")
         }
+        Warning::EccIgnored { gpu } => format!("{gpu} 没有可开启的 ECC：ECC 设置不起作用"),
+        Warning::BandsOverDataset {
+            bands,
+            dataset,
+            raw,
+            used,
+        } => format!("{dataset} 只有 {raw} 个波段（常规剔除后 {used} 个）：仍按所填的 {bands} 个估算"),
+        Warning::PatchOverScene {
+            patch,
+            dataset,
+            height,
+            width,
+        } => format!("{patch} px 的图块大于 {dataset} 场景（{height} × {width} px）：仍按所填估算"),
         Warning::RecurrentReserve => {
             "未计入 cuDNN 循环层的预留空间（reserve space）：在 H200 上 GRU 的显存峰值为本估算的 1.3–2.5 倍".into()
         }
@@ -180,6 +193,21 @@ mod tests {
             Warning::BatchOverEpoch {
                 batch: 8192,
                 samples: 1025,
+            },
+            Warning::EccIgnored {
+                gpu: "RTX 4090".into(),
+            },
+            Warning::BandsOverDataset {
+                bands: 300,
+                dataset: "Indian Pines".into(),
+                raw: 224,
+                used: 200,
+            },
+            Warning::PatchOverScene {
+                patch: 200,
+                dataset: "Indian Pines".into(),
+                height: 145,
+                width: 145,
             },
         ];
         // Both languages give the GRU's measured factors (core/tests/measured_h200.rs).
