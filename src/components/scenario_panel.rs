@@ -83,7 +83,7 @@ pub fn ScenarioPanel() -> Html {
     let mut models = options(
         zoo::ZOO
             .iter()
-            .map(|e| (e.id.to_string(), e.name.to_string())),
+            .map(|e| (e.id.to_string(), i18n::zoo_name(e, lang).to_string())),
     );
     if let ModelChoice::Custom { spec } = &s.model {
         let label = format!("{}: {}", T::Custom.get(lang), spec.name);

@@ -7,7 +7,7 @@ use hsi_gpu_core::compare::Metric;
 use hsi_gpu_core::format;
 use hsi_gpu_core::scenario::{ParallelMode, VitSize};
 
-use crate::Lang;
+use crate::{zoo_name, Lang};
 
 texts! {
     /// A string of the comparison view.
@@ -175,14 +175,12 @@ pub fn condition_phrase(c: &Condition, lang: Lang, money: impl Fn(f64) -> String
         (Condition::PatchAbove { patch }, Lang::Zh) => format!("空间块达到 {patch} 像素及以上时"),
         (Condition::Model { id, size, patch }, lang) => {
             // The preset's name as the model choice shows it, not its id.
-            let preset = hsi_gpu_core::zoo::zoo_entry(id).map_or(id.as_str(), |e| e.name);
-            let name = match size {
-                Some(s) => format!("{preset} {}", vit_size_name(*s)),
-                None => preset.to_string(),
-            };
-            match lang {
-                Lang::En => format!("with the {name} model (patch {patch})"),
-                Lang::Zh => format!("换用 {name} 模型（空间块 {patch}）时"),
+            let name = hsi_gpu_core::zoo::zoo_entry(id).map_or(id.as_str(), |e| zoo_name(e, lang));
+            match (size.map(vit_size_name), lang) {
+                (None, Lang::En) => format!("with {name} at patch {patch}"),
+                (Some(s), Lang::En) => format!("with {name}, size {s}, at patch {patch}"),
+                (None, Lang::Zh) => format!("换用 {name}、空间块 {patch} 时"),
+                (Some(s), Lang::Zh) => format!("换用 {name}（规模 {s}）、空间块 {patch} 时"),
             }
         }
         (Condition::SweepRuns { runs }, Lang::En) => format!("with {runs} runs per sweep"),
@@ -265,5 +263,30 @@ mod tests {
         assert_eq!(s, "with patches of 157 px or more: A6000 is recommended; 3090, 4090 no longer fit batch 64");
         let z = flip_sentence("x", None, &[], 64, Lang::Zh);
         assert_eq!(z, "x：没有符合条件的方案");
+    }
+
+    #[test]
+    fn a_model_condition_names_the_model_in_the_readers_language() {
+        let phrase = |id: &str, size, lang| {
+            let c = Condition::Model {
+                id: id.into(),
+                size,
+                patch: 64,
+            };
+            condition_phrase(&c, lang, |_| String::new())
+        };
+        let huge = Some(VitSize::Huge);
+        assert_eq!(
+            phrase("vit", huge, Lang::En),
+            "with ViT HSI foundation model, size H, at patch 64"
+        );
+        assert_eq!(
+            phrase("vit", huge, Lang::Zh),
+            "换用 ViT 高光谱基础模型（规模 H）、空间块 64 时"
+        );
+        assert_eq!(
+            phrase("hybridsn", None, Lang::Zh),
+            "换用 HybridSN (Roy 2020)、空间块 64 时"
+        );
     }
 }

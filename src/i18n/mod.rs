@@ -4,7 +4,7 @@
 //! (the UI's fixed texts), `names` (the Scenario's values and fields), `sentences` (texts
 //! with figures), `remarks` (the core's notes and warnings), `whatifs` (the levers,
 //! inference and the article), `thesis_map` (the map across model sizes), `compare` (the
-//! comparison).
+//! comparison), `zoo_names` (the zoo's models).
 
 /// Declares a string enum whose keys each carry both texts, e.g.
 /// `texts! { enum T; Title => "HSI GPU Planner", "高光谱 GPU 规划器"; }`, read with
@@ -37,12 +37,14 @@ pub mod summary;
 pub mod thesis_map;
 mod verdict;
 pub mod whatifs;
+mod zoo_names;
 
 pub use names::*;
 pub use remarks::*;
 pub use sentences::*;
 pub use strings::T;
 pub use verdict::*;
+pub use zoo_names::zoo_name;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Lang {
