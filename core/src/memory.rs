@@ -94,25 +94,29 @@ pub fn budget(s: &Scenario, gpu: &GpuSpec) -> f64 {
     capacity(s, gpu) * (1.0 - s.memory.headroom)
 }
 
-/// Kept activations with sqrt(L) segment checkpointing (`checkpoint_sequential` with
-/// ceil(sqrt(L)) segments) at `batch`: each segment's input is kept, and during backward
-/// one segment at a time is recomputed and keeps its own tensors. The loss keeps its
-/// tensors.
+/// Layers per segment of sqrt(L) segment checkpointing (`checkpoint_sequential` with
+/// ceil(sqrt(L)) segments) over `layers` layers.
+pub fn checkpoint_segment(layers: usize) -> usize {
+    let segments = (layers as f64).sqrt().ceil().max(1.0) as usize;
+    layers.div_ceil(segments).max(1)
+}
+
+/// Kept activations with sqrt(L) segment checkpointing at `batch`: backward recomputes
+/// one segment at a time, from the last, and frees each segment's input once the
+/// segment is done, so while segment k runs again the inputs of segments 1..=k are kept
+/// beside its own tensors; the peak is the largest such sum. The loss keeps its tensors.
 pub fn checkpointed_activations(a: &Analysis, batch: u64) -> f64 {
     let lines = &a.lines;
-    let layer_saved = lines.layer_saved();
-    let layers = layer_saved.len();
-    let segments = (layers as f64).sqrt().ceil().max(1.0) as usize;
-    let per_segment = layers.div_ceil(segments).max(1);
-    let mut boundaries = 0.0;
-    let mut largest_segment = 0.0f64;
-    for (i, chunk) in layer_saved.chunks(per_segment).enumerate() {
+    let per_segment = checkpoint_segment(lines.layer_kept_end.len());
+    let mut inputs = 0.0;
+    let mut peak = 0.0f64;
+    for (i, chunk) in lines.layer_saved().chunks(per_segment).enumerate() {
         if i > 0 {
-            boundaries += lines.layer_output[i * per_segment - 1].at(batch);
+            inputs += lines.layer_output[i * per_segment - 1].at(batch);
         }
-        largest_segment = largest_segment.max(chunk.iter().map(|b| b.at(batch)).sum());
+        peak = peak.max(inputs + chunk.iter().map(|b| b.at(batch)).sum::<f64>());
     }
-    boundaries + largest_segment + lines.loss_saved.at(batch) + lines.unsaved_input.at(batch)
+    peak + lines.loss_saved.at(batch) + lines.unsaved_input.at(batch)
 }
 
 /// Bytes of the dataset's H x W x bands cube in fp32 when the scenario keeps it on the
@@ -170,7 +174,7 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
         + transient
         + input_cube;
     let segments_limit = (capacity - cuda_context).max(0.0) as u64;
-    let replay = replay(a, batch, s, gpu, &states, activations, segments_limit);
+    let replay = replay(a, batch, s, gpu, &states, kept, segments_limit);
     let allocator =
         (replay.reserved_peak - tensors).max(s.memory.fragmentation * (activations + transient));
     let total = cuda_context + tensors + allocator;
@@ -202,15 +206,16 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
 
 /// One training step's tensors at `batch` replayed through the caching allocator
 /// (`allocator::training_step`). Per-layer shares of the model states
-/// follow the layers' parameters; kept tensors are scaled to `activations` (which
-/// checkpointing and autocast's copies change).
+/// follow the layers' parameters; kept tensors are scaled to `kept`, the activations
+/// without checkpointing (with it, the replay keeps each segment's input and runs the
+/// segment again in backward, `allocator::step`).
 fn replay(
     a: &Analysis,
     batch: u64,
     s: &Scenario,
     gpu: &GpuSpec,
     states: &crate::shard::States,
-    activations: f64,
+    kept: f64,
     limit: u64,
 ) -> StepMemory {
     let lines = &a.lines;
@@ -237,8 +242,16 @@ fn replay(
     let loss = lines.loss_saved.at(batch);
     let input = lines.unsaved_input.at(batch);
     let listed = saved + loss + input;
+    // Scaled to `kept` (less autocast's copies a sharded layout does not make, times a
+    // pipeline stage's micro-batches in flight); with checkpointing a segment runs again
+    // for one micro-batch at a time.
+    let target = if s.checkpointing {
+        listed - states.no_autocast_copies
+    } else {
+        kept
+    };
     let scale = if listed > 0.0 {
-        activations / listed
+        target.max(0.0) / listed
     } else {
         0.0
     };
@@ -272,6 +285,12 @@ fn replay(
             .map(|b| b.at(batch) * scale)
             .collect(),
         kept_ends: lines.layer_kept_end.clone(),
+        outputs: lines.layer_output.iter().map(|b| b.at(batch)).collect(),
+        segment: if s.checkpointing {
+            checkpoint_segment(layers)
+        } else {
+            0
+        },
         temporaries,
         forward_workspaces,
         backward_workspaces,

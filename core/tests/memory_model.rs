@@ -101,3 +101,27 @@ fn the_replay_sees_tensors_one_by_one() {
     // The flatten of a contiguous tensor is a view.
     assert_eq!(lines.layer_unkept_output[4].per_sample, 0.0);
 }
+
+/// Checkpointing (2 segments of 2 layers here) recomputes one segment at a time in
+/// backward, from the last, and frees a segment's input once that segment is done: while
+/// the first segment runs again the second's input (ReLU 1's output) is gone, and the
+/// first keeps that output itself; so the peak is the larger of segment 0's tensors and
+/// segment 1's input plus its tensors, not every input plus the largest segment.
+#[test]
+fn checkpointing_keeps_the_inputs_of_the_segments_not_yet_done() {
+    let mut b = ModelBuilder::new("two segments", vec![4, 8, 8]);
+    b.push(ops::conv(2, 16, &[3], &[1]))
+        .push(ops::relu())
+        .push(ops::conv(2, 2, &[3], &[1]))
+        .push(ops::relu());
+    let a = analyze(&b.build(), 2, Precision::Fp32).unwrap();
+    let input = 2 * 4 * 64 * 4; // kept by conv 0
+    let relu1 = 2 * 16 * 64 * 4; // kept by ReLU 1, then conv 2 (same storage)
+    let relu3 = 2 * 2 * 64 * 4;
+    let loss = 2 * 2 * 64 * 4 + 2 * 64 * 8 + 4; // per-pixel log-probs, targets, weight
+    let peak = (input + relu1).max(relu1 + relu3);
+    assert_eq!(
+        hsi_gpu_core::memory::checkpointed_activations(&a, 2),
+        (peak + loss) as f64
+    );
+}

@@ -10,7 +10,12 @@
 //! (output and input gradients, scratch: one block, which matched the H200's reserved
 //! peaks better than three, 8.9 % against 14 % at the median), its gradients (first step
 //! only: they stay), its backward workspaces, then its kept tensors and temporaries
-//! freed; the optimizer's states (first step only) and its step temporary. The weights,
+//! freed; the optimizer's states (first step only) and its step temporary. With
+//! checkpointing (`torch.utils.checkpoint` over segments of `segment` layers) the forward
+//! runs without autograd, each output freed once the next layer ran but a segment's last,
+//! the next segment's input; backward, segment by segment from the last, runs the
+//! segment's forward again as above (its kept tensors at full size), then its backward,
+//! then frees its input. The weights,
 //! the cuBLAS workspaces, sharding buffers and the data cube stay allocated throughout.
 //!
 //! Within a limit (the card's memory less the CUDA context) a workspace counts as a
@@ -24,6 +29,7 @@
 //! safe bound (10,131; `core/tests/measured_h200.rs`, `measured_sweep.rs`).
 
 use super::{CachingAllocator, Handle};
+use std::ops::Range;
 
 /// A step's tensors, bytes, at one batch.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -41,8 +47,11 @@ pub struct StepTensors {
     /// call).
     pub kept: Vec<f64>,
     pub kept_ends: Vec<usize>,
-    /// Per layer: its output where backward keeps none of it.
+    /// Per layer: its output where backward keeps none of it, and its output.
     pub unkept_outputs: Vec<f64>,
+    pub outputs: Vec<f64>,
+    /// Layers per checkpointed segment (0: no checkpointing).
+    pub segment: usize,
     pub temporaries: Vec<f64>,
     pub forward_workspaces: Vec<Vec<f64>>,
     pub backward_workspaces: Vec<Vec<f64>>,
@@ -68,6 +77,62 @@ fn bytes(x: f64) -> u64 {
     x.max(0.0).ceil() as u64
 }
 
+/// A cuDNN call's workspace, allocated and freed around it.
+fn workspace(a: &mut CachingAllocator, own: f64) {
+    let h = a.malloc(bytes(own));
+    a.free(h);
+}
+
+/// Forward through `layers` with autograd on: each tensor a layer keeps (into `kept`),
+/// its workspaces, its output where backward keeps none of it (freed once the next
+/// layer ran).
+fn forward(
+    a: &mut CachingAllocator,
+    t: &StepTensors,
+    layers: Range<usize>,
+    kept: &mut [Option<Handle>],
+) {
+    let mut previous = None;
+    for i in layers {
+        let start = i.checked_sub(1).map_or(0, |j| t.kept_ends[j]);
+        for (h, &b) in kept[start..t.kept_ends[i]].iter_mut().zip(&t.kept[start..]) {
+            *h = a.malloc(bytes(b));
+        }
+        for &w in &t.forward_workspaces[i] {
+            workspace(a, w);
+        }
+        let output = a.malloc(bytes(t.unkept_outputs[i]));
+        a.free(std::mem::replace(&mut previous, output));
+    }
+    a.free(previous);
+}
+
+/// Backward through `layers`, last first: each layer's temporaries, the gradients (at
+/// the model's last layer, when `grads` is still empty), its backward workspaces, then
+/// what it kept freed, last kept first, and its temporaries.
+fn backward(
+    a: &mut CachingAllocator,
+    t: &StepTensors,
+    layers: Range<usize>,
+    kept: &mut [Option<Handle>],
+    grads: &mut Vec<Option<Handle>>,
+) {
+    for i in layers.rev() {
+        let temporary = a.malloc(bytes(t.temporaries[i]));
+        if grads.is_empty() && i + 1 == t.kept_ends.len() {
+            *grads = t.gradients.iter().map(|&g| a.malloc(bytes(g))).collect();
+        }
+        for &w in &t.backward_workspaces[i] {
+            workspace(a, w);
+        }
+        let start = i.checked_sub(1).map_or(0, |j| t.kept_ends[j]);
+        for h in kept[start..t.kept_ends[i]].iter_mut().rev() {
+            a.free(h.take());
+        }
+        a.free(temporary);
+    }
+}
+
 /// Replays steps of `t` within `limit` bytes of segments until one takes no new segment
 /// (at most `MAX_STEPS`) and returns the peaks (each step repeats the first's
 /// allocations in the segments the earlier ones left cached).
@@ -77,42 +142,41 @@ pub fn training_step(t: &StepTensors, limit: u64) -> StepMemory {
     let mut grads: Vec<Option<Handle>> = Vec::new();
     let mut states: Vec<Option<Handle>> = Vec::new();
     let layers = t.kept_ends.len();
-    // A cuDNN call's workspace, allocated and freed around it.
-    let workspace = |a: &mut CachingAllocator, own: f64| {
-        let h = a.malloc(bytes(own));
-        a.free(h);
-    };
+    // Layers per backward run: a checkpointed segment, or the whole model.
+    let per = if t.segment == 0 { layers } else { t.segment }.max(1);
+    let mut kept: Vec<Option<Handle>> = vec![None; t.kept.len()];
     for step in 0..MAX_STEPS {
         let reserved_before = a.reserved();
         let input = a.malloc(bytes(t.input));
-        let mut kept: Vec<Option<Handle>> = Vec::with_capacity(t.kept.len());
-        let mut previous_output = None;
-        for i in 0..layers {
-            while kept.len() < t.kept_ends[i] {
-                kept.push(a.malloc(bytes(t.kept[kept.len()])));
+        // Checkpointing's forward keeps nothing for backward but each segment's input.
+        let mut inputs = Vec::new();
+        if t.segment == 0 {
+            forward(&mut a, t, 0..layers, &mut kept);
+        } else {
+            let mut previous = None;
+            for i in 0..layers {
+                for &w in &t.forward_workspaces[i] {
+                    workspace(&mut a, w);
+                }
+                let output = a.malloc(bytes(t.outputs[i]));
+                a.free(std::mem::replace(&mut previous, output));
+                if (i + 1) % per == 0 && i + 1 < layers {
+                    inputs.push(previous.take());
+                }
             }
-            for &w in &t.forward_workspaces[i] {
-                workspace(&mut a, w);
-            }
-            let output = a.malloc(bytes(t.unkept_outputs[i]));
-            a.free(std::mem::replace(&mut previous_output, output));
+            a.free(previous);
         }
-        a.free(previous_output);
         let loss = a.malloc(bytes(t.loss_kept));
         a.free(loss);
-        for i in (0..layers).rev() {
-            let temporary = a.malloc(bytes(t.temporaries[i]));
-            if step == 0 && i == layers - 1 {
-                grads = t.gradients.iter().map(|&g| a.malloc(bytes(g))).collect();
+        // Backward segment by segment, last first: checkpointing recomputes a segment's
+        // forward from its input, backward frees what it kept, then the input goes.
+        for start in (0..layers).step_by(per).rev() {
+            let run = start..(start + per).min(layers);
+            if t.segment > 0 {
+                forward(&mut a, t, run.clone(), &mut kept);
             }
-            for &w in &t.backward_workspaces[i] {
-                workspace(&mut a, w);
-            }
-            let start = i.checked_sub(1).map_or(0, |j| t.kept_ends[j]);
-            while kept.len() > start {
-                a.free(kept.pop().flatten());
-            }
-            a.free(temporary);
+            backward(&mut a, t, run, &mut kept, &mut grads);
+            a.free(inputs.pop().flatten());
         }
         a.free(input);
         if step == 0 {
@@ -133,5 +197,33 @@ pub fn training_step(t: &StepTensors, limit: u64) -> StepMemory {
         allocated_peak: a.peak_allocated as f64,
         reserved_peak: a.peak_reserved as f64,
         out_of_memory: a.out_of_memory,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two layers keeping two 8 MiB tensors each, their outputs 8 MiB: checkpointed one
+    /// layer a segment, the forward keeps only layer 0's output (layer 1's input), and
+    /// backward runs each layer again at full size, one at a time: 8 + 16 MiB at most,
+    /// where keeping everything holds 32 MiB.
+    #[test]
+    fn checkpointing_replays_one_segment_at_a_time_at_full_size() {
+        let mib = f64::from(1 << 20);
+        let t = |segment| StepTensors {
+            kept: vec![8.0 * mib; 4],
+            kept_ends: vec![2, 4],
+            unkept_outputs: vec![0.0; 2],
+            outputs: vec![8.0 * mib; 2],
+            segment,
+            temporaries: vec![0.0; 2],
+            forward_workspaces: vec![Vec::new(); 2],
+            backward_workspaces: vec![Vec::new(); 2],
+            ..StepTensors::default()
+        };
+        let peak = |segment| training_step(&t(segment), u64::MAX).allocated_peak / mib;
+        assert_eq!(peak(0), 32.0);
+        assert_eq!(peak(1), 24.0);
     }
 }
