@@ -272,7 +272,8 @@ pub struct ScalingReport {
     pub buckets: u32,
     /// The scenario's topology (or its replacement when invalid for the card).
     pub chosen: Interconnect,
-    /// DDP at fixed per-GPU batch: the chosen topology first, then the other valid ones.
+    /// DDP at fixed per-GPU batch: the chosen topology first, then the other valid ones
+    /// (only where the model is whole on each card: see `scaling`).
     pub ddp: Vec<ScalingCurve>,
     /// N independent runs, one per card, no communication; they share the host's cores
     /// and clocks, so a host- or input-bound run does not scale exactly N x.
@@ -424,12 +425,17 @@ pub fn scaling(
     dp: &DataParallel,
     a: &ScalingAssumptions,
 ) -> ScalingReport {
+    // The other links' curves where the model is whole on each card: split over cards
+    // (tensor or pipeline parallelism), the replica's own collectives ran on the chosen
+    // link, and another link would move those too (the interconnect lever re-estimates).
     let mut topologies = vec![chosen];
-    topologies.extend(
-        valid_interconnects(gpu)
-            .into_iter()
-            .filter(|t| *t != chosen),
-    );
+    if replica.cards == 1 {
+        topologies.extend(
+            valid_interconnects(gpu)
+                .into_iter()
+                .filter(|t| *t != chosen),
+        );
+    }
     let one_box = DataParallel {
         network: Network {
             nodes: 1,

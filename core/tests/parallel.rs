@@ -136,6 +136,24 @@ fn tensor_parallel_over_an_nvlink_bridge_beats_pcie() {
 }
 
 #[test]
+fn the_scaling_draws_the_other_links_only_where_the_model_is_whole_on_each_card() {
+    let links = |tensor_parallel| {
+        let r = run(&Scenario {
+            gpu: "rtx_a5500".into(),
+            interconnect: Interconnect::NvlinkBridge,
+            tensor_parallel,
+            ..vit(VitSize::Base, 2)
+        });
+        let curves = r.perf.scaling.ddp.iter().map(|c| c.interconnect);
+        curves.collect::<Vec<_>>()
+    };
+    assert_eq!(links(1), [Interconnect::NvlinkBridge, Interconnect::Pcie]);
+    // Split over the pair, PCIe would carry the tensor-parallel all-reduces too: a curve
+    // of data parallelism over the bridge's split would misstate it.
+    assert_eq!(links(2), [Interconnect::NvlinkBridge]);
+}
+
+#[test]
 fn the_interconnect_lever_pays_for_tensor_parallelism() {
     let s = Scenario {
         tensor_parallel: 2,

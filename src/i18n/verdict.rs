@@ -116,14 +116,7 @@ pub fn verdict_sentences(
             out.push(step_bound_sentence(lang, limiter_text(time.limiter, lang)));
         }
     }
-    // The other links' curves are data parallelism over the chosen link's replica: with
-    // the model split over cards its own collectives would move too, so no sentence.
-    let split = report.parallel.tensor_parallel * report.parallel.pipeline_parallel > 1;
-    if let Some(chosen) = perf
-        .scaling
-        .chosen_point(cards)
-        .filter(|_| cards > 1 && !split)
-    {
+    if let Some(chosen) = perf.scaling.chosen_point(cards).filter(|_| cards > 1) {
         let chosen_s = format::duration(chosen.step_s);
         for curve in perf.scaling.ddp.iter() {
             if curve.interconnect == perf.scaling.chosen {
