@@ -13,7 +13,7 @@ use std::time::Duration;
 use hsi_gpu_core::chart::{label_stride, text_width, Grid, Rect};
 use hsi_gpu_core::levers::Lever;
 use hsi_gpu_core::thesis::{self, ThesisMap, Verdict};
-use hsi_gpu_core::{format, zoo, Scenario};
+use hsi_gpu_core::{format, Scenario};
 use yew::prelude::*;
 
 use super::levers_view::LeversView;
@@ -22,7 +22,7 @@ use crate::components::chart_parts::{chart_box, mark, px, readout, Focus, Frame}
 use crate::components::chart_tile::{Chart, ChartTile};
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::i18n::thesis_map::{aid_name, claim_detail, claim_finding, claim_short, progress, M};
-use crate::i18n::{zoo_name, Lang, T};
+use crate::i18n::{Lang, T};
 use crate::SharedReport;
 
 /// Cells with no best lever (none gains 2 %) and cells the model cannot be built for.
@@ -79,8 +79,7 @@ fn cell_text(map: &ThesisMap, i: usize, lang: Lang) -> String {
         Lang::En => (": ", "; ", " ", ", "),
         Lang::Zh => ("：", "；", "", "、"),
     };
-    let model = zoo::zoo_entry(c.id).map_or(c.model.as_str(), |e| zoo_name(e, lang));
-    let head = format!("{model} ({}), {} px", format::params(c.params), c.patch);
+    let head = format!("{} ({}), {} px", c.model, format::params(c.params), c.patch);
     if c.error.is_some() {
         return format!("{head}{colon}{}", M::NotBuilt.get(lang));
     }
