@@ -88,15 +88,28 @@ pub(crate) fn object<'a>(
     }
 }
 
+/// A value `read_field` reads over: `FromJson::read_into` behind a `dyn`, so that a
+/// field's read is one call of the non-generic `read_field`, not a copy of it per field.
+pub(crate) trait ReadInto {
+    fn read_over(&mut self, v: &Value) -> Result<(), FieldError>;
+}
+
+impl<T: FromJson> ReadInto for T {
+    fn read_over(&mut self, v: &Value) -> Result<(), FieldError> {
+        self.read_into(v)
+    }
+}
+
 /// Field `key` of `map` read over `slot`, which keeps its value when the field is
 /// missing or null.
-pub(crate) fn read_field<T: FromJson>(
+#[inline(never)]
+pub(crate) fn read_field(
     map: &Map<String, Value>,
     key: &str,
-    slot: &mut T,
+    slot: &mut dyn ReadInto,
 ) -> Result<(), FieldError> {
     match map.get(key) {
-        Some(v) if !v.is_null() => slot.read_into(v).map_err(|e| e.at(key)),
+        Some(v) if !v.is_null() => slot.read_over(v).map_err(|e| e.at(key)),
         _ => Ok(()),
     }
 }
@@ -106,10 +119,10 @@ pub(crate) fn field<T: FromJson>(
     map: &Map<String, Value>,
     key: &str,
 ) -> Result<Option<T>, FieldError> {
-    map.get(key)
-        .filter(|v| !v.is_null())
-        .map(|v| T::from_json(v).map_err(|e| e.at(key)))
-        .transpose()
+    // An `Option` read over None: `T::from_json` of the value, if there is one.
+    let mut slot = None;
+    read_field(map, key, &mut slot)?;
+    Ok(slot)
 }
 
 /// Field `key` of `map`, which must be there (not null).
