@@ -209,7 +209,7 @@ pub fn default_axis(s: &Scenario, gpu: &GpuSpec, dim: Dimension) -> Vec<u32> {
         .map(|k| snap(near + (far - near) * f64::from(k) / last))
         .chain([dim.get(s)])
         .collect();
-    axis.sort_unstable();
+    crate::order::insertion_sort(&mut axis);
     axis.dedup();
     axis
 }
