@@ -163,10 +163,10 @@ pub fn CompareView(props: &CompareProps) -> Html {
     let on_export_json = {
         let state = state.clone();
         Callback::from(move |_: MouseEvent| {
-            // Written by `to_json` and printed as a Value: the page's one JSON writer.
-            if let Ok(json) = serde_json::to_string_pretty(&state.comparison.to_json()) {
-                files::download_text("hsi-gpu-comparison.json", "application/json", &json);
-            }
+            // Written by `to_json` and printed by the Value's `Display` (`{:#}`: indented as
+            // `to_string_pretty` does), which the page has anyway: one JSON printer.
+            let json = format!("{:#}", state.comparison.to_json());
+            files::download_text("hsi-gpu-comparison.json", "application/json", &json);
         })
     };
     let on_export_csv = {
