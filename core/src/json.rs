@@ -114,6 +114,22 @@ pub(crate) fn read_field(
     }
 }
 
+/// The fields of `v`, an object of only the fields named in `keys`, each read over its
+/// slot (`slots[i]` for `keys[i]`), in order; the first error stops the read. A
+/// `json_struct!`'s `read_into` is one call of it, whatever its fields.
+#[inline(never)]
+pub(crate) fn read_fields(
+    v: &Value,
+    keys: &[&str],
+    slots: &mut [&mut dyn ReadInto],
+) -> Result<(), FieldError> {
+    let map = object(v, keys)?;
+    for (key, slot) in keys.iter().zip(slots) {
+        read_field(map, key, *slot)?;
+    }
+    Ok(())
+}
+
 /// Field `key` of `map` read as a `T`; None when missing or null.
 pub(crate) fn field<T: FromJson>(
     map: &Map<String, Value>,
@@ -249,9 +265,9 @@ macro_rules! json_struct {
                 &mut self,
                 v: &serde_json::Value,
             ) -> Result<(), $crate::problems::FieldError> {
-                let map = $crate::json::object(v, Self::FIELDS)?;
-                $( $crate::json::read_field(map, stringify!($field), &mut self.$field)?; )*
-                Ok(())
+                $crate::json::read_fields(v, Self::FIELDS, &mut [
+                    $( &mut self.$field as &mut dyn $crate::json::ReadInto, )*
+                ])
             }
         }
 
