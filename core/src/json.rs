@@ -416,13 +416,29 @@ impl<T: FromJson> FromJson for Option<T> {
 
 impl<T: FromJson> FromJson for Vec<T> {
     fn from_json(v: &Value) -> Result<Self, FieldError> {
-        v.as_array()
-            .ok_or_else(|| wrong(v, T::LIST))?
-            .iter()
-            .enumerate()
-            .map(|(i, item)| T::from_json(item).map_err(|e| e.at(&format!("[{i}]"))))
-            .collect()
+        let mut out = Vec::new();
+        each_item(v, T::LIST, &mut |item| {
+            out.push(T::from_json(item)?);
+            Ok(())
+        })?;
+        Ok(out)
     }
+}
+
+/// Each item of the list `v` (`list` says what it must be) passed to `read`, in order;
+/// the first error stops, named `[i]`. The part of reading a `Vec<T>` that does not
+/// depend on `T`, once for every `T`.
+#[inline(never)]
+fn each_item(
+    v: &Value,
+    list: &str,
+    read: &mut dyn FnMut(&Value) -> Result<(), FieldError>,
+) -> Result<(), FieldError> {
+    let items = v.as_array().ok_or_else(|| wrong(v, list))?;
+    for (i, item) in items.iter().enumerate() {
+        read(item).map_err(|e| e.at(&format!("[{i}]")))?;
+    }
+    Ok(())
 }
 
 impl Check for f64 {
