@@ -298,7 +298,13 @@ fn set_path(root: &mut Value, path: &str, text: &str) -> Result<(), String> {
     // model's), so a link may switch the kind before or after setting the fields.
     if let Some(known) = kind.flatten().as_deref().and_then(ModelChoice::fields_of) {
         if let Some(model) = root.get_mut("model").and_then(Value::as_object_mut) {
-            model.retain(|key, _| known.contains(&key.as_str()));
+            // Kept fields moved into the emptied map rather than `retain`: the page removes
+            // from no other JSON map, and removal brings the B-tree's rebalancing code.
+            let all = std::mem::take(model);
+            model.extend(
+                all.into_iter()
+                    .filter(|(key, _)| known.contains(&key.as_str())),
+            );
         }
     }
     Ok(())
