@@ -142,7 +142,7 @@ pub fn load_saved_query() -> Option<String> {
 fn save_query(query: &str) {
     // A full store refuses the write: the query is then kept for this page only.
     let stored = local_storage().is_some_and(|storage| {
-        let json = Value::from(query).to_string();
+        let json = hsi_gpu_core::json::to_text(&Value::from(query));
         storage.set_item(STORAGE_KEY, &json).is_ok()
     });
     if !stored {

@@ -10,7 +10,7 @@
 //! (the default stays) and reported as a `Notice` the page shows.
 //! `lang`, `embed` and `present` are view settings, not part of the Scenario.
 
-use hsi_gpu_core::json::ToJson;
+use hsi_gpu_core::json::{self, ToJson};
 use hsi_gpu_core::scenario::{scenario_from_value, ModelChoice};
 use hsi_gpu_core::Scenario;
 use serde_json::{Map, Value};
@@ -263,7 +263,7 @@ pub fn leaf_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
-        other => other.to_string(),
+        other => json::to_text(other),
     }
 }
 

@@ -137,7 +137,7 @@ fn unknown_op(tag: Option<&Value>) -> FieldError {
     let names: Vec<&str> = Op::TAGS.iter().map(|(name, _)| *name).collect();
     FieldError {
         field: "op".into(),
-        value: tag.map_or("missing".into(), Value::to_string),
+        value: tag.map_or("missing".into(), json::to_text),
         allowed: format!("one of {}", names.join(", ")),
     }
 }

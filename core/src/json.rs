@@ -19,8 +19,8 @@ use serde_json::{Map, Value};
 use crate::problems::{FieldError, Problems};
 
 mod write;
-pub use write::ToJson;
 pub(crate) use write::{put, put_field, put_tag, serialize_by_to_json};
+pub use write::{to_pretty_text, to_text, ToJson};
 
 /// A type read from JSON. Errors name the field path relative to the value read (an
 /// empty path is the value itself); `FieldError::at` puts them under their parent.
@@ -67,7 +67,7 @@ pub fn join(path: &str, key: &str) -> String {
 pub(crate) fn wrong(v: &Value, allowed: impl Into<String>) -> FieldError {
     FieldError {
         field: String::new(),
-        value: v.to_string(),
+        value: to_text(v),
         allowed: allowed.into(),
     }
 }
@@ -81,7 +81,7 @@ pub(crate) fn object<'a>(
     match map.iter().find(|(key, _)| !known.contains(&key.as_str())) {
         Some((key, v)) => Err(FieldError {
             field: key.clone(),
-            value: format!("unknown field `{key}` = {v}"),
+            value: format!("unknown field `{key}` = {}", to_text(v)),
             allowed: format!("a known field: {}", known.join(", ")),
         }),
         None => Ok(map),
