@@ -356,6 +356,7 @@ macro_rules! json_enum {
 }
 pub(crate) use json_enum;
 
+/// Plain values: no checks of their own, and their field paths are never built.
 macro_rules! leaves {
     ($($t:ty),*) => {$(
         impl Check for $t {
