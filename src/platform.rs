@@ -1,7 +1,7 @@
 //! Browser glue, the one place the page touches the browser: address bar, storage,
 //! language, embed messages, clipboard, and (in `files`) downloads and the user's files.
-//! gloo's crates do what they cover (timer, event listeners, localStorage, file reading,
-//! window and document); web-sys and js-sys the rest (history, clipboard, postMessage).
+//! gloo's crates do what they cover (timer, event listeners, file reading, window and
+//! document); web-sys and js-sys the rest (history, localStorage, clipboard, postMessage).
 //! Called only from effects and callbacks (never during render), so server-side rendering
 //! in the native tests never reaches a browser API.
 
@@ -11,10 +11,11 @@ pub mod observe;
 use std::cell::RefCell;
 
 use gloo_events::EventListener;
-use gloo_storage::{LocalStorage, Storage};
 use gloo_timers::callback::Timeout;
 use gloo_utils::{body, document_element, window};
+use serde_json::Value;
 use wasm_bindgen::JsValue;
+use web_sys::Storage;
 
 /// localStorage key holding the last scenario as a query string (parsed like a link, so a
 /// stale or edited value falls back field by field).
@@ -118,28 +119,32 @@ fn replace_location_query(query: &str) {
     }
 }
 
-/// Whether this page may use localStorage. In a sandboxed frame or in privacy mode reading
-/// `window.localStorage` throws, and gloo-storage's `LocalStorage` passes that on as a
-/// thrown exception, not as its `StorageError`: so ask before using it.
-fn storage_allowed() -> bool {
-    window()
-        .local_storage()
-        .is_ok_and(|storage| storage.is_some())
+/// This page's localStorage, where it may use it: in a sandboxed frame or in privacy mode
+/// reading `window.localStorage` throws.
+fn local_storage() -> Option<Storage> {
+    window().local_storage().ok().flatten()
 }
 
 pub fn load_saved_query() -> Option<String> {
-    if !storage_allowed() {
+    let Some(storage) = local_storage() else {
         return MEMORY_STORE.with(|m| m.borrow().clone());
+    };
+    let item = storage.get_item(STORAGE_KEY).ok().flatten()?;
+    // Stored as a JSON string (as gloo-storage, which the page used before, wrote it);
+    // saved before that, the bare query string. Read through the JSON reader the page
+    // has anyway, not a second one for a `String`.
+    match serde_json::from_str(&item) {
+        Ok(Value::String(query)) => Some(query),
+        _ => Some(item),
     }
-    LocalStorage::get(STORAGE_KEY).ok().or_else(|| {
-        // Saved before gloo-storage, which stores JSON: the bare query string.
-        LocalStorage::raw().get_item(STORAGE_KEY).ok().flatten()
-    })
 }
 
 fn save_query(query: &str) {
-    // A full store is gloo-storage's error: the query is then kept for this page only.
-    let stored = storage_allowed() && LocalStorage::set(STORAGE_KEY, query).is_ok();
+    // A full store refuses the write: the query is then kept for this page only.
+    let stored = local_storage().is_some_and(|storage| {
+        let json = hsi_gpu_core::json::to_text(&Value::from(query));
+        storage.set_item(STORAGE_KEY, &json).is_ok()
+    });
     if !stored {
         MEMORY_STORE.with(|m| *m.borrow_mut() = Some(query.to_string()));
     }

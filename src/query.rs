@@ -10,7 +10,7 @@
 //! (the default stays) and reported as a `Notice` the page shows.
 //! `lang`, `embed` and `present` are view settings, not part of the Scenario.
 
-use hsi_gpu_core::json::ToJson;
+use hsi_gpu_core::json::{self, ToJson};
 use hsi_gpu_core::scenario::{scenario_from_value, ModelChoice};
 use hsi_gpu_core::Scenario;
 use serde_json::{Map, Value};
@@ -263,7 +263,7 @@ pub fn leaf_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
-        other => other.to_string(),
+        other => json::to_text(other),
     }
 }
 
@@ -298,7 +298,13 @@ fn set_path(root: &mut Value, path: &str, text: &str) -> Result<(), String> {
     // model's), so a link may switch the kind before or after setting the fields.
     if let Some(known) = kind.flatten().as_deref().and_then(ModelChoice::fields_of) {
         if let Some(model) = root.get_mut("model").and_then(Value::as_object_mut) {
-            model.retain(|key, _| known.contains(&key.as_str()));
+            // Kept fields moved into the emptied map rather than `retain`: the page removes
+            // from no other JSON map, and removal brings the B-tree's rebalancing code.
+            let all = std::mem::take(model);
+            model.extend(
+                all.into_iter()
+                    .filter(|(key, _)| known.contains(&key.as_str())),
+            );
         }
     }
     Ok(())

@@ -91,8 +91,10 @@ fn first_layer() -> FirstLayer {
     b.push(ops::conv(3, 32, &[3], &[1]));
     let spec = b.build();
     let out = |precision| {
+        // Not `expect`: that would print the error's `Debug` (the errors' Debug impls
+        // would follow into the page for a case that cannot happen).
         analyze(&spec, batch, precision)
-            .expect("a valid conv")
+            .unwrap_or_else(|_| unreachable!("a valid conv"))
             .layers[0]
             .output_bytes
     };
@@ -111,7 +113,8 @@ fn adam_states() -> AdamStates {
             precision,
             ..Scenario::default()
         };
-        let r = crate::estimate(&s).expect("the default scenario estimates");
+        let r =
+            crate::estimate(&s).unwrap_or_else(|_| unreachable!("the default scenario estimates"));
         let m = &r.memory;
         (
             r.model_name,
@@ -141,7 +144,8 @@ fn linear_layer() -> LinearLayer {
             gpu: id.into(),
             ..base.clone()
         };
-        let r = crate::estimate(&s).expect("the article's cards estimate");
+        let r =
+            crate::estimate(&s).unwrap_or_else(|_| unreachable!("the article's cards estimate"));
         let l = r
             .perf
             .layers

@@ -48,7 +48,7 @@ impl FromJson for FineTune {
         }) else {
             return Err(FieldError {
                 field: "mode".into(),
-                value: mode.map_or("missing".into(), Value::to_string),
+                value: mode.map_or("missing".into(), json::to_text),
                 allowed: "full, frozen or lora".into(),
             });
         };

@@ -55,21 +55,17 @@ impl FromJson for ModelSpec {
     fn from_json(v: &Value) -> Result<Self, FieldError> {
         let map = json::object(v, &Self::FIELDS)?;
         let layers = json::required("layers", map.get("layers"))?;
-        let layers = layers
-            .as_array()
-            .ok_or_else(|| json::wrong(layers, "a list of layers").at("layers"))?;
-        if layers.is_empty() || layers.len() > MAX_LAYERS {
-            return Err(FieldError {
-                field: "layers".into(),
-                value: format!("{} layers", layers.len()),
-                allowed: format!("1 to {MAX_LAYERS} layers"),
-            });
+        // Not a list: `Vec`'s reader says so (`Layer::LIST`).
+        if let Some(n) = layers.as_array().map(Vec::len) {
+            if n == 0 || n > MAX_LAYERS {
+                return Err(FieldError {
+                    field: "layers".into(),
+                    value: format!("{n} layers"),
+                    allowed: format!("1 to {MAX_LAYERS} layers"),
+                });
+            }
         }
-        let layers = layers
-            .iter()
-            .enumerate()
-            .map(|(i, layer)| Layer::from_json(layer).map_err(|e| e.at(&format!("layers[{i}]"))))
-            .collect::<Result<_, _>>()?;
+        let layers = Vec::<Layer>::from_json(layers).map_err(|e| e.at("layers"))?;
         Ok(ModelSpec {
             name: json::need(map, "name")?,
             input: json::need(map, "input")?,
@@ -79,6 +75,7 @@ impl FromJson for ModelSpec {
 }
 
 impl FromJson for Layer {
+    const LIST: &'static str = "a list of layers";
     fn from_json(v: &Value) -> Result<Self, FieldError> {
         if !v.is_object() {
             return Err(json::wrong(v, "a JSON object with an \"op\" field"));
@@ -140,7 +137,7 @@ fn unknown_op(tag: Option<&Value>) -> FieldError {
     let names: Vec<&str> = Op::TAGS.iter().map(|(name, _)| *name).collect();
     FieldError {
         field: "op".into(),
-        value: tag.map_or("missing".into(), Value::to_string),
+        value: tag.map_or("missing".into(), json::to_text),
         allowed: format!("one of {}", names.join(", ")),
     }
 }

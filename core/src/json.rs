@@ -18,9 +18,10 @@ use serde_json::{Map, Value};
 
 use crate::problems::{FieldError, Problems};
 
+mod read;
 mod write;
-pub use write::ToJson;
 pub(crate) use write::{put, put_field, put_tag, serialize_by_to_json};
+pub use write::{to_pretty_text, to_text, ToJson};
 
 /// A type read from JSON. Errors name the field path relative to the value read (an
 /// empty path is the value itself); `FieldError::at` puts them under their parent.
@@ -67,7 +68,7 @@ pub fn join(path: &str, key: &str) -> String {
 pub(crate) fn wrong(v: &Value, allowed: impl Into<String>) -> FieldError {
     FieldError {
         field: String::new(),
-        value: v.to_string(),
+        value: to_text(v),
         allowed: allowed.into(),
     }
 }
@@ -81,24 +82,53 @@ pub(crate) fn object<'a>(
     match map.iter().find(|(key, _)| !known.contains(&key.as_str())) {
         Some((key, v)) => Err(FieldError {
             field: key.clone(),
-            value: format!("unknown field `{key}` = {v}"),
+            value: format!("unknown field `{key}` = {}", to_text(v)),
             allowed: format!("a known field: {}", known.join(", ")),
         }),
         None => Ok(map),
     }
 }
 
+/// A value `read_field` reads over: `FromJson::read_into` behind a `dyn`, so that a
+/// field's read is one call of the non-generic `read_field`, not a copy of it per field.
+pub(crate) trait ReadInto {
+    fn read_over(&mut self, v: &Value) -> Result<(), FieldError>;
+}
+
+impl<T: FromJson> ReadInto for T {
+    fn read_over(&mut self, v: &Value) -> Result<(), FieldError> {
+        self.read_into(v)
+    }
+}
+
 /// Field `key` of `map` read over `slot`, which keeps its value when the field is
 /// missing or null.
-pub(crate) fn read_field<T: FromJson>(
+#[inline(never)]
+pub(crate) fn read_field(
     map: &Map<String, Value>,
     key: &str,
-    slot: &mut T,
+    slot: &mut dyn ReadInto,
 ) -> Result<(), FieldError> {
     match map.get(key) {
-        Some(v) if !v.is_null() => slot.read_into(v).map_err(|e| e.at(key)),
+        Some(v) if !v.is_null() => slot.read_over(v).map_err(|e| e.at(key)),
         _ => Ok(()),
     }
+}
+
+/// The fields of `v`, an object of only the fields named in `keys`, each read over its
+/// slot (`slots[i]` for `keys[i]`), in order; the first error stops the read. A
+/// `json_struct!`'s `read_into` is one call of it, whatever its fields.
+#[inline(never)]
+pub(crate) fn read_fields(
+    v: &Value,
+    keys: &[&str],
+    slots: &mut [&mut dyn ReadInto],
+) -> Result<(), FieldError> {
+    let map = object(v, keys)?;
+    for (key, slot) in keys.iter().zip(slots) {
+        read_field(map, key, *slot)?;
+    }
+    Ok(())
 }
 
 /// Field `key` of `map` read as a `T`; None when missing or null.
@@ -106,10 +136,10 @@ pub(crate) fn field<T: FromJson>(
     map: &Map<String, Value>,
     key: &str,
 ) -> Result<Option<T>, FieldError> {
-    map.get(key)
-        .filter(|v| !v.is_null())
-        .map(|v| T::from_json(v).map_err(|e| e.at(key)))
-        .transpose()
+    // An `Option` read over None: `T::from_json` of the value, if there is one.
+    let mut slot = None;
+    read_field(map, key, &mut slot)?;
+    Ok(slot)
 }
 
 /// Field `key` of `map`, which must be there (not null).
@@ -236,9 +266,9 @@ macro_rules! json_struct {
                 &mut self,
                 v: &serde_json::Value,
             ) -> Result<(), $crate::problems::FieldError> {
-                let map = $crate::json::object(v, Self::FIELDS)?;
-                $( $crate::json::read_field(map, stringify!($field), &mut self.$field)?; )*
-                Ok(())
+                $crate::json::read_fields(v, Self::FIELDS, &mut [
+                    $( &mut self.$field as &mut dyn $crate::json::ReadInto, )*
+                ])
             }
         }
 
@@ -326,85 +356,15 @@ macro_rules! json_enum {
 }
 pub(crate) use json_enum;
 
-impl FromJson for f64 {
-    const LIST: &'static str = "a list of numbers";
-    fn from_json(v: &Value) -> Result<Self, FieldError> {
-        v.as_f64().ok_or_else(|| wrong(v, "a number"))
-    }
-}
-
-/// Whole numbers up to `max`.
-fn whole(v: &Value, max: u64) -> Result<u64, FieldError> {
-    // 64.0 and 1e3 are whole numbers too (what a script or a spreadsheet writes).
-    let integral = || {
-        v.as_f64()
-            .filter(|x| x.fract() == 0.0 && *x >= 0.0 && *x <= max as f64)
-    };
-    v.as_u64()
-        .or_else(|| integral().map(|x| x as u64))
-        .filter(|n| *n <= max)
-        .ok_or_else(|| wrong(v, format!("a whole number from 0 to {max}")))
-}
-
-macro_rules! whole_numbers {
+/// Plain values: no checks of their own, and their field paths are never built.
+macro_rules! leaves {
     ($($t:ty),*) => {$(
-        impl FromJson for $t {
-            const LIST: &'static str = "a list of whole numbers";
-            fn from_json(v: &Value) -> Result<Self, FieldError> {
-                whole(v, <$t>::MAX as u64).map(|n| n as $t)
-            }
-        }
         impl Check for $t {
             const LEAF: bool = true;
         }
     )*};
 }
-whole_numbers!(u8, u32, u64, usize);
-
-impl FromJson for bool {
-    fn from_json(v: &Value) -> Result<Self, FieldError> {
-        v.as_bool().ok_or_else(|| wrong(v, "true or false"))
-    }
-}
-
-impl FromJson for String {
-    const LIST: &'static str = "a list of strings";
-    fn from_json(v: &Value) -> Result<Self, FieldError> {
-        v.as_str()
-            .map(String::from)
-            .ok_or_else(|| wrong(v, "a string"))
-    }
-}
-
-impl<T: FromJson> FromJson for Option<T> {
-    fn from_json(v: &Value) -> Result<Self, FieldError> {
-        match v {
-            Value::Null => Ok(None),
-            v => T::from_json(v).map(Some),
-        }
-    }
-}
-
-impl<T: FromJson> FromJson for Vec<T> {
-    fn from_json(v: &Value) -> Result<Self, FieldError> {
-        v.as_array()
-            .ok_or_else(|| wrong(v, T::LIST))?
-            .iter()
-            .enumerate()
-            .map(|(i, item)| T::from_json(item).map_err(|e| e.at(&format!("[{i}]"))))
-            .collect()
-    }
-}
-
-impl Check for f64 {
-    const LEAF: bool = true;
-}
-impl Check for bool {
-    const LEAF: bool = true;
-}
-impl Check for String {
-    const LEAF: bool = true;
-}
+leaves!(f64, bool, String, u8, u32, u64, usize);
 
 impl<T: Check> Check for Option<T> {
     const LEAF: bool = T::LEAF;

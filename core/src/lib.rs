@@ -25,6 +25,7 @@ pub mod links;
 pub mod market;
 pub mod measurement;
 pub mod memory;
+pub mod order;
 pub mod parallel;
 pub mod perf;
 pub mod pipeline;

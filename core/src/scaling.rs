@@ -458,7 +458,7 @@ pub fn scaling(
             .take_while(|n| *n <= MAX_NODES)
             .collect();
         counts.push(dp.network.nodes);
-        counts.sort_unstable();
+        crate::order::insertion_sort(&mut counts);
         counts.dedup();
         counts
             .into_iter()

@@ -57,7 +57,7 @@ impl FromJson for ModelChoice {
         else {
             return Err(FieldError {
                 field: "kind".into(),
-                value: kind.map_or("missing".into(), Value::to_string),
+                value: kind.map_or("missing".into(), json::to_text),
                 allowed: "preset or custom".into(),
             });
         };

@@ -287,7 +287,7 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, inputs: &[Value]) -> OpResult {
         Op::Permute { order } => {
             expect_inputs(inputs, 1)?;
             let mut sorted = order.clone();
-            sorted.sort_unstable();
+            crate::order::insertion_sort(&mut sorted);
             if sorted != (0..first.shape.len()).collect::<Vec<_>>() {
                 return Err(bad(
                     format!("order {order:?} for shape {:?}", first.shape),

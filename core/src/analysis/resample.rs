@@ -151,7 +151,7 @@ pub(super) fn apply(ctx: &mut Ctx, op: &Op, x: &Value) -> OpResult {
 fn reduce(ctx: &mut Ctx, x: &Value, kind: Reduction, axes: &[usize], keepdim: bool) -> OpResult {
     let rank = x.shape.len();
     let mut sorted = axes.to_vec();
-    sorted.sort_unstable();
+    crate::order::insertion_sort(&mut sorted);
     sorted.dedup();
     if axes.is_empty() || sorted.len() != axes.len() || sorted.iter().any(|&a| a >= rank) {
         return Err(bad(

@@ -130,7 +130,9 @@ pub(super) fn locate(text: &str, steps: &[Step]) -> usize {
 pub(super) fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = text.get(..offset.min(text.len())).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    // The characters after the last line break (not through `rsplit`, whose reverse
+    // split iterator the page would have for this alone).
+    let column = before.chars().rev().take_while(|&c| c != '\n').count() + 1;
     (line, column)
 }
 

@@ -193,8 +193,8 @@ const AXIS_BEYOND_LARGEST: f64 = 1.25;
 /// (at least twice the scenario's value), evenly spaced on the grid of values the model
 /// accepts, with the scenario's value itself.
 pub fn default_axis(s: &Scenario, gpu: &GpuSpec, dim: Dimension) -> Vec<u32> {
-    let start = f64::from(dim.get(s));
-    let step = f64::from(geometry_step(s, gpu, dim));
+    let (value, step_value) = (dim.get(s), geometry_step(s, gpu, dim));
+    let (start, step) = (f64::from(value), f64::from(step_value));
     let limit = f64::from(dim.limit());
     let beyond = match largest(s, gpu, dim) {
         Largest::Fits(v) => f64::from(v) * AXIS_BEYOND_LARGEST,
@@ -202,14 +202,16 @@ pub fn default_axis(s: &Scenario, gpu: &GpuSpec, dim: Dimension) -> Vec<u32> {
     };
     let far = beyond.max(2.0 * start).min(limit);
     let near = (start / 4.0).max(1.0);
-    let base = start % step;
+    // In whole numbers (the step is at least 1): the same remainder without f64's `%`,
+    // libm's fmod, which the page has for no other use.
+    let base = f64::from(value % step_value);
     let snap = |v: f64| (base + ((v - base) / step).round() * step).clamp(1.0, limit) as u32;
     let last = f64::from(AXIS_POINTS - 1);
     let mut axis: Vec<u32> = (0..AXIS_POINTS)
         .map(|k| snap(near + (far - near) * f64::from(k) / last))
-        .chain([dim.get(s)])
+        .chain([value])
         .collect();
-    axis.sort_unstable();
+    crate::order::insertion_sort(&mut axis);
     axis.dedup();
     axis
 }

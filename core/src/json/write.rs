@@ -15,6 +15,19 @@ pub trait ToJson {
     fn to_json(&self) -> Value;
 }
 
+/// `v` as compact JSON text, as `Value`'s `Display` writes it. Written into a `Vec` (as
+/// `serde_json::to_string` does), not through `Display`: its `fmt::Write` adapter's io
+/// errors bring std's boxed errors, and their `Debug`, into the page.
+pub fn to_text(v: &Value) -> String {
+    // A `Value` always prints: its maps' keys are strings.
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// `v` as JSON text indented by two spaces (`{:#}`), written as `to_text` is.
+pub fn to_pretty_text(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
 /// Field `key` of `map` set to `v`.
 #[inline(never)]
 pub(crate) fn put(map: &mut Map<String, Value>, key: &str, v: &dyn ToJson) {

@@ -40,7 +40,7 @@ pub struct CalibrationReport {
 }
 
 fn median(mut values: Vec<f64>) -> Option<f64> {
-    values.sort_unstable_by(f64::total_cmp);
+    crate::order::insertion_sort_by(&mut values, |a, b| a.total_cmp(b).is_gt());
     let n = values.len();
     match n {
         0 => None,

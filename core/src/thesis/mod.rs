@@ -440,16 +440,9 @@ pub fn assemble(s: &Scenario, cells: Vec<Cell>) -> ThesisMap {
     let middle = cols / 2;
     let mut rows: Vec<Vec<Cell>> = cells.chunks(cols).map(<[Cell]>::to_vec).collect();
     // Small to large by the parameters at the middle patch (some models' depend on it).
-    // Eleven rows, nearly in order already: an insertion keeps std's sort (about 6 kB of
-    // wasm, measured) out of the page.
+    // Eleven rows, nearly in order already.
     let size = |r: &[Cell]| r.get(middle).map_or(0, |c| c.params);
-    for i in 1..rows.len() {
-        let mut j = i;
-        while j > 0 && size(&rows[j - 1]) > size(&rows[j]) {
-            rows.swap(j - 1, j);
-            j -= 1;
-        }
-    }
+    crate::order::insertion_sort_by(&mut rows, |a, b| size(a) > size(b));
     let models = rows
         .iter()
         .filter_map(|r| r.get(middle))

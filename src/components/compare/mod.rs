@@ -17,7 +17,7 @@ use hsi_gpu_core::compare::decision::{Priority, MAX_TEAM_SIZE};
 use hsi_gpu_core::compare::export::results_csv;
 use hsi_gpu_core::compare::Comparison;
 use hsi_gpu_core::compare::{compare, MAX_OPTIONS};
-use hsi_gpu_core::json::ToJson;
+use hsi_gpu_core::json::{self, ToJson};
 use hsi_gpu_core::whatifs::{compare_levers, LeverRow};
 use hsi_gpu_core::Scenario;
 use wasm_bindgen::JsValue;
@@ -163,10 +163,9 @@ pub fn CompareView(props: &CompareProps) -> Html {
     let on_export_json = {
         let state = state.clone();
         Callback::from(move |_: MouseEvent| {
-            // Written by `to_json` and printed as a Value: the page's one JSON writer.
-            if let Ok(json) = serde_json::to_string_pretty(&state.comparison.to_json()) {
-                files::download_text("hsi-gpu-comparison.json", "application/json", &json);
-            }
+            // Written by `to_json`, printed as a Value: the page's one JSON writer.
+            let json = json::to_pretty_text(&state.comparison.to_json());
+            files::download_text("hsi-gpu-comparison.json", "application/json", &json);
         })
     };
     let on_export_csv = {
