@@ -19,7 +19,7 @@ use crate::device::{device_layer, DeviceLayer, Maths, OpClass};
 use crate::gpu::GpuSpec;
 use crate::host::{host_time, CpuProfile, HostTime, HostWork};
 use crate::pipeline::{input_time, InputTime, InputWork};
-use crate::scaling::pcie_x16_bytes_per_s;
+use crate::scaling::{pcie_x16_bytes_per_s, ScalingPoint};
 
 /// What bounds a step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +54,21 @@ pub fn largest<T: Copy, const N: usize>(times: [(f64, T); N], tie: T) -> (f64, T
         (0.0, tie),
         |best, (t, l)| if t > best.0 { (t, l) } else { best },
     )
+}
+
+/// What bounds a step across cards: what they add after the one-card step's parts (the
+/// exposed all-reduce, offload's copies and CPU Adam) where it takes longer than the
+/// largest of those parts (`parts_s`), else what bounds the one-card step.
+pub fn across_cards(one_card: StepBound, parts_s: f64, point: &ScalingPoint) -> StepBound {
+    largest(
+        [
+            (parts_s, one_card),
+            (point.allreduce_exposed_s, StepBound::Interconnect),
+            (point.optimizer_change_s, StepBound::Offload),
+        ],
+        one_card,
+    )
+    .1
 }
 
 /// Host-to-device latency of a sync (`loss.item()`): the GPU drains, the host wakes, the

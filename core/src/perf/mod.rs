@@ -394,18 +394,8 @@ pub fn step_time(one: &OneCard, scaling: &ScalingReport, scenario: &Scenario) ->
             time.optimizer_change_s = point.optimizer_change_s;
             time.ddp_overhead_s = point.ddp_overhead_s;
             time.step_s = point.step_s;
-            // What the cards add comes after the one-card step's parts: it bounds the
-            // step when it takes longer than the largest of them.
             let parts = time.host_s.max(time.input_s).max(time.device_s);
-            time.bound = steptime::largest(
-                [
-                    (parts, time.bound),
-                    (time.allreduce_exposed_s, StepBound::Interconnect),
-                    (time.optimizer_change_s, StepBound::Offload),
-                ],
-                time.bound,
-            )
-            .1;
+            time.bound = steptime::across_cards(time.bound, parts, point);
         }
         _ => time.step_s = one.step.compute_s_on(cards),
     }
