@@ -112,7 +112,7 @@ async fn verdict_uses_the_core_figures_and_compares_topologies() {
         "{verdict}"
     );
     assert!(
-        verdict.contains(&format!("is {}", r.max_batch)),
+        verdict.contains(&format!("is {}", format::count(r.max_batch.into()))),
         "{verdict}"
     );
     // The step's parts and what bounds it (issue 12: host, input pipeline or GPU).

@@ -11,7 +11,8 @@ const MIB: f64 = KIB * 1024.0;
 const GIB: f64 = MIB * 1024.0;
 const TIB: f64 = GIB * 1024.0;
 
-/// Three significant digits, without trailing zeros after the point ("1.5", "12.3", "512").
+/// Three significant digits, without trailing zeros after the point ("1.5", "12.3", "512");
+/// from 1,000 up the whole number, with separators as `count` writes it ("18,931").
 pub fn significant(value: f64) -> String {
     if !value.is_finite() {
         return "—".into();
@@ -21,11 +22,11 @@ pub fn significant(value: f64) -> String {
     }
     let magnitude = value.abs().log10().floor() as i32;
     let decimals = (2 - magnitude).clamp(0, 6) as usize;
-    let text = format!("{value:.decimals$}");
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
+    let text = format!("{:.decimals$}", value.abs());
+    let sign = if value < 0.0 { "-" } else { "" };
+    match text.parse::<u64>() {
+        Ok(whole) => format!("{sign}{}", count(whole)),
+        Err(_) => format!("{sign}{}", text.trim_end_matches('0').trim_end_matches('.')),
     }
 }
 
@@ -186,7 +187,10 @@ mod tests {
         assert_eq!(significant(1.23456), "1.23");
         assert_eq!(significant(31.4159), "31.4");
         assert_eq!(significant(314.159), "314");
-        assert_eq!(significant(31_415.9), "31416");
+        assert_eq!(significant(31_415.9), "31,416");
+        assert_eq!(significant(-1_234.4), "-1,234");
+        assert_eq!(significant(999.6), "1,000");
+        assert_eq!(significant(-0.5), "-0.5");
         assert_eq!(significant(0.0031415), "0.00314");
         assert_eq!(significant(1.5), "1.5");
         assert_eq!(significant(2.0), "2");

@@ -1,6 +1,7 @@
 //! Sentences with figures (pre-formatted by the caller).
 
 use super::Lang;
+use hsi_gpu_core::format;
 
 /// Tooltip of a roofline point.
 pub fn roofline_point_sentence(
@@ -115,8 +116,14 @@ pub fn max_batch_sentence(lang: Lang, headroom: &str, max_batch: u32) -> String 
     match (lang, max_batch) {
         (Lang::En, 0) => format!("Not even batch 1 fits with {headroom} headroom kept."),
         (Lang::Zh, 0) => format!("保留 {headroom} 余量时连批大小 1 也放不下。"),
-        (Lang::En, n) => format!("The largest batch per GPU with {headroom} headroom kept is {n}."),
-        (Lang::Zh, n) => format!("保留 {headroom} 余量时，每卡最大批大小为 {n}。"),
+        (Lang::En, n) => format!(
+            "The largest batch per GPU with {headroom} headroom kept is {}.",
+            format::count(n.into())
+        ),
+        (Lang::Zh, n) => format!(
+            "保留 {headroom} 余量时，每卡最大批大小为 {}。",
+            format::count(n.into())
+        ),
     }
 }
 

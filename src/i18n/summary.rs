@@ -31,7 +31,7 @@ pub fn labelled(lang: Lang, label: &str, value: &str) -> String {
     }
 }
 
-/// The input pipeline's own rate: "18931 samples/s on its own".
+/// The input pipeline's own rate: "18,931 samples/s on its own".
 pub fn on_its_own(lang: Lang, rate: &str) -> String {
     match lang {
         Lang::En => format!("{rate} samples/s on its own"),
