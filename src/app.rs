@@ -136,7 +136,7 @@ pub fn App(props: &AppProps) -> Html {
             .iter()
             .map(|f| i18n::catalog_field_name(f, lang))
             .collect();
-        format!("{name}: {}", words.join(", "))
+        i18n::summary::labelled(lang, name, &i18n::enumerated(lang, &words))
     })
     .collect();
     let on_dismiss = {

@@ -103,7 +103,7 @@ impl MemoryView {
                     }
                     <span class={classes!("fit", if m.fits { "ok" } else { "bad" })} data-testid="fits">
                         { status.get(lang) }</span>
-                    { key_figure(T::MaxBatch.get(lang), Some("max-batch"), self.report.max_batch.to_string()) }
+                    { key_figure(T::MaxBatch.get(lang), Some("max-batch"), format::count(self.report.max_batch.into())) }
                 </p>
                 { chart_box(frame, format!("{}: {} / {}", T::Memory.get(lang), format::bytes(m.total), format::bytes(m.capacity)), None, html! {
                     <>

@@ -37,7 +37,7 @@ impl Verdict {
                 <ul class="warnings" aria-label={T::Warnings.get(lang)}>
                     { for warnings.map(|w| html! { <li>{ i18n::warning_text(w, lang) }</li> }) }
                     if !self.unverified.is_empty() {
-                        <li data-testid="unverified">{ T::Unverified.get(lang) }{ ": " }{ self.unverified.join("; ") }</li>
+                        <li data-testid="unverified">{ i18n::summary::labelled(lang, T::Unverified.get(lang), &i18n::grouped(lang, &self.unverified)) }</li>
                     }
                 </ul>
             </section>

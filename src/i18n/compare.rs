@@ -227,7 +227,7 @@ pub fn flip_sentence(
         (None, Lang::Zh) => format!("{condition}：没有符合条件的方案"),
     };
     if !no_longer_fit.is_empty() {
-        let names = no_longer_fit.join(", ");
+        let names = super::enumerated(lang, no_longer_fit);
         out.push_str(&match lang {
             Lang::En => format!("; {names} no longer fit batch {batch}"),
             Lang::Zh => format!("；{names} 放不下批大小 {batch}"),

@@ -20,6 +20,22 @@ pub fn roofline_point_sentence(
     }
 }
 
+/// Items in a sentence: "a, b, c"; in Chinese with the enumeration comma, "a、b、c".
+pub fn enumerated(lang: Lang, items: &[&str]) -> String {
+    items.join(match lang {
+        Lang::En => ", ",
+        Lang::Zh => "、",
+    })
+}
+
+/// Groups in a sentence: "a; b", "a；b".
+pub fn grouped(lang: Lang, groups: &[String]) -> String {
+    groups.join(match lang {
+        Lang::En => "; ",
+        Lang::Zh => "；",
+    })
+}
+
 /// "Run (100 epochs)".
 pub fn run_time_label(lang: Lang, epochs: u32) -> String {
     match lang {
