@@ -179,6 +179,7 @@ pub fn cannot_compare_sentence(lang: Lang, source: &str) -> String {
 
 /// What a number box allows, shown under it while it holds a value outside the range.
 pub fn allowed_range(lang: Lang, min: u32, max: u32) -> String {
+    let (min, max) = (format::count(min.into()), format::count(max.into()));
     match lang {
         Lang::En => format!("Allowed: a whole number from {min} to {max}. Esc restores."),
         Lang::Zh => format!("允许范围：{min} 到 {max} 的整数。按 Esc 恢复。"),

@@ -191,7 +191,7 @@ for (const viewport of VIEWPORTS) {
       }
       assert.equal(await app.text("total-memory"), total, "the last valid estimate stays");
       assert.equal(await page.locator(".views.stale [data-testid=stale]").count(), 1, "not marked stale");
-      assert.match(await app.text("batch-error"), lang === "zh" ? /1 到 1048576 的整数/ : /from 1 to 1048576/);
+      assert.match(await app.text("batch-error"), lang === "zh" ? /1 到 1,048,576 的整数/ : /from 1 to 1,048,576/);
       assert.equal(await box.getAttribute("aria-invalid"), "true");
       // The whole value shows.
       const fits = await box.evaluate((el) => el.scrollWidth <= el.clientWidth);

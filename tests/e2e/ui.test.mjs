@@ -163,7 +163,7 @@ test("typed numbers and arrow keys drive the same figures", async () => {
   // A value past the core's limit is explained at the box, not silently clamped, and the
   // charts keep the last valid estimate (room.test.mjs checks this at every size).
   await app.page.getByTestId("bands-input").fill("5000");
-  assert.match(await app.text("bands-error"), /1 to 1024/);
+  assert.match(await app.text("bands-error"), /1 to 1,024/);
   assert.equal(await app.page.getByTestId("bands-input").inputValue(), "5000");
   assert.equal(await app.text("total-memory"), keyed.total);
   assert.equal(await app.page.getByTestId("stale").count(), 1);
