@@ -226,6 +226,14 @@ pub fn trials(s: &Scenario, gpu: &GpuSpec) -> Vec<LeverTrial> {
     out
 }
 
+/// Whether a lever's trial (`t` on `g`) leaves what a card holds as `s` on `gpu` has it:
+/// speed levers (compute, bandwidth, link, host) change neither the card's capacity nor
+/// the input's place, so the scenario's largest batch stands (`tests/levers.rs` checks
+/// it against the search on every trial).
+pub fn memory_as_is(s: &Scenario, gpu: &GpuSpec, t: &Scenario, g: &GpuSpec) -> bool {
+    g.memory_bytes == gpu.memory_bytes && t.pipeline.cube_on_gpu == s.pipeline.cube_on_gpu
+}
+
 /// Every lever's outcome against the scenario's own `base` point, from `point`, which
 /// estimates a scenario on a card (None where it cannot: that lever is left out).
 pub fn outcomes(

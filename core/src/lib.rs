@@ -81,7 +81,7 @@ pub fn build_model(s: &Scenario) -> Result<ModelSpec, FieldError> {
 pub fn estimate(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     let (s, remark) = linked(s);
     let (spec, gpu) = checked(&s)?;
-    let mut report = estimate_with(&s, &spec, &gpu)?;
+    let mut report = estimate_with(&s, &spec, &gpu, None)?;
     report.warnings.extend(remark);
     report.warnings.extend(input_remarks(&s));
     Ok(report)
@@ -145,15 +145,25 @@ pub fn linked(s: &Scenario) -> (Cow<'_, Scenario>, Option<Warning>) {
 }
 
 /// The scenario's model on any card, for what-ifs on a modified card (`levers`): the
-/// scenario is assumed valid for the catalog card it names.
-pub fn estimate_on(s: &Scenario, gpu: &GpuSpec) -> Result<Report, Vec<FieldError>> {
+/// scenario is assumed valid for the catalog card it names. `max_batch`, when the caller
+/// knows it (a lever that leaves memory as it is), spares the largest-batch search.
+pub fn estimate_on(
+    s: &Scenario,
+    gpu: &GpuSpec,
+    max_batch: Option<u32>,
+) -> Result<Report, Vec<FieldError>> {
     let spec = build_model(s).map_err(|e| vec![e])?;
-    estimate_with(s, &spec, gpu)
+    estimate_with(s, &spec, gpu, max_batch)
 }
 
 /// The walk after `checked`: analysis -> what one GPU holds and does (`parallel`: the
 /// model split and staged, its memory) -> performance -> the Report.
-fn estimate_with(s: &Scenario, spec: &ModelSpec, gpu: &GpuSpec) -> Result<Report, Vec<FieldError>> {
+fn estimate_with(
+    s: &Scenario,
+    spec: &ModelSpec,
+    gpu: &GpuSpec,
+    known_max_batch: Option<u32>,
+) -> Result<Report, Vec<FieldError>> {
     let training = analysis::Training::of(s, gpu);
     let analysis =
         analysis::analyze_with(spec, s.batch_per_gpu.into(), &training).map_err(|e| vec![e])?;
@@ -165,10 +175,10 @@ fn estimate_with(s: &Scenario, spec: &ModelSpec, gpu: &GpuSpec) -> Result<Report
     let (params, trainable_params) = (analysis.params, analysis.trainable_params);
     let flops = [analysis.fwd_flops, analysis.bwd_flops].map(|f| f / f64::from(s.batch_per_gpu));
     let plan = parallel::plan(s, spec, analysis, gpu, &training).map_err(|e| vec![e])?;
-    let max_batch = if parallel {
-        plan.max_batch(s, gpu)
-    } else {
-        memory::max_batch(spec, s, gpu).map_err(|e| vec![e])?
+    let max_batch = match known_max_batch {
+        Some(known) => known,
+        None if parallel => plan.max_batch(s, gpu),
+        None => memory::max_batch(spec, s, gpu).map_err(|e| vec![e])?,
     };
     let replica = Replica {
         card: &plan.card,

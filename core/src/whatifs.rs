@@ -47,7 +47,8 @@ pub fn lever_outcomes(
     let known = |patch: Option<u32>| (!largest_patches).then_some(patch);
     let base = lever_point(s, gpu, report, known(None));
     let outcomes = levers::outcomes(&base, &levers::trials(s, gpu), |t, g| {
-        let r = estimate_on(t, g).ok()?;
+        let memory_as_is = levers::memory_as_is(s, gpu, t, g);
+        let r = estimate_on(t, g, memory_as_is.then_some(report.max_batch)).ok()?;
         // Only more capacity moves the largest patch: reuse the scenario's otherwise.
         let patch =
             (g.memory_bytes == gpu.memory_bytes || !largest_patches).then_some(base.largest_patch);

@@ -195,3 +195,50 @@ fn the_comparison_has_a_row_per_lever_option_with_each_options_own_outcome() {
     assert!(compute.speedup.unwrap() > MIN_SPEEDUP);
     assert!(compute.usd_per_experiment.unwrap() < base.usd_per_experiment.unwrap());
 }
+
+/// The speed levers reuse the scenario's largest batch (`levers::memory_as_is`): on every
+/// zoo model, and split, sharded or offloaded over cards, the search on the lever's own
+/// trial finds the same batch.
+#[test]
+fn a_lever_that_leaves_memory_as_is_keeps_the_largest_batch_the_search_finds() {
+    use hsi_gpu_core::{estimate, estimate_on, levers, market::scenario_card, zoo};
+    let mut scenarios: Vec<String> = zoo::ZOO
+        .iter()
+        .map(|m| {
+            format!(
+                r#"{{"model": {{"kind": "preset", "id": "{}"}}, "patch": {}}}"#,
+                m.id, m.default_patch
+            )
+        })
+        .collect();
+    scenarios.extend(
+        [
+            r#"{"cards": 2}"#,
+            r#"{"gpu": "rtx_4090", "cards": 4, "sharding": "zero3", "model": {"kind": "preset", "id": "vit"}, "patch": 32}"#,
+            r#"{"gpu": "rtx_4090", "sharding": "zero3", "offload": true, "model": {"kind": "preset", "id": "vit"}, "patch": 32}"#,
+            r#"{"gpu": "h100_sxm", "cards": 4, "tensor_parallel": 2, "model": {"kind": "preset", "id": "vit"}, "patch": 32}"#,
+            r#"{"gpu": "a100_80_sxm", "cards": 4, "pipeline_parallel": 2, "micro_batches": 4, "model": {"kind": "preset", "id": "vit"}, "patch": 32}"#,
+        ]
+        .map(String::from),
+    );
+    let mut reused = 0;
+    for json in &scenarios {
+        let s = scenario_from_json(json).unwrap();
+        let s = hsi_gpu_core::linked(&s).0.into_owned();
+        let gpu = scenario_card(&s).unwrap();
+        let report = estimate(&s).unwrap();
+        for t in levers::trials(&s, &gpu) {
+            if !levers::memory_as_is(&s, &gpu, &t.scenario, &t.gpu) {
+                continue;
+            }
+            let searched = estimate_on(&t.scenario, &t.gpu, None).unwrap().max_batch;
+            assert_eq!(
+                searched, report.max_batch,
+                "{json}: {:?} x{}",
+                t.lever, t.factor
+            );
+            reused += 1;
+        }
+    }
+    assert!(reused >= 4 * scenarios.len(), "{reused} trials reused");
+}
