@@ -272,15 +272,16 @@ fn use_what_ifs(scenario: &Scenario) -> Option<(SharedReport, bool)> {
                     }
                 }
             };
-            if first {
+            let timer = if first {
                 platform::after_paint(run);
+                None
             } else {
-                yew::platform::spawn_local(async move {
-                    yew::platform::time::sleep(WHAT_IFS_DELAY).await;
-                    run();
-                });
+                Some(platform::after(WHAT_IFS_DELAY, run))
+            };
+            move || {
+                cancelled.set(true);
+                drop(timer);
             }
-            move || cancelled.set(true)
         });
     }
     (*latest)

@@ -174,6 +174,14 @@ pub fn after_paint(f: impl FnOnce() + 'static) {
     let _ = window().request_animation_frame(callback.unchecked_ref());
 }
 
+/// Runs `f` once `delay` has passed, unless the returned timer is dropped first: dropping
+/// it clears the browser's timer, so work a newer input made moot never wakes the page
+/// (a dragged slider would otherwise leave one wake-up per move, each landing in a later
+/// move's frame).
+pub fn after(delay: std::time::Duration, f: impl FnOnce() + 'static) -> Timeout {
+    Timeout::new(delay.as_millis().try_into().unwrap_or(u32::MAX), f)
+}
+
 /// The browser tests wait for `<body data-ready="1">`.
 pub fn mark_ready() {
     let _ = body().dataset().set("ready", "1");

@@ -300,27 +300,31 @@ fn use_thesis_map(scenario: &Scenario, open: bool) -> MapState {
         let wanted = key.filter(|key| !current && key.validate().is_empty());
         use_effect_with(wanted, move |wanted| {
             let cancelled = Rc::new(Flag::new(false));
-            if let Some(key) = wanted {
-                let (key, flag) = (Rc::new(key.clone()), cancelled.clone());
-                yew::platform::spawn_local(async move {
-                    yew::platform::time::sleep(crate::app::WHAT_IFS_DELAY).await;
-                    let total = thesis::grid().count();
-                    let mut cells = Vec::with_capacity(total);
-                    for (model, patch) in thesis::grid() {
-                        if flag.get() {
-                            return;
+            let timer = wanted.clone().map(|key| {
+                let (key, flag) = (Rc::new(key), cancelled.clone());
+                crate::platform::after(crate::app::WHAT_IFS_DELAY, move || {
+                    yew::platform::spawn_local(async move {
+                        let total = thesis::grid().count();
+                        let mut cells = Vec::with_capacity(total);
+                        for (model, patch) in thesis::grid() {
+                            if flag.get() {
+                                return;
+                            }
+                            cells.push(thesis::cell(&key, model, patch));
+                            done.set(Some((cells.len(), total)));
+                            // Let the browser handle input before the next cell.
+                            yew::platform::time::sleep(Duration::ZERO).await;
                         }
-                        cells.push(thesis::cell(&key, model, patch));
-                        done.set(Some((cells.len(), total)));
-                        // Let the browser handle input before the next cell.
-                        yew::platform::time::sleep(Duration::ZERO).await;
-                    }
-                    let map = thesis::assemble(&key, cells);
-                    latest.set(Some((key, SharedMap::new(map))));
-                    done.set(None);
-                });
+                        let map = thesis::assemble(&key, cells);
+                        latest.set(Some((key, SharedMap::new(map))));
+                        done.set(None);
+                    })
+                })
+            });
+            move || {
+                cancelled.set(true);
+                drop(timer);
             }
-            move || cancelled.set(true)
         });
     }
     let map = latest.as_ref().map(|(_, m)| (m.clone(), !current));
