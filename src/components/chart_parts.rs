@@ -84,7 +84,9 @@ pub fn use_focus() -> Focus {
 }
 
 /// A chart mark reachable by mouse and keyboard: hovering or focusing it shows `text` in
-/// the chart's readout; screen readers read it as the mark's label.
+/// the chart's readout; screen readers read it as the mark's label. No `<title>` beside
+/// the label: the readout already says it on hover, and a dragged slider would rewrite
+/// every mark's text twice.
 pub fn mark(
     focus: &Focus,
     index: usize,
@@ -103,7 +105,6 @@ pub fn mark(
     html! {
         <g class="point" tabindex="0" role="img" aria-label={text.to_string()}
             onfocus={on_focus} onmouseenter={on_hover} data-testid={testid.map(AttrValue::from)}>
-            <title>{ text.to_string() }</title>
             { body }
         </g>
     }
