@@ -91,7 +91,9 @@ class Trainer:
         for _ in range(self.accum):
             with self.autocast():
                 loss = F.cross_entropy(self.model(x).float(), y) / self.accum
-            self.last_loss = loss
+            # Detached: a loss kept with its graph would keep, after a backward that ran
+            # out of memory, the saved activations of the layers it had not reached.
+            self.last_loss = loss.detach()
             (self.scaler.scale(loss) if self.scaler else loss).backward()
         if self.scaler:
             self.scaler.step(self.optimizer)
@@ -307,7 +309,8 @@ def self_test():
     """SpecModel builds every op of the estimator and rebuilds every exported fixture with
     torch's parameter count (and trains the every-op list one step), and an
     exported zoo model with the original's FLOPs and saved bytes (so measuring a layer
-    list measures what the estimate describes); the OOM search finds the edge; a dry run
+    list measures what the estimate describes); the OOM search finds the edge and a failed
+    step leaves nothing behind; a dry run
     of a zoo preset and of a custom spec produce complete measurement records."""
     fixtures = repository_path("core", "tests", "fixtures")
     with open(os.path.join(fixtures, "pytorch_zoo.json")) as f:
@@ -370,6 +373,25 @@ def self_test():
 
     trainer.step = step_up_to_8
     assert not fits(trainer, 9) and trainer.batch is None
+    assert fits(trainer, 8)
+    # A step that runs out of memory in its backward takes its graph with it: the layers
+    # the backward had not reached still hold their saved activations, and the next batch
+    # a sweep tries would run beside them (its largest batch would come out low).
+    trainer = Trainer({**base, "model": {"kind": "custom", "spec": hu1d_spec}}, torch.device("cpu"))
+
+    class OutOfMemoryInBackward(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx, grad):
+            raise torch.cuda.OutOfMemoryError("simulated, in the backward")
+
+    trainer.model.register_forward_hook(
+        lambda module, args, out: OutOfMemoryInBackward.apply(out) if out.shape[0] > 8 else out)
+    assert not fits(trainer, 9)
+    assert trainer.last_loss.grad_fn is None, "the failed step's graph (and its saved activations) outlives it"
     assert fits(trainer, 8)
     for edge, start, limit in ((37, 64, 1 << 16), (37, 4, 1 << 16), (1, 8, 64), (0, 8, 64), (5000, 1, 4096)):
         tried = []
