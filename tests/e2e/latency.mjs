@@ -4,7 +4,7 @@
 // for docs/development.md's figures, interleaving builds and viewports:
 //
 //   node tests/e2e/latency.mjs [--dist DIR]... [--viewport 1366x768]... [--rounds 3]
-//                              [--moves 100] [--old | --idle]
+//                              [--moves 100] [--old | --idle] [--reference]
 //
 // Per move, from the key event's own timestamp (when the browser received it):
 // - dom: the `input` event handled: the estimate done and the DOM updated;
@@ -15,12 +15,16 @@
 // `--old` is the earlier measurement (a synthetic `input` dispatched just after a rAF,
 // timed to the next rAF callback), kept to compare the two on the same build. `--idle`
 // presses Shift instead (no change, no work): the floor that the frame clock alone sets.
+// `--reference` adds a page with only a slider and the one number it writes (next to the
+// builds, interleaved): what the browser and the frame clock cost a move on this machine
+// with next to no page behind it, so the page's own share can be read off.
 // Headless Chromium keeps its 60 Hz frame clock with --disable-gpu-vsync and
 // --disable-frame-rate-limit (rAF every 16.7-17.7 ms either way), so there is no run
 // without the vsync wait; `raf` and `frame` separate the wait from the frame's work.
 
 import { chromium } from "playwright-core";
-import { loadavg } from "node:os";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -166,11 +170,28 @@ export function describe(summary) {
   ].join(" ");
 }
 
+/** The reference page: the slider the measurement presses, and one text it rewrites. */
+const REFERENCE_PAGE = `<!doctype html><html><body data-ready="1">
+<input type="range" min="11" max="61" value="25" data-testid="patch-slider"><output>25</output>
+<script>
+const slider = document.querySelector("input");
+slider.addEventListener("input", () => (document.querySelector("output").textContent = slider.value));
+</script></body></html>`;
+
+/** A folder holding the reference page as its index.html. */
+async function referenceDist() {
+  const dir = await mkdtemp(path.join(tmpdir(), "latency-reference-"));
+  await writeFile(path.join(dir, "index.html"), REFERENCE_PAGE);
+  return dir;
+}
+
 async function main() {
   const args = process.argv.slice(2);
   const all = (flag) => args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
   const one = (flag, fallback) => all(flag)[0] ?? fallback;
   const dists = all("--dist").length ? all("--dist").map((d) => path.resolve(d)) : [DIST];
+  const reference = args.includes("--reference") ? await referenceDist() : null;
+  if (reference) dists.push(reference);
   const viewports = (all("--viewport").length ? all("--viewport") : ["1366x768"]).map((v) => {
     const [width, height] = v.split("x").map(Number);
     return { width, height };
@@ -187,14 +208,15 @@ async function main() {
         const page = await browser.newPage({ viewport });
         await page.goto(server.url);
         await page.waitForFunction(() => document.body?.dataset.ready === "1");
-        await page.locator('.levers-tile:not(.stale) [data-testid="chart-levers"]').waitFor();
-        const hidden = await offScreen(page);
+        const isReference = dist === reference;
+        if (!isReference) await page.locator('.levers-tile:not(.stale) [data-testid="chart-levers"]').waitFor();
+        const hidden = isReference ? [] : await offScreen(page);
         const load = loadavg()[0].toFixed(2);
         const samples = old
           ? await measureOld(page, moves)
           : await measureKeys(page, { moves, key: idle ? "Shift" : null });
         console.log(
-          `round ${round} ${viewport.width}x${viewport.height} ${path.basename(path.dirname(dist))}/${path.basename(dist)}` +
+          `round ${round} ${viewport.width}x${viewport.height} ${isReference ? "reference page" : `${path.basename(path.dirname(dist))}/${path.basename(dist)}`}` +
             ` load ${load}${hidden.length ? ` OFF SCREEN: ${hidden}` : ""}: ${describe(summarize(samples))}`,
         );
         await browser.close();
@@ -202,6 +224,7 @@ async function main() {
       }
     }
   }
+  if (reference) await rm(reference, { recursive: true });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
