@@ -33,7 +33,10 @@ each finishes, so a run cut short keeps what it measured:
 - sweeps: the largest batch of HybridSN, SSFTT and Hamida in default precision and AMP
   bf16 (doubling, then bisecting to 2 %, each sweep capped in time), with each batch's
   reserved peak, the allocator's retries at the card's limit and the out-of-memory
-  message of a batch that failed (`sweep_details`).
+  message of a batch that failed (`sweep_details`). HybridSN's in default precision
+  starts at 20,480, where the committed sweep failed right after two failures, when
+  its tool still kept a failed step's activations (docs/validation.md): first, on a
+  clean card, whether that batch runs.
 
     python3 tools/measure_lent_gpu.py --output lent.jsonl     # on the lent card
     python3 tools/measure_lent_gpu.py --plan                  # the plan and its time
@@ -70,6 +73,8 @@ SNAPSHOT_MODELS = ("hybridsn", "ssftt", "hamida3d")
 # request takes the extra segment.
 AMP_SNAPSHOTS = (("hu1d", 64), ("dbda", 64))
 SWEEP_CAP_S = 25.0
+# (model, precision) -> the batch its sweep starts from, where not the step's own batch.
+SWEEP_STARTS = {("hybridsn", "torch_default"): 20_480}
 # The two cheapest committed layer-list steps (5-6 s each on the H200).
 LAYER_LISTS = (("resnet50", 256, "torch_default", False), ("vit_base_patch16_224", 192, "amp_fp16", True))
 # Rough seconds per item where the committed runs hold no timing (named so the plan says
@@ -121,7 +126,9 @@ def items():
                     {"scenario": c["scenario"], "bench": bench}))
     for model in SNAPSHOT_MODELS:
         for precision in ("torch_default", "amp_bf16"):
-            out.append(("sweeps", f"{model} {precision}", {"scenario": hsi_case(model, precision, 64)}))
+            start = SWEEP_STARTS.get((model, precision), 64)
+            out.append(("sweeps", f"{model} {precision} from {start}",
+                        {"scenario": hsi_case(model, precision, 64), "start": start}))
     return out
 
 
@@ -409,7 +416,7 @@ def run_sweep(item, device, dry_run):
         details.append(detail)
         return ok
 
-    good, bad, converged = capped_largest(trial, scenario["batch_per_gpu"], SWEEP_CAP_S)
+    good, bad, converged = capped_largest(trial, item["start"], SWEEP_CAP_S)
     m["sweep"] = points
     if converged:
         m["max_batch"] = good
@@ -445,6 +452,8 @@ def shrunk(section, item):
     item = json.loads(json.dumps(item))
     if "scenario" in item:
         item["scenario"]["batch_per_gpu"] = 2
+    if "start" in item:
+        item["start"] = 2
         item["scenario"]["patch"] = min(item["scenario"]["patch"], 9)
     if item.get("kind") == "conv":
         item.update(batch=2, side=min(item["side"], 8))
