@@ -174,6 +174,35 @@ test("the details below the dashboard stay put while a slider moves and catch up
   assert.notEqual(after.text, before.text, "the details did not catch up with the new patch size");
 });
 
+for (const [query, what] of [
+  ["", "in English"],
+  ["?lang=zh", "in Chinese"],
+  ["?present=1", "in presentation mode"],
+]) {
+  test(`at 1366 x 768 ${what} the charts' key figures keep their lines while a slider moves`, async () => {
+    // Were a figure's new value to wrap the line it is on, the chart below would jump.
+    const app = await open({ width: 1366, height: 768 }, query);
+    for (const id of ["patch-slider", "bands-slider", "batch-slider"]) {
+      // 25 values from the slider's minimum to its maximum, each drawn before reading.
+      const heights = await app.page.getByTestId(id).evaluate(async (input) => {
+        const frame = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+        const read = () =>
+          [...document.querySelectorAll(".tiles .key-figures")].map((p) => p.getBoundingClientRect().height).join(", ");
+        const seen = {};
+        const [min, max] = [Number(input.min), Number(input.max)];
+        for (let k = 0; k <= 24; k++) {
+          input.value = String(Math.round(min + ((max - min) * k) / 24));
+          input.dispatchEvent(new Event("input", { bubbles: true }));
+          await frame();
+          seen[read()] ??= input.value;
+        }
+        return seen;
+      });
+      assert.equal(Object.keys(heights).length, 1, `${id}: key figures' heights (first seen at value) ${JSON.stringify(heights)}`);
+    }
+  });
+}
+
 test("the language toggle reads without a CJK font", async () => {
   const app = await open({ width: 1366, height: 768 });
   assert.match(await app.text("lang-toggle"), /EN/);
