@@ -452,9 +452,9 @@ def shrunk(section, item):
     item = json.loads(json.dumps(item))
     if "scenario" in item:
         item["scenario"]["batch_per_gpu"] = 2
+        item["scenario"]["patch"] = min(item["scenario"]["patch"], 9)
     if "start" in item:
         item["start"] = 2
-        item["scenario"]["patch"] = min(item["scenario"]["patch"], 9)
     if item.get("kind") == "conv":
         item.update(batch=2, side=min(item["side"], 8))
     return item
