@@ -41,6 +41,12 @@ pub const MIN_LARGE_ALLOC: u64 = 10 << 20;
 /// `kRoundLarge`.
 pub const ROUND_LARGE: u64 = 2 << 20;
 
+/// Largest request replayed as asked, 16 TiB: 60 times the largest card's memory. A
+/// larger one (a scenario at its input limits asks for zettabytes) is replayed at this
+/// size: it runs out of memory all the same, and the sums of a step's requests stay
+/// within u64.
+pub const MAX_REQUEST: u64 = 1 << 44;
+
 /// A request rounded as `round_size` does.
 pub fn round_size(bytes: u64) -> u64 {
     bytes.max(1).div_ceil(MIN_BLOCK) * MIN_BLOCK
@@ -181,7 +187,7 @@ impl CachingAllocator {
         if bytes == 0 {
             return None;
         }
-        let size = round_size(bytes);
+        let size = round_size(bytes.min(MAX_REQUEST));
         let small = size <= SMALL_SIZE;
         let id = self.handles.len();
         let found = self.pool(small).best_fit(size);
@@ -313,6 +319,18 @@ mod tests {
         // 12 MiB cached; 11.5 MiB leaves 0.5 MiB, which stays with the block.
         a.malloc((23 << 20) / 2);
         assert_eq!(a.allocated(), 12 << 20);
+    }
+
+    #[test]
+    fn requests_past_any_card_run_out_of_memory_without_overflow() {
+        let mut a = CachingAllocator::with_limit(80 << 30);
+        let handles: Vec<_> = (0..1000).map(|_| a.malloc(u64::MAX)).collect();
+        assert!(a.out_of_memory);
+        assert_eq!(a.reserved(), 1000 * MAX_REQUEST);
+        for h in handles {
+            a.free(h);
+        }
+        assert_eq!(a.allocated(), 0);
     }
 
     #[test]
