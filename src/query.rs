@@ -12,6 +12,7 @@
 
 use hsi_gpu_core::json::{self, ToJson};
 use hsi_gpu_core::scenario::{scenario_from_value, ModelChoice};
+use hsi_gpu_core::zoo;
 use hsi_gpu_core::Scenario;
 use serde_json::{Map, Value};
 
@@ -153,6 +154,7 @@ pub fn parse_query(query: &str) -> Parsed {
         }
     }
     scenario = from_value(&value).unwrap_or_default();
+    let scenario = with_buildable_model(scenario, &applied, &mut notices);
 
     Parsed {
         has_scenario: !applied.is_empty(),
@@ -160,6 +162,68 @@ pub fn parse_query(query: &str) -> Parsed {
         view,
         notices,
     }
+}
+
+/// `scenario` with a model the core can build, as the page needs to draw anything: a
+/// patch the preset cannot take becomes the preset's own (as choosing the preset on the
+/// page does), and a field from the link that the model cannot be built with (an unknown
+/// preset id) goes back to its default, each with a notice where the link named it. Else
+/// the page would show nothing but the error, and save the link that caused it.
+fn with_buildable_model(
+    mut scenario: Scenario,
+    applied: &[(String, String)],
+    notices: &mut Vec<Notice>,
+) -> Scenario {
+    let defaults = to_value(&Scenario::default());
+    // Each round changes the patch or puts a field back to its default, so this ends.
+    for _ in 0..=applied.len() + 1 {
+        let Err(problem) = hsi_gpu_core::build_model(&scenario) else {
+            break;
+        };
+        let from_link = |key: &str| applied.iter().find(|(k, _)| k == key);
+        let own_patch = match &scenario.model {
+            ModelChoice::Preset { id, .. } => zoo::zoo_entry(id).map(|e| e.default_patch),
+            ModelChoice::Custom { .. } => None,
+        };
+        if let Some(patch) = own_patch.filter(|&p| problem.field == "patch" && p != scenario.patch)
+        {
+            if let Some((key, text)) = from_link("patch") {
+                notices.push(notice(key, text, &problem.allowed));
+            }
+            scenario.patch = patch;
+            continue;
+        }
+        let mut value = to_value(&scenario);
+        let not_default =
+            |key: &&(String, String)| get_path(&value, &key.0) != get_path(&defaults, &key.0);
+        // The field the model names, else the link's model fields that led there.
+        let mut culprits: Vec<&(String, String)> = from_link(&problem.field)
+            .filter(not_default)
+            .into_iter()
+            .collect();
+        if culprits.is_empty() {
+            culprits = applied
+                .iter()
+                .filter(|(k, _)| k.starts_with("model."))
+                .filter(not_default)
+                .collect();
+        }
+        if culprits.is_empty() {
+            // Nothing from the link to put back: the page says why it cannot estimate.
+            break;
+        }
+        for (key, text) in culprits {
+            notices.push(notice(key, text, &problem.allowed));
+            if let Some(default_leaf) = get_path(&defaults, key) {
+                set_value(&mut value, key, default_leaf.clone());
+            }
+        }
+        match from_value(&value) {
+            Ok(fixed) => scenario = fixed,
+            Err(_) => break,
+        }
+    }
+    scenario
 }
 
 /// Sets the field at dotted `path` from user text (a query value or an input box), parsed
@@ -367,159 +431,4 @@ fn hex_pair(high: u8, low: u8) -> Option<u8> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use hsi_gpu_core::scenario::{Interconnect, Precision};
-
-    #[test]
-    fn default_scenario_gives_an_empty_query() {
-        assert_eq!(to_query(&Scenario::default(), &ViewParams::default()), "");
-        let parsed = parse_query("");
-        assert_eq!(parsed.scenario, Scenario::default());
-        assert!(!parsed.has_scenario);
-        assert!(parsed.notices.is_empty());
-    }
-
-    #[test]
-    fn changed_fields_round_trip_readably() {
-        let mut s = Scenario {
-            bands: 200,
-            patch: 9,
-            precision: Precision::AmpBf16,
-            interconnect: Interconnect::NvlinkBridge,
-            checkpointing: true,
-            cudnn_benchmark: true,
-            ..Scenario::default()
-        };
-        s.memory.headroom = 0.3;
-        let view = ViewParams {
-            lang: Some(Lang::Zh),
-            embed: true,
-            presentation: false,
-        };
-        let query = to_query(&s, &view);
-        for part in [
-            "bands=200",
-            "patch=9",
-            "precision=amp_bf16",
-            "interconnect=nvlink_bridge",
-            "checkpointing=true",
-            "cudnn_benchmark=true",
-            "memory.headroom=0.3",
-            "lang=zh",
-            "embed=1",
-        ] {
-            assert!(query.split('&').any(|p| p == part), "{part} in {query}");
-        }
-        let parsed = parse_query(&format!("?{query}"));
-        assert_eq!(parsed.scenario, s);
-        assert_eq!(parsed.view, view);
-        assert!(parsed.has_scenario);
-        assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
-    }
-
-    #[test]
-    fn a_custom_model_round_trips_through_a_link() {
-        use hsi_gpu_core::graph::{ops, ModelBuilder};
-        use hsi_gpu_core::scenario::ModelChoice;
-        let mut b = ModelBuilder::new("mine", vec![1, 30, 9, 9]);
-        b.push(ops::conv(3, 4, &[3, 3, 3], &[])).push(ops::relu());
-        let s = Scenario {
-            model: ModelChoice::Custom { spec: b.build() },
-            ..Scenario::default()
-        };
-        let query = to_query(&s, &ViewParams::default());
-        assert!(query.contains("model.kind=custom"), "{query}");
-        let parsed = parse_query(&query);
-        assert!(parsed.notices.is_empty(), "{:?}", parsed.notices);
-        assert_eq!(parsed.scenario, s);
-        // A broken spec is dropped with a notice; the rest of the link still applies.
-        let broken = parse_query("model.kind=custom&model.spec=%7B%7D&bands=50");
-        assert_eq!(broken.scenario.model, Scenario::default().model);
-        assert_eq!(broken.scenario.bands, 50);
-        assert!(broken.notices.iter().any(|n| n.key == "model.spec"));
-    }
-
-    #[test]
-    fn malformed_unknown_and_out_of_range_values_fall_back_with_notices() {
-        let parsed = parse_query(
-            "bands=abc&patch=0&cards=99&precision=fp7&nonsense=1&batch_per_gpu=32&lang=fr",
-        );
-        let defaults = Scenario::default();
-        assert_eq!(parsed.scenario.bands, defaults.bands);
-        assert_eq!(parsed.scenario.patch, defaults.patch);
-        assert_eq!(parsed.scenario.cards, defaults.cards);
-        assert_eq!(parsed.scenario.precision, defaults.precision);
-        // The one good value is kept.
-        assert_eq!(parsed.scenario.batch_per_gpu, 32);
-        let keys: Vec<&str> = parsed.notices.iter().map(|n| n.key.as_str()).collect();
-        for key in ["bands", "patch", "cards", "precision", "nonsense", "lang"] {
-            assert!(keys.contains(&key), "{key} in {keys:?}");
-        }
-        let cards = parsed.notices.iter().find(|n| n.key == "cards").unwrap();
-        assert_eq!(cards.value, "99");
-        assert!(cards.reason.contains('8'), "{}", cards.reason);
-        assert!(parsed.scenario.validate().is_empty());
-    }
-
-    #[test]
-    fn hostile_input_never_panics() {
-        for query in [
-            "%",
-            "%zz=1",
-            "a=%F0%9F",
-            "=&&=",
-            "memory=1",
-            "memory.headroom.x=1",
-            ".=1",
-            "bands=1e400",
-            "bands=-1",
-            "model.kind=custom",
-            "gpu=%3Cscript%3E",
-        ] {
-            let parsed = parse_query(query);
-            assert!(parsed.scenario.validate().is_empty(), "{query}");
-        }
-    }
-
-    #[test]
-    fn percent_encoding_round_trips_unicode_and_reserved_characters() {
-        let text = "a b&c=d/é中";
-        let encoded = encode_component(text);
-        assert!(encoded
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_.~%".contains(&b)));
-        assert_eq!(decode_component(&encoded), text);
-        assert_eq!(decode_component("a+b%2"), "a b%2");
-    }
-
-    #[test]
-    fn set_field_parses_by_the_existing_type() {
-        let s = set_field(&Scenario::default(), "memory.headroom", "0.25").unwrap();
-        assert_eq!(s.memory.headroom, 0.25);
-        let s = set_field(&s, "gpu", "rtx_a5500").unwrap();
-        assert_eq!(s.gpu, "rtx_a5500");
-        assert!(set_field(&s, "memory.headroom", "lots").is_err());
-        assert!(set_field(&s, "memory", "1").is_err());
-        let fields = fields_under(&s, &["memory"]);
-        assert!(fields.contains(&("memory.headroom".to_string(), "0.25".to_string())));
-    }
-
-    #[test]
-    fn optional_assumptions_show_empty_and_empty_text_unsets_them() {
-        let unset = Scenario::default();
-        let Some((path, text)) = fields_under(&unset, &["perf", "cost"])
-            .into_iter()
-            .find(|(_, text)| text.is_empty())
-        else {
-            return; // no optional assumption in the core yet
-        };
-        assert_eq!(text, "");
-        let set = set_field(&unset, &path, "7").unwrap();
-        assert_ne!(set, unset);
-        let query = to_query(&set, &ViewParams::default());
-        assert_eq!(query, format!("{}=7", encode_component(&path)));
-        assert_eq!(parse_query(&query).scenario, set);
-        assert_eq!(set_field(&set, &path, " ").unwrap(), unset);
-    }
-}
+mod tests;

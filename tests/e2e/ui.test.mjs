@@ -306,10 +306,10 @@ test("a Chinese browser gets Chinese by default", async () => {
 });
 
 test("malformed link values fall back to defaults with a visible notice", async () => {
-  const app = await open("?bands=banana&cards=99&patch=-3&precision=fp7&unknown=1");
+  const app = await open("?bands=banana&cards=99&patch=-3&precision=fp7&unknown=1&model.id=nope");
   const notice = await app.text("notices");
   // Each parameter by the name its input has on the page (the key itself if it is none).
-  for (const part of ["Spectral bands = banana", "Cards = 99", "Spatial patch size = -3", "Precision = fp7", "unknown = 1"]) {
+  for (const part of ["Spectral bands = banana", "Cards = 99", "Spatial patch size = -3", "Precision = fp7", "unknown = 1", "Model = nope"]) {
     assert.ok(notice.includes(part), `notice lacks ${part}: ${notice}`);
   }
   const defaults = await open();
