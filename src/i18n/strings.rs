@@ -124,7 +124,7 @@ texts! {
     PeakCompute => "Compute roof", "算力上限";
     Bandwidth => "Memory bandwidth", "显存带宽";
     Ridge => "Ridge point", "拐点";
-    IntensityAxis => "Arithmetic intensity (FLOP per byte moved)", "算术强度（FLOP/字节）";
+    IntensityAxis => "Arithmetic intensity (FLOP/byte)", "算术强度（FLOP/字节）";
     RoofPrecision => "Roof of the chosen precision", "所选精度的上限";
     RoofFp32 => "FP32 CUDA-core roof (element-wise layers)", "FP32 CUDA 核心上限（逐元素层）";
     Speed => "Speed", "速度";
@@ -146,9 +146,9 @@ texts! {
     PriceListed => "dated listing", "有日期的标价";
     PriceGuess => "a guess, not a listing", "估计值，不是标价";
     PriceLaunch => "launch price", "首发价";
-    PriceYours => "yours (cost.card_price_usd)", "您输入的（cost.card_price_usd）";
-    BridgeUnknown => "No price is known for this card's NVLink bridge, so capex and TCO leave the bridges out. Enter one under Assumptions (cost.bridge_usd_per_pair).",
-        "这张卡的 NVLink 桥没有已知价格，资本支出和总拥有成本未计入桥。请在“假设”中输入（cost.bridge_usd_per_pair）。";
+    PriceYours => "yours, entered under Assumptions", "您在“假设”中输入的";
+    BridgeUnknown => "No price is known for this card's NVLink bridge, so capex and TCO leave the bridges out. Enter one under Assumptions (NVLink bridge price).",
+        "这张卡的 NVLink 桥没有已知价格，资本支出和总拥有成本未计入桥。请在“假设”中输入（NVLink 桥价格）。";
     CostPlatform => "Platform (board, CPU, RAM, chassis)", "平台（主板、CPU、内存、机箱）";
     CostPsu => "Power supply", "电源";
     CostCooling => "Cooling", "散热";

@@ -224,6 +224,19 @@ for (const viewport of VIEWPORTS) {
   }
 }
 
+// The default card has a price and a bridge lever (whose label is the widest): a card with
+// neither draws other labels and a warning under the verdict.
+for (const lang of ["en", "zh"]) {
+  test(`1366x768 ${lang}: cards without a bridge lever or a price: nothing clipped, no id in the text`, async () => {
+    for (const gpu of ["rtx_4090", "h100_sxm"]) {
+      const app = await open(VIEWPORTS[0], `gpu=${gpu}&lang=${lang}`);
+      await openEverything(app);
+      assert.deepEqual(await clipped(app.page), [], gpu);
+      assert.deepEqual(await idsInText(app.page), [], gpu);
+    }
+  });
+}
+
 for (const viewport of VIEWPORTS.filter((v) => v.width > 800)) {
   for (const lang of ["en", "zh"]) {
     test(`presentation mode ${name(viewport)} ${lang}: one screen, chart text of 14 px or more, nothing clipped`, async () => {

@@ -5,23 +5,25 @@
 
 use super::linear_ticks;
 
-/// Estimated width of `text` at `font` px in a proportional UI font: CJK and full-width
-/// characters 1.15 em (1 em in a CJK font; the boxes drawn where none is installed are
-/// wider), upper-case letters 0.68 em, digits and lower-case letters 0.58 em, spaces and
-/// punctuation 0.36 em.
+/// Estimated width of `text` at `font` px in a proportional UI font, per character at least
+/// its width in DejaVu Sans (Linux's usual fallback for `system-ui`, wider than Segoe UI,
+/// SF or Noto Sans; measured in Chromium): CJK and full-width characters 1.15 em (1 em in
+/// a CJK font; the boxes drawn where none is installed are wider), m, w, M, W and the
+/// long dash 1 em, the symbols + % × = < > 0.95 em, the round upper-case letters C D G H
+/// N O Q U 0.79 em and the others 0.7 em, digits and other lower-case letters 0.64 em, the
+/// narrow letters f i j l r t I J 0.42 em, spaces and other punctuation 0.4 em.
 pub fn text_width(text: &str, font: f64) -> f64 {
     let ems: f64 = text
         .chars()
-        .map(|c| {
-            if c >= '\u{2E80}' {
-                1.15
-            } else if c.is_ascii_uppercase() || c == '×' {
-                0.68
-            } else if c.is_ascii_alphanumeric() {
-                0.58
-            } else {
-                0.36
-            }
+        .map(|c| match c {
+            _ if c >= '\u{2E80}' => 1.15,
+            'm' | 'w' | 'M' | 'W' | '—' => 1.0,
+            '+' | '%' | '×' | '=' | '<' | '>' => 0.95,
+            'f' | 'i' | 'j' | 'l' | 'r' | 't' | 'I' | 'J' => 0.42,
+            'C' | 'D' | 'G' | 'H' | 'N' | 'O' | 'Q' | 'U' => 0.79,
+            _ if c.is_ascii_uppercase() => 0.7,
+            _ if c.is_ascii_alphanumeric() => 0.64,
+            _ => 0.4,
         })
         .sum();
     ems * font
@@ -77,6 +79,19 @@ mod tests {
         assert!(text_width("100 TFLOP/s", 11.0) > text_width("1 GFLOP/s", 11.0));
         // A CJK label is wider per character than a Latin one.
         assert!(text_width("显存", 11.0) > text_width("ab", 11.0));
+        // At least DejaVu Sans's width (Chromium's measure at 100 px, 2026-12-05: the
+        // lever label that was cut off at 1366 x 768, a tick, a rate), within 15 %.
+        for (text, dejavu) in [
+            ("Memory capacity +100 %", 1294.0),
+            ("1,000", 286.4),
+            ("100 TFLOP/s", 618.3),
+        ] {
+            let estimate = text_width(text, 100.0);
+            assert!(
+                (dejavu..dejavu * 1.15).contains(&estimate),
+                "{text}: {estimate}"
+            );
+        }
     }
 
     #[test]
