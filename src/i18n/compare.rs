@@ -49,7 +49,7 @@ texts! {
     Nccl => "NCCL", "NCCL";
     NoNccl => "no NCCL", "无 NCCL";
     Psu => "PSU", "电源";
-    PriceUnknown => "card price unknown: set cost.card_price_usd", "显卡价格未知：请设置 cost.card_price_usd";
+    PriceUnknown => "card price unknown: the cost rows need one (Assumptions, card price)", "显卡价格未知：成本行需要价格（“假设”中的显卡单价）";
     Charts => "Charts", "图表";
     LeverRows => "What would help each option", "每个方案加强哪项资源最有用";
     LeverRowsHelp => "One resource improved at a time, per option: speed-up · time to a result · cost per experiment at the card's own price (the better resource's price is not known). ★ the largest speed-up.",

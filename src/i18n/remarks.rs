@@ -84,7 +84,13 @@ pub fn note_text(note: &hsi_gpu_core::measurement::Note, lang: Lang) -> String {
 pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> String {
     use hsi_gpu_core::report::Warning;
     let Lang::Zh = lang else {
-        return warning.to_string();
+        return match warning {
+            // The page's words for the field, not its JSON path (the CLI's sentence).
+            Warning::PriceUnknown { gpu } => format!(
+                "no price known for {gpu}: enter the card price under Assumptions (the cost figures that need it are not meaningful until then)"
+            ),
+            _ => warning.to_string(),
+        };
     };
     match warning {
         Warning::NoTf32 { gpu } => format!("{gpu} 没有 TF32 张量核心：tf32 按 FP32 速率估算"),
@@ -94,7 +100,7 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
         Warning::UnknownDataset { id } => format!("未知数据集 {id}：未估算每轮时间"),
         Warning::PriceUnknown { gpu } => {
             format!(
-                "{gpu} 价格未知：请设置 cost.card_price_usd（在此之前需要价格的成本数字没有意义）"
+                "{gpu} 价格未知：请在“假设”中输入显卡单价（在此之前需要价格的成本数字没有意义）"
             )
         }
         Warning::LinkReplaced { gpu, nvswitch: true } => {
@@ -214,8 +220,17 @@ mod tests {
         assert!(Warning::RecurrentReserve.to_string().contains("1.3-2.5x"));
         assert!(warning_text(&Warning::RecurrentReserve, Lang::Zh).contains("1.3–2.5 倍"));
         for w in &warnings {
-            assert_eq!(warning_text(w, Lang::En), w.to_string());
+            let en = warning_text(w, Lang::En);
+            // The CLI's sentence, but in the page's words for a field (no JSON path).
+            if matches!(w, Warning::PriceUnknown { .. }) {
+                assert!(w.to_string().contains("cost.card_price_usd"));
+            } else {
+                assert_eq!(en, w.to_string());
+            }
             let zh = warning_text(w, Lang::Zh);
+            for text in [&en, &zh] {
+                assert!(!text.contains('_'), "{text}");
+            }
             assert_ne!(zh, w.to_string());
             assert!(!zh.is_ascii(), "{zh}");
         }

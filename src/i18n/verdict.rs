@@ -87,6 +87,15 @@ pub fn paragraph(lang: Lang, sentences: &[String]) -> String {
     })
 }
 
+/// The memory left spare, rounded down: 19.97 % spare under a 20 % headroom must not read
+/// "20 %" beside a largest batch that it exceeds.
+fn spare_text(fraction: f64) -> String {
+    let pct = fraction * 100.0;
+    // Within float noise of a whole step (0.29 x 100 = 28.999...), the step itself.
+    let step = if pct.abs() < 10.0 { 10.0 } else { 1.0 };
+    format::percent(((pct * step) + 1e-6).floor() / step / 100.0)
+}
+
 /// The verdict's sentences: fit, the largest batch, the step (and what limits the GPU when
 /// it bounds the step), and the other topologies at the chosen card count.
 pub fn verdict_sentences(
@@ -102,7 +111,7 @@ pub fn verdict_sentences(
             lang,
             m.fits,
             gpu_name,
-            &format::percent(m.spare_fraction),
+            &spare_text(m.spare_fraction),
             &format::bytes(m.total),
             &format::bytes(m.capacity),
         ),
@@ -189,6 +198,20 @@ mod tests {
             .into_iter()
             .filter(|t| t.contains("would take"))
             .collect()
+    }
+
+    #[test]
+    fn the_spare_memory_is_rounded_down_past_the_largest_batch() {
+        assert_eq!(spare_text(0.1997), "19 %");
+        assert_eq!(spare_text(0.29), "29 %");
+        assert_eq!(spare_text(0.0456), "4.5 %");
+        // One sample over the largest batch no longer reads as the 20 % headroom kept.
+        let mut s = Scenario::default();
+        s.batch_per_gpu = estimate(&s).unwrap().max_batch + 1;
+        let report = estimate(&s).unwrap();
+        assert!(report.memory.spare_fraction < 0.2);
+        let fit = &verdict_sentences(Lang::En, &report, "GPU", 0.2, 1)[0];
+        assert!(!fit.contains("20 %"), "{fit}");
     }
 
     #[test]
