@@ -137,7 +137,7 @@ fn lever_point(
     let cost = &r.perf.cost;
     levers::LeverPoint {
         fits,
-        time_to_result_s: fits.then_some(r.perf.epoch.total_s),
+        time_to_result_s: fits.then_some(r.perf.epoch.run_s),
         largest_batch: r.max_batch,
         largest_patch: known_patch.unwrap_or_else(|| largest_patch(s, gpu).value()),
         limit: match t.bound {

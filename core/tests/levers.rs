@@ -242,3 +242,17 @@ fn a_lever_that_leaves_memory_as_is_keeps_the_largest_batch_the_search_finds() {
     }
     assert!(reused >= 4 * scenarios.len(), "{reused} trials reused");
 }
+
+/// The table's time to a result is the run the Speed panel shows: its epochs and the CUDA
+/// start-up (one figure for one run, wherever the page shows it).
+#[test]
+fn the_time_to_a_result_is_the_whole_run() {
+    let s = Scenario::default();
+    let r = estimate_all(&s).unwrap();
+    let epoch = &r.perf.epoch;
+    assert!(epoch.startup_s > 0.0);
+    assert_eq!(
+        r.lever_baseline.unwrap().time_to_result_s,
+        Some(epoch.run_s)
+    );
+}
