@@ -118,15 +118,28 @@ pub(crate) fn read_field(
 /// The fields of `v`, an object of only the fields named in `keys`, each read over its
 /// slot (`slots[i]` for `keys[i]`), in order; the first error stops the read. A
 /// `json_struct!`'s `read_into` is one call of it, whatever its fields.
+/// A value that is not a number of the field's type (a negative or fractional count, a
+/// string) is refused with the field's own range where its description has one (`ranges[i]`),
+/// not the type's (0 to 4294967295).
 #[inline(never)]
 pub(crate) fn read_fields(
     v: &Value,
     keys: &[&str],
+    ranges: &[Option<(f64, f64)>],
     slots: &mut [&mut dyn ReadInto],
 ) -> Result<(), FieldError> {
     let map = object(v, keys)?;
-    for (key, slot) in keys.iter().zip(slots) {
-        read_field(map, key, *slot)?;
+    for ((key, range), slot) in keys.iter().zip(ranges).zip(slots) {
+        read_field(map, key, *slot).map_err(|mut e| {
+            if let (Some((lo, hi)), true) = (range, e.field == *key) {
+                if e.allowed.starts_with("a whole number") {
+                    e.allowed = format!("an integer from {lo} to {hi}");
+                } else if e.allowed == "a number" {
+                    e.allowed = format!("a number from {lo} to {hi}");
+                }
+            }
+            e
+        })?;
     }
     Ok(())
 }
@@ -224,6 +237,22 @@ macro_rules! or_default {
 }
 pub(crate) use or_default;
 
+/// A field's `[lo, hi]` as numbers, or None without one (`json_struct!`'s `RANGES`).
+macro_rules! json_range {
+    ($ty:ty;) => {
+        None
+    };
+    ($ty:ty; $lo:expr, $hi:expr) => {{
+        // Typed as the field's bound first, so `1 << 36` is a u64 as in `Bounded`.
+        let (lo, hi): (
+            <$ty as $crate::json::Bounded>::Bound,
+            <$ty as $crate::json::Bounded>::Bound,
+        ) = ($lo, $hi);
+        Some((lo as f64, hi as f64))
+    }};
+}
+pub(crate) use json_range;
+
 /// A struct described once: `pub field: Type [lo, hi] = default,` per field (the range
 /// is optional). See the module documentation for what follows from it.
 macro_rules! json_struct {
@@ -244,6 +273,9 @@ macro_rules! json_struct {
         impl $name {
             /// The JSON field names, in order.
             pub const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
+            /// Their ranges, where the description gives one.
+            const RANGES: &'static [Option<(f64, f64)>] =
+                &[$( $crate::json::json_range!($ty; $($lo, $hi)?) ),*];
         }
 
         impl Default for $name {
@@ -266,7 +298,7 @@ macro_rules! json_struct {
                 &mut self,
                 v: &serde_json::Value,
             ) -> Result<(), $crate::problems::FieldError> {
-                $crate::json::read_fields(v, Self::FIELDS, &mut [
+                $crate::json::read_fields(v, Self::FIELDS, Self::RANGES, &mut [
                     $( &mut self.$field as &mut dyn $crate::json::ReadInto, )*
                 ])
             }

@@ -110,6 +110,28 @@ fn whole_floats_read_and_bad_layouts_name_their_field() {
     assert_eq!(e.field, "batch_per_gpu");
     let e = scenario_from_json(r#"{"batch_per_gpu": -64.0}"#).unwrap_err();
     assert_eq!(e.field, "batch_per_gpu");
+    // Not a number of the field's type: refused with the field's range, not the type's.
+    for (json, field, allowed) in [
+        (r#"{"bands": -1}"#, "bands", "an integer from 1 to 1024"),
+        (r#"{"patch": "9"}"#, "patch", "an integer from 1 to 4096"),
+        (
+            r#"{"memory": {"cuda_context_bytes": -1}}"#,
+            "memory.cuda_context_bytes",
+            "an integer from 0 to 68719476736",
+        ),
+        (
+            r#"{"memory": {"headroom": "x"}}"#,
+            "memory.headroom",
+            "a number from 0 to 0.9",
+        ),
+    ] {
+        let e = scenario_from_json(json).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.allowed.as_str()),
+            (field, allowed),
+            "{json}"
+        );
+    }
 
     let s = scenario_from_json(r#"{"tensor_parallel": 0}"#).unwrap();
     let errors = hsi_gpu_core::estimate(&s).unwrap_err();
