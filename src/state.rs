@@ -269,8 +269,10 @@ impl Reducible for AppState {
             Action::Field { path, text } => {
                 // Text that does not read is "not a valid value"; a value that reads but is
                 // out of range says what is allowed.
+                // The reader names the field's range for a number of the wrong kind
+                // (-5, 3.5, past the type's limit).
                 let checked = query::set_field(s, &path, &text)
-                    .map_err(|_| None)
+                    .map_err(|e| e.rsplit_once("; allowed: ").map(|(_, a)| a.to_string()))
                     .and_then(|updated| {
                         match updated.validate().into_iter().find(|p| p.field == path) {
                             Some(problem) => Err(Some(problem.allowed)),
@@ -435,6 +437,21 @@ mod tests {
                 .as_deref()
                 .is_some_and(|a| a.contains("to")),
             "{rejected:?}"
+        );
+        // A number of the wrong kind names the range too.
+        let fraction = reduce(
+            initial(),
+            Action::Field {
+                path: "nodes".into(),
+                text: "3.5".into(),
+            },
+        );
+        let allowed = fraction.rejected.and_then(|r| r.allowed);
+        assert!(
+            allowed
+                .as_deref()
+                .is_some_and(|a| a.starts_with("an integer from 1 to")),
+            "{allowed:?}"
         );
         let restored = reduce(out_of_range, Action::Restore);
         assert_eq!(restored.rejected, None);
