@@ -189,6 +189,9 @@ pub fn allowed_range(lang: Lang, min: u32, max: u32) -> String {
 /// The core's "allowed" text (`FieldError::allowed`, English) in the reader's language:
 /// its usual forms (ranges, "one of") are worded in Chinese, anything else stays as it is.
 pub fn allowed_text(lang: Lang, allowed: &str) -> String {
+    if let Some(text) = layout_text(lang, allowed) {
+        return text;
+    }
     if lang == Lang::En {
         return allowed.to_string();
     }
@@ -213,6 +216,70 @@ pub fn allowed_text(lang: Lang, allowed: &str) -> String {
     }
 }
 
+/// The core's reasons a tensor or pipeline layout is refused (`core::parallel`), in the
+/// page's words: its labels, not the field names the command line shows.
+fn layout_text(lang: Lang, allowed: &str) -> Option<String> {
+    let zh = lang == Lang::Zh;
+    let node = |cards: &str| match (zh, cards) {
+        (true, _) => format!("须整除每个节点的 {cards} 张卡"),
+        (false, "1") => "must divide the 1 card per node".to_string(),
+        (false, _) => format!("must divide the {cards} cards per node"),
+    };
+    if let Some((sizes, rest)) = allowed.split_once(": it must divide the ") {
+        let (cards, what) = rest.split_once(" cards per node")?;
+        let what = match what.strip_prefix(" and the ") {
+            Some(what) if zh => {
+                let (kind, layer) = what.split_once(" of ")?;
+                let kind = if kind == "heads" {
+                    "注意力头数"
+                } else {
+                    "输出数"
+                };
+                let (layer, n) = layer.rsplit_once(" (")?;
+                format!("及 {layer} 的{kind}（{}", n.replace(')', "）"))
+            }
+            _ => what.to_string(),
+        };
+        let colon = if zh { "：" } else { ": it " };
+        return Some(format!("{sizes}{colon}{}{what}", node(cards)));
+    }
+    if let Some((sizes, rest)) = allowed.split_once(": tensor_parallel (") {
+        let (tp, rest) = rest.split_once(") x pipeline_parallel must divide the ")?;
+        let cards = rest.strip_suffix(" cards per node")?;
+        return Some(if zh {
+            format!("{sizes}：张量并行（{tp}）× 流水线级数{}", node(cards))
+        } else {
+            format!(
+                "{sizes}: tensor parallel ({tp}) × pipeline stages {}",
+                node(cards)
+            )
+        });
+    }
+    if allowed.starts_with("1 without pipeline_parallel") {
+        return Some(if zh {
+            "不用流水线并行时为 1（每步要更多样本，请用梯度累积步数）".into()
+        } else {
+            "1 without pipeline stages (for more samples per step: gradient-accumulation steps)"
+                .into()
+        });
+    }
+    if !zh {
+        return None;
+    }
+    if let Some(layers) = allowed
+        .strip_prefix("at most ")
+        .and_then(|r| r.strip_suffix(", the model's layers (one stage holds one at least)"))
+    {
+        return Some(format!("至多 {layers}，即模型的层数（每级至少一层）"));
+    }
+    let model = allowed
+        .strip_prefix("1 (")?
+        .strip_suffix(" has no attention or MLP (linear, activation, linear) to split; convolutions, norms and embeddings stay whole)")?;
+    Some(format!(
+        "1（{model} 没有可切分的注意力或 MLP（线性、激活、线性）；卷积、归一化与嵌入保持完整）"
+    ))
+}
+
 /// Why a link parameter was dropped (`query::Notice::reason`, English) in the reader's
 /// language: the query's own reasons, or the core's "allowed" text.
 pub fn notice_reason(lang: Lang, reason: &str) -> String {
@@ -225,10 +292,61 @@ pub fn notice_reason(lang: Lang, reason: &str) -> String {
     let known = match reason {
         "not a valid value" => T::InvalidValue,
         "not a field of the scenario" | "not a field name" => T::NotAField,
+        _ if reason.contains(": got unknown field ") => T::NotAField,
         "a group of fields, not one value" => T::GroupOfFields,
         _ => {
             return format!("{}: {}", T::Allowed.get(lang), allowed_text(lang, allowed));
         }
     };
     known.get(lang).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hsi_gpu_core::{estimate, scenario::scenario_from_json};
+
+    /// The core's refusals of a parallel layout, as the page words them.
+    fn refusals(json: &str, lang: Lang) -> Vec<String> {
+        let s = scenario_from_json(json).unwrap();
+        let problems = estimate(&s).err().unwrap_or_default();
+        problems
+            .iter()
+            .map(|p| allowed_text(lang, &p.allowed))
+            .collect()
+    }
+
+    #[test]
+    fn an_unknown_link_field_is_named_as_such() {
+        let parsed = crate::T::NotAField;
+        let reason =
+            "foo: got unknown field `foo` = \"bar\"; allowed: a known field: model, dataset";
+        assert_eq!(notice_reason(Lang::Zh, reason), parsed.get(Lang::Zh));
+        assert_eq!(notice_reason(Lang::En, reason), parsed.get(Lang::En));
+    }
+
+    #[test]
+    fn parallel_layouts_are_refused_in_the_pages_words() {
+        let cases = [
+            r#"{"tensor_parallel": 4}"#,
+            r#"{"pipeline_parallel": 2}"#,
+            r#"{"micro_batches": 8}"#,
+            r#"{"model": {"kind": "preset", "id": "vit", "size": "base"}, "patch": 32,
+                "cards": 4, "tensor_parallel": 3}"#,
+        ];
+        for json in cases {
+            let en = refusals(json, Lang::En);
+            let zh = refusals(json, Lang::Zh);
+            assert!(!en.is_empty() && en.len() == zh.len(), "{json}: {en:?}");
+            for text in en.iter().chain(&zh) {
+                assert!(!text.contains('_') && !text.contains(" 1 cards"), "{text}");
+            }
+            for text in &zh {
+                // Numbers, model and layer names stay; no English sentence does.
+                for word in ["must", "without", "divide", "cards", "layers"] {
+                    assert!(!text.contains(word), "{text}");
+                }
+            }
+        }
+    }
 }
