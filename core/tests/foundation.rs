@@ -439,3 +439,37 @@ fn the_presets_reach_the_published_foundation_model_sizes() {
     let base = params("mae_spectralgpt", VitSize::Base);
     assert!((100_000_000..130_000_000).contains(&base), "{base}");
 }
+
+/// A fine-tuning name that matches no layer is refused with names that do match: each
+/// one listed is accepted, and the refused one is not among them.
+#[test]
+fn a_bad_finetune_name_is_refused_with_the_models_own_names() {
+    for (model, mode, key) in [
+        (r#"{"kind": "preset", "id": "hybridsn"}"#, "lora", "targets"),
+        (
+            r#"{"kind": "preset", "id": "vit"}, "patch": 64"#,
+            "lora",
+            "targets",
+        ),
+        (
+            r#"{"kind": "preset", "id": "hybridsn"}"#,
+            "frozen",
+            "trainable",
+        ),
+    ] {
+        let with = |name: &str| {
+            let rank = if mode == "lora" { r#", "rank": 8"# } else { "" };
+            let json = format!(
+                r#"{{"model": {model}, "finetune": {{"mode": "{mode}"{rank}, "{key}": ["{name}"]}}}}"#
+            );
+            hsi_gpu_core::estimate(&scenario_from_json(&json).unwrap())
+        };
+        let errors = with("qkz").unwrap_err();
+        let listed = errors[0].allowed.rsplit_once(": ").unwrap().1.to_string();
+        let names: Vec<&str> = listed.split(", ").collect();
+        assert!(names.len() >= 2 && !names.contains(&"qkz"), "{listed}");
+        for name in names {
+            assert!(with(name).is_ok(), "{mode} {name} listed but refused");
+        }
+    }
+}

@@ -63,6 +63,50 @@ impl Training {
     }
 }
 
+/// What a fine-tuning name may be for this model, with the model's own names (the first
+/// few): LoRA adapts its linear layers and an attention's qkv and proj, freezing keeps
+/// layers by name or prefix, or the head.
+fn names_allowed(spec: &ModelSpec, finetune: &FineTune) -> String {
+    const SHOWN: usize = 6;
+    let named = |want: fn(&Op) -> bool| -> Vec<String> {
+        spec.layers
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| want(&l.op))
+            .map(|(i, l)| {
+                l.name
+                    .clone()
+                    .unwrap_or_else(|| format!("{}{i}", l.op.kind()))
+            })
+            .take(SHOWN)
+            .collect()
+    };
+    match finetune {
+        FineTune::Lora { .. } => {
+            let mut names = named(|op| matches!(op, Op::Linear { .. }));
+            if spec
+                .layers
+                .iter()
+                .any(|l| matches!(l.op, Op::Attention { .. }))
+            {
+                names.splice(0..0, ["qkv".to_string(), "proj".to_string()]);
+            }
+            match names.is_empty() {
+                true => format!(
+                    "nothing: {} has no linear or attention layer to adapt",
+                    spec.name
+                ),
+                false => format!("a linear layer of {}: {}", spec.name, names.join(", ")),
+            }
+        }
+        _ => format!(
+            "a layer name or prefix of {}, or head: {}",
+            spec.name,
+            named(|_| true).join(", ")
+        ),
+    }
+}
+
 /// What layer `index` of `spec` trains; an error names a trainable or target name that
 /// matches no layer.
 pub(super) fn layer_training(
@@ -99,7 +143,7 @@ pub(super) fn layer_training(
             return Err(FieldError {
                 field: format!("finetune.{key}[{k}]"),
                 value: name.clone(),
-                allowed: "a layer name or prefix, head; LoRA: qkv, proj, a linear layer".into(),
+                allowed: names_allowed(spec, finetune),
             });
         }
     }
