@@ -214,6 +214,23 @@ impl Action {
     }
 }
 
+/// A whole-scene model's tile no wider than the dataset's scene: the largest patch the
+/// model takes there (U-Net's 256 px tile on the 145 x 145 Indian Pines scene becomes
+/// 144), else the patch as it is.
+fn tile_within_scene(s: &Scenario) -> u32 {
+    let Some(d) = dataset::dataset_by_id(&s.dataset) else {
+        return s.patch;
+    };
+    let side = d.height.min(d.width);
+    if s.patch <= side {
+        return s.patch;
+    }
+    (side / 2..=side)
+        .rev()
+        .find(|&patch| hsi_gpu_core::build_model(&Scenario { patch, ..s.clone() }).is_ok())
+        .unwrap_or(s.patch)
+}
+
 impl Reducible for AppState {
     type Action = Action;
 
@@ -260,6 +277,7 @@ impl Reducible for AppState {
                     width: None,
                     size: None,
                 };
+                s.patch = tile_within_scene(s);
             }
             Action::ModelSize(v) => {
                 if let ModelChoice::Preset { size, .. } = &mut s.model {
@@ -343,11 +361,32 @@ mod tests {
         assert!(zoo::ZOO
             .iter()
             .any(|e| e.default_patch != start.scenario.patch));
+        // Within the scene: the paper's patch, else the largest the model takes there.
+        let scene = dataset::dataset_by_id(&start.scenario.dataset).unwrap();
+        let side = scene.height.min(scene.width);
+        let mut shrunk = 0;
         for entry in zoo::ZOO.iter() {
             let next = reduce(start.clone(), Action::Model(entry.id.into()));
             assert_eq!(next.model_id(), Some(entry.id));
-            assert_eq!(next.scenario.patch, entry.default_patch, "{}", entry.id);
+            let patch = next.scenario.patch;
+            if entry.default_patch <= side {
+                assert_eq!(patch, entry.default_patch, "{}", entry.id);
+            } else {
+                shrunk += 1;
+                assert!(patch <= side && hsi_gpu_core::build_model(&next.scenario).is_ok());
+                let wider = Scenario {
+                    patch: patch + 1,
+                    ..next.scenario.clone()
+                };
+                assert!(
+                    patch == side || hsi_gpu_core::build_model(&wider).is_err(),
+                    "{}",
+                    entry.id
+                );
+            }
         }
+        // U-Net's 256 px tile is wider than Indian Pines' scene.
+        assert!(shrunk >= 1);
     }
 
     #[test]
