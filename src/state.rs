@@ -267,6 +267,7 @@ impl Reducible for AppState {
                     s.classes = d.classes;
                 }
                 s.dataset = id;
+                s.patch = tile_within_scene(s);
             }
             Action::Model(id) => {
                 if let Some(entry) = zoo::zoo_entry(&id) {
@@ -387,6 +388,12 @@ mod tests {
         }
         // U-Net's 256 px tile is wider than Indian Pines' scene.
         assert!(shrunk >= 1);
+        // On a larger scene it keeps the tile; back on Indian Pines the tile shrinks.
+        let pavia = reduce(start, Action::Dataset("pavia_university".into()));
+        let unet = reduce(pavia, Action::Model("unet".into()));
+        assert_eq!(unet.scenario.patch, 256);
+        let back = reduce(unet, Action::Dataset("indian_pines".into()));
+        assert!(back.scenario.patch <= side);
     }
 
     #[test]
