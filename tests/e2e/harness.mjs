@@ -53,6 +53,7 @@ export function launchBrowser() {
 /**
  * Opens `url` in a fresh browser context and records, from before the first request:
  * - consoleErrors: console.error messages and uncaught exceptions;
+ * - consoleWarnings: console.warn messages;
  * - requests: every URL the page asked for;
  * - outsideRequests: those to any other origin than the page's (blocked, not sent);
  * - failedResponses: same-origin answers with status >= 400.
@@ -64,6 +65,7 @@ export async function openApp(browser, url) {
   const app = {
     page,
     consoleErrors: [],
+    consoleWarnings: [],
     requests: [],
     outsideRequests: [],
     failedResponses: [],
@@ -116,6 +118,7 @@ export async function openApp(browser, url) {
 
   page.on("console", (message) => {
     if (message.type() === "error") app.consoleErrors.push(message.text());
+    if (message.type() === "warning") app.consoleWarnings.push(message.text());
   });
   page.on("pageerror", (error) => app.consoleErrors.push(`uncaught: ${error.message}`));
   page.on("request", (request) => app.requests.push(request.url()));

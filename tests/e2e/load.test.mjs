@@ -74,8 +74,10 @@ test("the speed panel names what bounds the default step, as the CLI does", asyn
   assert.match(await app.text("input-rate"), /\/s$/);
 });
 
-test("no console errors", () => {
+test("no console errors or warnings", () => {
   assert.deepEqual(app.consoleErrors, []);
+  // Chromium warns of an `integrity` on a preload it cannot check (the wasm's, as="fetch").
+  assert.deepEqual(app.consoleWarnings, []);
 });
 
 test("no request leaves the page's origin", () => {
