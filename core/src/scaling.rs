@@ -54,6 +54,8 @@ pub struct StepCompute {
     /// What the host, the input pipeline and the per-step sync add to the device's time,
     /// with 1, 2, ... processes sharing the host (index = processes - 1; empty = none).
     pub host_extra_s: Vec<f64>,
+    /// The host's dispatch of one micro-step's backward, by processes as `host_extra_s`.
+    pub host_backward_s: Vec<f64>,
     /// Trainable parameters: what an offloaded optimizer copies and updates.
     pub params: f64,
 }
@@ -74,6 +76,26 @@ impl StepCompute {
             .copied()
             .unwrap_or(0.0);
         f64::from(self.accum_steps) * self.micro_step_s + self.optimizer_s + extra
+    }
+
+    /// How much longer than the device's own seconds backward takes in wall time when
+    /// `processes` share the host: a kernel runs once the host has queued it, so where the
+    /// host's dispatch of backward takes longer, the gradient buckets come ready at its
+    /// pace (1 where the device is slower). Faster kernels then hide no less of the
+    /// all-reduce; without this they would look slower on a host-bound step.
+    pub fn host_paced(&self, processes: u32) -> f64 {
+        let device: f64 = self.backward.iter().map(|s| s.seconds).sum();
+        let host = self
+            .host_backward_s
+            .get(processes.max(1) as usize - 1)
+            .or(self.host_backward_s.last())
+            .copied()
+            .unwrap_or(0.0);
+        if device > 0.0 {
+            (host / device).max(1.0)
+        } else {
+            1.0
+        }
     }
 
     pub fn samples_per_step(&self) -> f64 {
@@ -124,16 +146,30 @@ pub fn allreduce(
     if cards < 2 {
         return AllReduce::default();
     }
-    bucketed(step, a, |bytes| {
+    bucketed(step, step.host_paced(cards), a, |bytes| {
         ring_allreduce_s(bytes, cards, bus_bytes_per_s, a.hop_latency_s)
     })
 }
 
-/// The buckets' collectives, each `time_of(bytes)`, overlapped with backward.
-fn bucketed(step: &StepCompute, a: &ScalingAssumptions, time_of: impl Fn(f64) -> f64) -> AllReduce {
-    let backward_end: f64 = step.backward.iter().map(|s| s.seconds).sum();
+/// The buckets' collectives, each `time_of(bytes)`, overlapped with backward, whose
+/// layers take `paced` times their device seconds (`StepCompute::host_paced`).
+fn bucketed(
+    step: &StepCompute,
+    paced: f64,
+    a: &ScalingAssumptions,
+    time_of: impl Fn(f64) -> f64,
+) -> AllReduce {
+    let backward: Vec<BackwardSlice> = step
+        .backward
+        .iter()
+        .map(|s| BackwardSlice {
+            seconds: s.seconds * paced,
+            ..*s
+        })
+        .collect();
+    let backward_end: f64 = backward.iter().map(|s| s.seconds).sum();
     let (mut total, mut comm_end) = (0.0, 0.0f64);
-    for (ready, bytes) in buckets(&step.backward, a) {
+    for (ready, bytes) in buckets(&backward, a) {
         let t = time_of(bytes);
         total += t;
         comm_end = comm_end.max(ready) + t;
@@ -160,7 +196,8 @@ fn collectives(
     let t = |op, bytes| collective_s(op, bytes, gpus, bus, a.hop_latency_s, &dp.network);
     let accum = f64::from(step.accum_steps);
     // The gradient buckets of one micro-step's backward, each reduced by `op`.
-    let per_micro = |op| bucketed(step, a, |bytes| t(op, bytes));
+    let paced = step.host_paced(gpus);
+    let per_micro = |op| bucketed(step, paced, a, |bytes| t(op, bytes));
     match dp.sharding {
         Sharding::None => per_micro(Collective::AllReduce),
         Sharding::Zero1 | Sharding::Zero2 => {
@@ -180,7 +217,8 @@ fn collectives(
             let gather = t(Collective::AllGather, dp.traffic.gather_per_pass);
             let reduce = t(Collective::ReduceScatter, dp.traffic.grad_bytes);
             let backward: f64 = step.backward.iter().map(|s| s.seconds).sum();
-            let forward = (step.micro_step_s - backward).max(0.0);
+            let forward = paced * (step.micro_step_s - backward).max(0.0);
+            let backward = paced * backward;
             let exposed = (gather - forward).max(0.0) + (gather + reduce - backward).max(0.0);
             let hidden = gather + reduce + gather - exposed;
             AllReduce {

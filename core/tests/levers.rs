@@ -256,3 +256,19 @@ fn the_time_to_a_result_is_the_whole_run() {
         Some(epoch.run_s)
     );
 }
+
+/// Faster kernels never slow a step: on a host-bound step across nodes backward's buckets
+/// come ready at the host's pace, so they hide as much of the all-reduce as before.
+#[test]
+fn more_compute_never_slows_a_host_bound_data_parallel_step() {
+    for json in [
+        r#"{"model": {"kind": "preset", "id": "vit", "size": "base"}, "patch": 16, "nodes": 64, "cards": 8}"#,
+        r#"{"model": {"kind": "preset", "id": "vit", "size": "base"}, "patch": 16, "cards": 8, "gpu": "h100_sxm"}"#,
+        r#"{"cards": 4}"#,
+    ] {
+        let (_, outcomes) = table(json);
+        for o in of(&outcomes, Lever::Compute) {
+            assert!(o.speedup.unwrap() >= 0.999, "{json}: {o:?}");
+        }
+    }
+}

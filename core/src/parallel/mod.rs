@@ -351,6 +351,7 @@ fn pipelined(
                     .fold(0.0, f64::max)
             })
             .collect(),
+        host_backward_s: cards[heaviest].step.host_backward_s.clone(),
         params: cards[heaviest].step.params,
     };
     let memories: Vec<MemoryBreakdown> = shares

@@ -341,6 +341,7 @@ pub fn one_card_with(
             .iter()
             .map(|h| (h.step_s - device_s).max(0.0))
             .collect(),
+        host_backward_s: shared.iter().map(|h| h.host.backward_s / accum).collect(),
         params: params as f64,
     };
 
