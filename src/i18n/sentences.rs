@@ -110,18 +110,25 @@ pub fn fit_sentence(
     headroom: &str,
     total: &str,
     capacity: &str,
+    asked: Option<&str>,
 ) -> String {
-    match (lang, fits) {
-        (Lang::En, true) => format!(
+    match (lang, fits, asked) {
+        (Lang::En, true, None) => format!(
             "Fits with {headroom} headroom on {gpu} ({total} of {capacity}: reserved peak + CUDA context)."
         ),
-        (Lang::Zh, true) => {
+        (Lang::Zh, true, None) => {
             format!("可以放进 {gpu}，余量 {headroom}（{total} / {capacity}：已保留峰值 + CUDA 上下文）。")
         }
-        (Lang::En, false) => format!(
+        (Lang::En, true, Some(asked)) => format!(
+            "Fits on {gpu}, but with only {headroom} headroom, less than the {asked} asked ({total} of {capacity}: reserved peak + CUDA context)."
+        ),
+        (Lang::Zh, true, Some(asked)) => format!(
+            "可以放进 {gpu}，但余量只有 {headroom}，低于要求的 {asked}（{total} / {capacity}：已保留峰值 + CUDA 上下文）。"
+        ),
+        (Lang::En, false, _) => format!(
             "Does not fit on {gpu}: needs {total} of {capacity} (reserved peak + CUDA context)."
         ),
-        (Lang::Zh, false) => {
+        (Lang::Zh, false, _) => {
             format!("放不进 {gpu}：需要 {total}（已保留峰值 + CUDA 上下文），容量 {capacity}。")
         }
     }

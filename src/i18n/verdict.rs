@@ -114,6 +114,10 @@ pub fn verdict_sentences(
             &spare_text(m.spare_fraction),
             &format::bytes(m.total),
             &format::bytes(m.capacity),
+            // Short of the headroom asked: the largest batch and the levers say so too.
+            (m.fits && m.spare_fraction < headroom)
+                .then(|| format::percent(headroom))
+                .as_deref(),
         ),
         max_batch_sentence(lang, &format::percent(headroom), report.max_batch),
     ];
@@ -211,7 +215,12 @@ mod tests {
         let report = estimate(&s).unwrap();
         assert!(report.memory.spare_fraction < 0.2);
         let fit = &verdict_sentences(Lang::En, &report, "GPU", 0.2, 1)[0];
-        assert!(!fit.contains("20 %"), "{fit}");
+        assert!(
+            fit.contains("with only 19 % headroom, less than the 20 % asked"),
+            "{fit}"
+        );
+        let zh = &verdict_sentences(Lang::Zh, &report, "GPU", 0.2, 1)[0];
+        assert!(zh.contains("低于要求的 20 %"), "{zh}");
     }
 
     #[test]
