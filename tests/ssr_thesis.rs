@@ -198,6 +198,16 @@ async fn cost_view_says_where_the_card_and_bridge_prices_come_from() {
         assert!(html.contains("price-basis"));
         assert!(html.contains(T::PriceGuess.get(lang)));
         assert!(shows_seen(&html, &c.card_price_seen, lang), "{html}");
+        // Chinese text with full-width punctuation.
+        let mixed = [
+            ": <strong",
+            &format!("{}: ", T::CardPrice.get(lang)),
+            "$2,500 (",
+        ];
+        assert!(
+            lang == Lang::En || !mixed.iter().any(|m| html.contains(*m)),
+            "{html}"
+        );
         assert!(
             !html.contains(T::CostBridges.get(lang)),
             "no bridges on one card"

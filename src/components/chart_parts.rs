@@ -129,7 +129,13 @@ pub fn with_before(now: String, before: Option<String>, word: &str) -> String {
 
 /// One labelled figure of a tile's key figures (`data-testid` where tests read it).
 pub fn key_figure(label: &str, testid: Option<&'static str>, value: String) -> Html {
+    // A Chinese label takes the full-width colon.
+    let colon = if label.chars().last().is_some_and(|c| c >= '\u{2E80}') {
+        "："
+    } else {
+        ": "
+    };
     html! {
-        <span>{ label }{ ": " }<strong class="figure" data-testid={testid}>{ value }</strong></span>
+        <span>{ label }{ colon }<strong class="figure" data-testid={testid}>{ value }</strong></span>
     }
 }

@@ -74,6 +74,11 @@ impl CostView {
                 "cost-per-sweep",
             ),
         ];
+        // Chinese text takes full-width punctuation.
+        let (colon, open, close) = match lang {
+            Lang::En => (": ", " (", ")"),
+            Lang::Zh => ("：", "（", "）"),
+        };
         html! {
             <section class="panel view cost" aria-labelledby="cost-heading">
                 <h2 id="cost-heading">{ T::Cost.get(lang) }</h2>
@@ -85,10 +90,10 @@ impl CostView {
                 if let Some(basis) = basis {
                     <p class={classes!("help", (c.card_price_basis == PriceBasis::Guess).then_some("notice"))}
                         data-testid="price-basis">
-                        { T::CardPrice.get(lang) }{ ": " }{ c.money(c.card_price_usd) }{ " (" }
+                        { T::CardPrice.get(lang) }{ colon }{ c.money(c.card_price_usd) }{ open }
                         { basis.get(lang) }
-                        if !c.card_price_seen.is_empty() { { ": " }{ price_seen(&c.card_price_seen, lang) } }
-                        { ")" }
+                        if !c.card_price_seen.is_empty() { { colon }{ price_seen(&c.card_price_seen, lang) } }
+                        { close }
                     </p>
                 }
                 if !c.card_price_known {
