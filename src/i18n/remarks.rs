@@ -1,6 +1,8 @@
 //! The core's remarks in the reader's language: measured terms and captions, notes on a
 //! measurement comparison, warnings on an estimate.
 
+use hsi_gpu_core::format::count;
+
 use super::{Lang, T};
 
 /// Label of a predicted-versus-measured term (`measurement::Term::name`).
@@ -89,6 +91,11 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
             Warning::PriceUnknown { gpu } => format!(
                 "no price known for {gpu}: enter the card price under Assumptions (the cost figures that need it are not meaningful until then)"
             ),
+            Warning::BatchOverEpoch { batch, samples } => format!(
+                "the batch of {} is more than the {} training samples a card gets per epoch: an epoch is one partial batch",
+                count(u64::from(*batch)),
+                count(*samples)
+            ),
             _ => warning.to_string(),
         };
     };
@@ -110,6 +117,7 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
             format!("{gpu} 无法使用所选的卡间连接：按 PCIe 估算")
         }
         Warning::BatchOverEpoch { batch, samples } => {
+            let (batch, samples) = (count(u64::from(*batch)), count(*samples));
             format!("批大小 {batch} 超过每卡每轮的 {samples} 个训练样本：每轮只有一个不满的批次")
         }
         Warning::EccIgnored { gpu } => format!("{gpu} 没有可开启的 ECC：ECC 设置不起作用"),
@@ -221,13 +229,17 @@ mod tests {
         assert!(warning_text(&Warning::RecurrentReserve, Lang::Zh).contains("1.3–2.5 倍"));
         for w in &warnings {
             let en = warning_text(w, Lang::En);
+            let zh = warning_text(w, Lang::Zh);
             // The CLI's sentence, but in the page's words for a field (no JSON path).
             if matches!(w, Warning::PriceUnknown { .. }) {
                 assert!(w.to_string().contains("cost.card_price_usd"));
+            } else if let Warning::BatchOverEpoch { .. } = w {
+                // The page groups digits (the CLI's JSON keeps the plain numbers).
+                assert!(en.contains("8,192") && en.contains("1,025"), "{en}");
+                assert!(zh.contains("8,192"), "{zh}");
             } else {
                 assert_eq!(en, w.to_string());
             }
-            let zh = warning_text(w, Lang::Zh);
             for text in [&en, &zh] {
                 assert!(!text.contains('_'), "{text}");
             }
