@@ -90,7 +90,6 @@ impl ScalingView {
         // Drawn at the box's size: the tick labels' room and the rotated axis title on the
         // left, the card counts and the axis title below.
         let (width, height, font) = (frame.size.width, frame.size.height, frame.size.font);
-        let y_title = T::SpeedupAxis.get(lang);
         let tick_width = text_width(&format::times(y_hi), font);
         let (top, right, bottom) = (font * 0.6 + 2.0, font, 2.0 * font + 12.0);
         let left = tick_width + 6.0 + font + 6.0;
@@ -100,8 +99,11 @@ impl ScalingView {
         let y_ticks = fitting_ticks(0.0, y_hi, plot_height, 6, font * 0.3, |_| font * 1.2);
         let card_spacing = (width - right - left) / f64::from(max_cards - 1);
         let card_stride = label_stride(card_spacing, text_width("8", font) + font * 0.6);
-        // The rotated title only where the plot is tall enough for it.
-        let show_y_title = text_width(y_title, font) <= plot_height;
+        // The rotated title where the plot is tall enough for it, else its short form.
+        let y_title = [T::SpeedupAxis, T::SpeedupAxisShort]
+            .map(|t| t.get(lang))
+            .into_iter()
+            .find(|t| text_width(t, font) <= plot_height);
         let chosen = scaling.chosen_point(self.cards);
         let chosen_curve: &[ScalingPoint] = scaling.ddp.first().map_or(&[], |c| &c.points);
         let ghost_curve = self
@@ -157,7 +159,7 @@ impl ScalingView {
                     }) }
                     <text class="chart-label" x={px((left + width - right) / 2.0)} y={px(height - 4.0)}
                         text-anchor="middle">{ T::Cards.get(lang) }</text>
-                    if show_y_title {
+                    if let Some(y_title) = y_title {
                         <text class="chart-label" text-anchor="middle"
                             transform={format!("translate({:.1} {:.1}) rotate(-90)", font + 1.0, top + plot_height / 2.0)}>
                             { y_title }</text>

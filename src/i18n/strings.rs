@@ -190,6 +190,7 @@ texts! {
     UndoCalibration => "Undo calibration", "撤销校准";
     MemoryAxis => "Memory per GPU (GiB)", "每卡显存（GiB）";
     SpeedupAxis => "Speed-up over one card (×)", "相对单卡的加速比（×）";
+    SpeedupAxisShort => "Speed-up (×)", "加速比（×）";
     FlopRateAxis => "Attained FLOP/s", "实际 FLOP/s";
     CostAxis => "US dollars", "美元";
     CostAxisCny => "Chinese yuan", "人民币";
