@@ -151,7 +151,11 @@ fn read_input(path: &str) -> Result<String, String> {
     } else {
         text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     }
-    Ok(text)
+    // A byte-order mark (Windows editors write one) is not part of the JSON.
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
 }
 
 /// All field errors on one line.

@@ -35,6 +35,14 @@ fn estimate_reads_a_file_and_scenario_prints_an_editable_default() {
     assert!(small["memory"]["activations"].as_f64() < large["memory"]["activations"].as_f64());
 }
 
+/// A file saved by a Windows editor starts with a byte-order mark: it reads the same.
+#[test]
+fn a_byte_order_mark_before_the_json_is_skipped() {
+    let with_bom = json(&run(&["estimate", "-"], "\u{feff}{\"batch_per_gpu\": 8}"));
+    let plain = json(&run(&["estimate", "-"], "{\"batch_per_gpu\": 8}"));
+    assert_eq!(with_bom["memory"]["total"], plain["memory"]["total"]);
+}
+
 #[test]
 fn presets_list_gpus_models_and_datasets() {
     let presets = json(&run(&["presets"], ""));

@@ -104,7 +104,11 @@ fn header(s: &Scenario, report: &Report, gpu_name: &str, lang: Lang) -> Vec<Stri
             s.patch,
             T::UnitPixels.get(lang)
         ),
-        format!("{} {}", T::Batch.get(lang), s.batch_per_gpu),
+        format!(
+            "{} {}",
+            T::Batch.get(lang),
+            format::count(s.batch_per_gpu.into())
+        ),
         i18n::precision_name(s.precision, lang).to_string(),
         i18n::optimizer_name(s.optimizer, lang).to_string(),
         format!(
