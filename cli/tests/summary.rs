@@ -197,6 +197,8 @@ fn the_summary_shows_sharding_offload_and_nodes_and_a_scenario_that_does_not_fit
     let buffers = format::bytes(f(&report["memory"]["sharding_buffers"]));
     assert!(line(&text, T::TermShardingBuffers.get(Lang::En)).contains(&buffers));
     assert!(text.contains("2 × 8 × H100"), "{text}");
+    // The scaling table names the sharding, not plain DDP.
+    assert!(text.contains("Scaling over cards: ZeRO-3, "), "{text}");
     assert!(
         line(&text, "2 (").contains(S::ThisScenario.get(Lang::En)),
         "{text}"
@@ -215,7 +217,10 @@ fn the_summary_shows_sharding_offload_and_nodes_and_a_scenario_that_does_not_fit
     let text = summary(&["summary", "-"], too_big);
     assert!(text.contains("Does not fit on RTX A5500"), "{text}");
     // The scenario line groups digits as the rest of the summary does.
-    assert!(squash(&text).contains(&squash("Batch per GPU 8,192")), "{text}");
+    assert!(
+        squash(&text).contains(&squash("Batch per GPU 8,192")),
+        "{text}"
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod options;
 
 use hsi_gpu_core::levers::LeverOutcome;
 use hsi_gpu_core::scaling::ScalingPoint;
-use hsi_gpu_core::scenario::ParallelMode;
+use hsi_gpu_core::scenario::{ParallelMode, Sharding};
 use hsi_gpu_core::{dataset, format, gpu, Report, Scenario};
 use hsi_gpu_i18n::summary::{labelled, on_its_own, with_note, S};
 use hsi_gpu_i18n::whatifs::{best_lever_text, lever_label, limit_name, limit_sentence, X};
@@ -314,7 +314,18 @@ fn scaling(s: &Scenario, report: &Report, lang: Lang) -> Vec<String> {
                 .iter()
                 .find(|c| c.interconnect == scaling.chosen);
             (
-                ["DDP", i18n::interconnect_name(scaling.chosen, lang)].join(match lang {
+                // The data-parallel method: DDP, or the sharding's short name (ZeRO-2).
+                [
+                    match s.sharding {
+                        Sharding::None => "DDP",
+                        other => i18n::sharding_name(other, lang)
+                            .split([':', '：', ','])
+                            .next()
+                            .unwrap_or("DDP"),
+                    },
+                    i18n::interconnect_name(scaling.chosen, lang),
+                ]
+                .join(match lang {
                     Lang::En => ", ",
                     Lang::Zh => "，",
                 }),
