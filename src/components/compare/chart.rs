@@ -73,12 +73,12 @@ impl CompareBars {
                 </g>
             }
         });
+        // Each bar carries its value in its own unit: the axis needs no numbers, only
+        // light gridlines to compare lengths by.
         let ticks = linear_ticks(0.0, top, 5).into_iter().map(|t| {
             html! {
-                <g>
-                    <line x1={px(x.map(t))} x2={px(x.map(t))} y1={px(axis_y)}
-                        y2={px(axis_y + 4.0)} stroke="#4b5563" />
-                </g>
+                <line x1={px(x.map(t))} x2={px(x.map(t))} y1={px(TOP)}
+                    y2={px(axis_y)} stroke="#e5e7eb" />
             }
         });
         let on_svg = {
@@ -105,10 +105,10 @@ impl CompareBars {
                     aria-label={self.title.clone()} viewBox={format!("0 0 {WIDTH} {h}")}
                     width={WIDTH.to_string()} height={h.to_string()}>
                     <rect x="0" y="0" width={WIDTH.to_string()} height={h.to_string()} fill="#ffffff" />
+                    { for ticks }
                     { for bars }
                     <line x1={px(LABEL_WIDTH)} x2={px(f64::from(WIDTH) - RIGHT_MARGIN)}
                         y1={px(axis_y)} y2={px(axis_y)} stroke="#4b5563" />
-                    { for ticks }
                     if let Some(r) = self.reference {
                         <line x1={px(x.map(r))} x2={px(x.map(r))} y1={px(TOP)}
                             y2={px(axis_y)} stroke={REFERENCE_COLOUR} stroke-dasharray="4 3" />
