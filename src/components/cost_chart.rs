@@ -285,7 +285,9 @@ impl CostChart {
                     { draw(&tco_panel, 0.0, &g, &focus) }
                     { draw(&run_panel, g.panel(), &g, &focus) }
                     if show_axis_title {
-                        <text class="chart-label" x={px((left + right) / 2.0)} y={px(height - 4.0)}
+                        // Under the second panel's axis, not at the foot of a taller box.
+                        <text class="chart-label" x={px((left + right) / 2.0)}
+                            y={px((2.0 * g.panel() + font).min(height - 4.0))}
                             text-anchor="middle">{ axis.get(lang) }</text>
                     }
                     </>

@@ -179,7 +179,9 @@ impl LeversView {
                     <line class="ideal" x1={px(x.map(1.0))} x2={px(x.map(1.0))}
                         y1={px(top_pad)} y2={px(plot_bottom)} />
                     if show_title {
-                        <text class="chart-label" x={px(width / 2.0)} y={px(height - 4.0)}
+                        // Under the tick labels, not at the foot of a taller box.
+                        <text class="chart-label" x={px(width / 2.0)}
+                            y={px((plot_bottom + 2.0 * font + 8.0).min(height - 4.0))}
                             text-anchor="middle">{ title }</text>
                     }
                     </>
