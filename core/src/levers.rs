@@ -209,12 +209,15 @@ pub fn trials(s: &Scenario, gpu: &GpuSpec) -> Vec<LeverTrial> {
             s.cards
         };
         let bus = |i| ring_bus_bytes_per_s(gpu, i, group.max(2), &s.perf.scaling);
+        // Only a link that widens the ring (bridged pairs on 8 cards still cross PCIe).
         if let (true, Some(now), Some(better)) =
             (best != s.interconnect, bus(s.interconnect), bus(best))
         {
-            let mut linked = s.clone();
-            linked.interconnect = best;
-            out.push(trial(Lever::Interconnect, better / now, linked, *gpu));
+            if better > now {
+                let mut linked = s.clone();
+                linked.interconnect = best;
+                out.push(trial(Lever::Interconnect, better / now, linked, *gpu));
+            }
         }
     }
     out.push(trial(Lever::HostCpu, 1.5, faster_host(s, 1.5), *gpu));

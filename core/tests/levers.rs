@@ -180,12 +180,10 @@ fn the_comparison_has_a_row_per_lever_option_with_each_options_own_outcome() {
                     .all(|&i| row.outcomes[i].unwrap().speedup == Some(top))
         );
     }
-    // The NVLink-bridged option already has the best link; the PCIe one gains the bridge.
-    let link = rows
-        .iter()
-        .find(|r| r.lever == Lever::Interconnect)
-        .unwrap();
-    assert!(link.outcomes[4].is_some() && link.outcomes[5].is_none());
+    // The NVLink-bridged option already has the best link; on the PCIe one bridges would
+    // not widen a 4-card ring (it still crosses PCIe): neither has a link row.
+    let link = rows.iter().find(|r| r.lever == Lever::Interconnect);
+    assert!(link.is_none_or(|l| l.outcomes[4].is_none() && l.outcomes[5].is_none()));
     // A faster run on a priced card costs less per experiment (fewer hours of it).
     let compute = &rows[4].outcomes[0].unwrap();
     let base = estimate_all(&c.options[0].scenario)
@@ -271,4 +269,14 @@ fn more_compute_never_slows_a_host_bound_data_parallel_step() {
             assert!(o.speedup.unwrap() >= 0.999, "{json}: {o:?}");
         }
     }
+}
+
+/// A link lever only where the better link widens the ring: bridged pairs on 8 cards still
+/// cross PCIe, so no row reads "1.00x".
+#[test]
+fn the_link_lever_appears_only_where_it_widens_the_ring() {
+    let (_, eight) = table(r#"{"cards": 8}"#);
+    assert!(of(&eight, Lever::Interconnect).is_empty(), "{eight:?}");
+    let (_, two) = table(r#"{"cards": 2}"#);
+    assert!(of(&two, Lever::Interconnect)[0].factor > 1.0);
 }
