@@ -148,7 +148,7 @@ impl LeversView {
                 <p class="help">{ X::LeversHelp.get(lang) }</p>
                 <p class="key-figures">
                     <strong data-testid="best-lever">{ best_lever_text(report, lang) }</strong>
-                    { " " }{ limit_sentence(lang, limit_name(base.limit, lang)) }
+                    { " " }<span class="limit">{ limit_sentence(lang, limit_name(base.limit, lang)) }</span>
                 </p>
                 { chart_box(frame, X::LeversTitle.get(lang).to_string(), Some("levers-chart"), html! {
                     <>
