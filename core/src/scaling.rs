@@ -60,6 +60,15 @@ pub struct StepCompute {
     pub params: f64,
 }
 
+/// The entry of a list by processes on the host (index = processes - 1), the last one
+/// past its end, 0 for an empty list.
+fn by_processes(list: &[f64], processes: u32) -> f64 {
+    list.get(processes.max(1) as usize - 1)
+        .or(list.last())
+        .copied()
+        .unwrap_or(0.0)
+}
+
 impl StepCompute {
     /// Seconds of one optimizer step on one card alone, without communication.
     pub fn compute_s(&self) -> f64 {
@@ -69,12 +78,7 @@ impl StepCompute {
     /// Seconds of one card's optimizer step without communication when `processes`
     /// processes share the host (DDP ranks or parallel runs).
     pub fn compute_s_on(&self, processes: u32) -> f64 {
-        let extra = self
-            .host_extra_s
-            .get(processes.max(1) as usize - 1)
-            .or(self.host_extra_s.last())
-            .copied()
-            .unwrap_or(0.0);
+        let extra = by_processes(&self.host_extra_s, processes);
         f64::from(self.accum_steps) * self.micro_step_s + self.optimizer_s + extra
     }
 
@@ -85,12 +89,7 @@ impl StepCompute {
     /// all-reduce; without this they would look slower on a host-bound step.
     pub fn host_paced(&self, processes: u32) -> f64 {
         let device: f64 = self.backward.iter().map(|s| s.seconds).sum();
-        let host = self
-            .host_backward_s
-            .get(processes.max(1) as usize - 1)
-            .or(self.host_backward_s.last())
-            .copied()
-            .unwrap_or(0.0);
+        let host = by_processes(&self.host_backward_s, processes);
         if device > 0.0 {
             (host / device).max(1.0)
         } else {
