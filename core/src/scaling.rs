@@ -151,27 +151,20 @@ pub fn allreduce(
 }
 
 /// The buckets' collectives, each `time_of(bytes)`, overlapped with backward, whose
-/// layers take `paced` times their device seconds (`StepCompute::host_paced`).
+/// layers take `paced` times their device seconds (`StepCompute::host_paced`): every
+/// bucket comes ready that much later.
 fn bucketed(
     step: &StepCompute,
     paced: f64,
     a: &ScalingAssumptions,
     time_of: impl Fn(f64) -> f64,
 ) -> AllReduce {
-    let backward: Vec<BackwardSlice> = step
-        .backward
-        .iter()
-        .map(|s| BackwardSlice {
-            seconds: s.seconds * paced,
-            ..*s
-        })
-        .collect();
-    let backward_end: f64 = backward.iter().map(|s| s.seconds).sum();
+    let backward_end: f64 = paced * step.backward.iter().map(|s| s.seconds).sum::<f64>();
     let (mut total, mut comm_end) = (0.0, 0.0f64);
-    for (ready, bytes) in buckets(&backward, a) {
+    for (ready, bytes) in buckets(&step.backward, a) {
         let t = time_of(bytes);
         total += t;
-        comm_end = comm_end.max(ready) + t;
+        comm_end = comm_end.max(paced * ready) + t;
     }
     let scheduled = (comm_end - backward_end).clamp(0.0, total);
     AllReduce {

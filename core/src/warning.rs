@@ -1,6 +1,8 @@
-//! Non-fatal remarks on an estimate. Imports nothing from the crate.
+//! Non-fatal remarks on an estimate. Imports only `format` from the crate.
 
 use serde::Serialize;
+
+use crate::format::count;
 
 /// A non-fatal remark on an estimate. `Display` gives the English sentence (the CLI's
 /// JSON carries it); the web app words each kind in its own languages.
@@ -74,7 +76,9 @@ impl std::fmt::Display for Warning {
             ),
             Warning::BatchOverEpoch { batch, samples } => write!(
                 f,
-                "the batch of {batch} is more than the {samples} training samples a card gets per epoch: an epoch is one partial batch"
+                "the batch of {} is more than the {} training samples a card gets per epoch: an epoch is one partial batch",
+                count(u64::from(*batch)),
+                count(*samples)
             ),
             Warning::EccIgnored { gpu } => {
                 write!(f, "{gpu} has no ECC to turn on: the ecc setting changes nothing")

@@ -75,9 +75,10 @@ impl CostView {
             ),
         ];
         // Chinese text takes full-width punctuation.
-        let (colon, open, close) = match lang {
-            Lang::En => (": ", " (", ")"),
-            Lang::Zh => ("：", "（", "）"),
+        let colon = lang.colon();
+        let (open, close) = match lang {
+            Lang::En => (" (", ")"),
+            Lang::Zh => ("（", "）"),
         };
         html! {
             <section class="panel view cost" aria-labelledby="cost-heading">

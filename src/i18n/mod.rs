@@ -54,6 +54,14 @@ pub enum Lang {
 }
 
 impl Lang {
+    /// Between a label and its value: Chinese takes the full-width colon.
+    pub fn colon(self) -> &'static str {
+        match self {
+            Lang::En => ": ",
+            Lang::Zh => "：",
+        }
+    }
+
     pub fn code(self) -> &'static str {
         match self {
             Lang::En => "en",

@@ -113,10 +113,7 @@ fn untested_reason(u: Untested, lang: Lang) -> &'static str {
 /// What the map finds for a claim, in a line: "disagrees: 3/29 cells".
 pub fn claim_finding(c: &Claim, lang: Lang) -> String {
     let verdict = verdict_name(c.verdict, lang);
-    let colon = match lang {
-        Lang::En => ": ",
-        Lang::Zh => "：",
-    };
+    let colon = lang.colon();
     if let Some(u) = c.untested {
         return format!("{verdict}{colon}{}", untested_reason(u, lang));
     }
