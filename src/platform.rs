@@ -182,6 +182,15 @@ pub fn after(delay: std::time::Duration, f: impl FnOnce() + 'static) -> Timeout 
     Timeout::new(delay.as_millis().try_into().unwrap_or(u32::MAX), f)
 }
 
+/// Moves keyboard focus to the element with id `id`, if it is on the page.
+pub fn focus(id: &str) {
+    use wasm_bindgen::JsCast;
+    let element = gloo_utils::document().get_element_by_id(id);
+    if let Some(element) = element.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = element.focus();
+    }
+}
+
 /// The browser tests wait for `<body data-ready="1">`.
 pub fn mark_ready() {
     let _ = body().dataset().set("ready", "1");

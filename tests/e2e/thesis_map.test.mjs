@@ -103,3 +103,27 @@ test("the patch slider keeps the map; another card recomputes it", async () => {
   assert.deepEqual(app.consoleErrors, []);
   await app.close();
 });
+
+test("from the keyboard: focus moves into the map and back, Escape closes it", async () => {
+  const app = await openApp(browser, server.url);
+  await app.waitForReady();
+  const page = app.page;
+  await page.locator('.levers-tile:not(.stale) [data-testid="chart-levers"]').waitFor();
+  const focused = () => page.evaluate(() => document.activeElement?.dataset.testid ?? document.activeElement?.tagName);
+  await page.getByTestId("thesis-map-open").focus();
+  await page.keyboard.press("Enter");
+  await page.getByTestId("chart-thesis-map").waitFor();
+  assert.equal(await focused(), "levers-back", "open: focus on the map's way back");
+  await page.keyboard.press("Enter");
+  await page.getByTestId("chart-levers").waitFor();
+  assert.equal(await focused(), "thesis-map-open", "closed: focus back on the switch");
+  // Escape from anywhere in the map closes it.
+  await page.keyboard.press("Enter");
+  await page.getByTestId("chart-thesis-map").waitFor();
+  await page.keyboard.press("Escape");
+  await page.getByTestId("chart-levers").waitFor();
+  assert.equal(await page.getByTestId("chart-thesis-map").count(), 0);
+  assert.equal(await focused(), "thesis-map-open");
+  assert.deepEqual(app.consoleErrors, []);
+  await app.close();
+});

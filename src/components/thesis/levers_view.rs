@@ -7,6 +7,7 @@ use hsi_gpu_core::levers::{LeverOutcome, LeverPoint};
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
+use super::map_view::MAP_OPEN_ID;
 use super::text::{best_lever_text, lever_label, limit_name, limit_sentence, X};
 use crate::components::chart_parts::{chart_box, mark, px, readout, Focus, Frame};
 use crate::components::palette::OKABE_ITO;
@@ -142,7 +143,7 @@ impl LeversView {
                 <h2 id="levers-heading">{ X::LeversTitle.get(lang) }
                     if let Some(on_map) = &self.on_map {
                         <button type="button" class="view-switch" onclick={on_map.clone()}
-                            data-testid="thesis-map-open">{ M::Open.get(lang) }</button>
+                            id={MAP_OPEN_ID} data-testid="thesis-map-open">{ M::Open.get(lang) }</button>
                     }
                 </h2>
                 <p class="help">{ X::LeversHelp.get(lang) }</p>

@@ -29,6 +29,11 @@ use crate::SharedReport;
 const NO_LEVER: &str = "#d1d5db";
 const NOT_BUILT: &str = "#ffffff";
 
+/// The switch buttons' element ids: keyboard focus moves to the other one when the tile
+/// switches views (the pressed one leaves the page).
+pub(super) const MAP_OPEN_ID: &str = "thesis-map-open";
+const MAP_BACK_ID: &str = "thesis-map-back";
+
 /// A map the views share, equal only to itself (like `SharedReport`).
 #[derive(Clone)]
 pub struct SharedMap(Rc<ThesisMap>);
@@ -67,7 +72,8 @@ pub struct MapView {
     pub stale: bool,
     /// Cells done and in all while a map is being computed.
     pub progress: Option<(usize, usize)>,
-    pub on_back: Callback<MouseEvent>,
+    /// Back to the scenario's levers (the button, or Escape in the map).
+    pub on_back: Callback<()>,
 }
 
 /// What a cell reads out: model, size and patch; its best lever; what bounds it; what it
@@ -243,12 +249,20 @@ fn body(map: Option<&ThesisMap>, lang: Lang, focus: &Focus, frame: &Frame) -> Ht
 impl MapView {
     pub fn view(&self, focus: Focus, frame: &Frame) -> Html {
         let lang = self.lang;
+        let on_key = {
+            let on_back = self.on_back.clone();
+            Callback::from(move |e: KeyboardEvent| {
+                if e.key() == "Escape" {
+                    on_back.emit(())
+                }
+            })
+        };
         html! {
             <section class={classes!("panel", "view", "levers", "thesis-map", self.stale.then_some("stale"))}
-                aria-labelledby="thesis-map-heading" data-testid="chart-thesis-map">
+                aria-labelledby="thesis-map-heading" data-testid="chart-thesis-map" onkeydown={on_key}>
                 <h2 id="thesis-map-heading">{ M::Title.get(lang) }
-                    <button type="button" class="view-switch" onclick={self.on_back.clone()}
-                        data-testid="levers-back">{ M::Back.get(lang) }</button>
+                    <button type="button" class="view-switch" onclick={self.on_back.reform(|_: MouseEvent| ())}
+                        id={MAP_BACK_ID} data-testid="levers-back">{ M::Back.get(lang) }</button>
                 </h2>
                 <p class="help">{ M::Help.get(lang) }</p>
                 if let Some((done, total)) = self.progress {
@@ -340,21 +354,37 @@ pub struct LeversTile {
     map: Option<(SharedMap, bool)>,
     done: Option<(usize, usize)>,
     on_open: Callback<MouseEvent>,
-    on_back: Callback<MouseEvent>,
+    on_back: Callback<()>,
 }
 
 #[hook]
 pub fn use_levers_tile(scenario: &Scenario, lang: Lang) -> LeversTile {
     let open = use_state_eq(|| false);
     let (map, done) = use_thesis_map(scenario, *open);
+    // Set by a switch, so focus moves only after the reader switched (not at load).
+    let switched = use_mut_ref(|| false);
+    {
+        let switched = switched.clone();
+        use_effect_with(*open, move |open| {
+            if switched.replace(false) {
+                crate::platform::focus(if *open { MAP_BACK_ID } else { MAP_OPEN_ID });
+            }
+        });
+    }
     // Callbacks made once, so the charts' props stay equal and `ChartTile` skips them.
     let on_open = {
-        let open = open.clone();
-        use_callback((), move |_: MouseEvent, ()| open.set(true))
+        let (open, switched) = (open.clone(), switched.clone());
+        use_callback((), move |_: MouseEvent, ()| {
+            *switched.borrow_mut() = true;
+            open.set(true)
+        })
     };
     let on_back = {
         let open = open.clone();
-        use_callback((), move |_: MouseEvent, ()| open.set(false))
+        use_callback((), move |(), ()| {
+            *switched.borrow_mut() = true;
+            open.set(false)
+        })
     };
     LeversTile {
         lang,
