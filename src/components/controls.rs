@@ -50,11 +50,35 @@ pub fn typing(store: &Store, field: &'static str) -> Typing {
     }
 }
 
-/// A typed whole number in `min..=max_typed`, else the text to keep and mark.
-fn read_typed(text: &str, min: u32, max: u32) -> Result<u32, String> {
-    match text.trim().parse::<u32>() {
-        Ok(v) if (min..=max).contains(&v) => Ok(v),
-        _ => Err(text.to_string()),
+/// What a number box takes: a whole number from `min` to `max` and, where `blank` is
+/// set, an empty box (no value, e.g. no limit).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Allowed {
+    min: u32,
+    max: u32,
+    blank: bool,
+}
+
+impl Allowed {
+    /// The value typed (None: an allowed empty box), else the text to keep and mark.
+    fn read(self, text: &str) -> Result<Option<u32>, String> {
+        let trimmed = text.trim();
+        if self.blank && trimmed.is_empty() {
+            return Ok(None);
+        }
+        match trimmed.parse::<u32>() {
+            Ok(v) if (self.min..=self.max).contains(&v) => Ok(Some(v)),
+            _ => Err(text.to_string()),
+        }
+    }
+
+    /// The error line under a box holding text it does not take, in the page's language.
+    fn text(self, lang: Lang) -> String {
+        if self.blank {
+            i18n::allowed_range_or_blank(lang, self.min, self.max)
+        } else {
+            i18n::allowed_range(lang, self.min, self.max)
+        }
     }
 }
 
@@ -62,23 +86,22 @@ fn read_typed(text: &str, min: u32, max: u32) -> Result<u32, String> {
 const MAX_BOX_CHARS: usize = 12;
 
 /// The typed number box shared by `NumberSlider` and `NumberBox`, with its error line
-/// (the allowed range in the page's language) while it holds rejected text.
-#[allow(clippy::too_many_arguments)]
+/// (the allowed range in the page's language) while it holds rejected text. `value` is
+/// the value in use as the box shows it.
 fn number_input(
     id: &AttrValue,
     label: &AttrValue,
-    value: u32,
-    min: u32,
-    max: u32,
+    value: String,
+    allowed: Allowed,
     typing: &Typing,
     lang: Lang,
-    on_change: &Callback<u32>,
+    on_change: &Callback<Option<u32>>,
 ) -> (Html, Html) {
     let on_type = {
         let (on_change, report) = (on_change.clone(), typing.report.clone());
         Callback::from(move |e: InputEvent| {
             let input: HtmlInputElement = e.target_unchecked_into();
-            match read_typed(&input.value(), min, max) {
+            match allowed.read(&input.value()) {
                 Ok(v) => on_change.emit(v),
                 Err(text) => report.emit(Some(text)),
             }
@@ -96,12 +119,12 @@ fn number_input(
     let shown = typing
         .rejected
         .clone()
-        .unwrap_or_else(|| AttrValue::from(value.to_string()));
+        .unwrap_or_else(|| AttrValue::from(value));
     // Wide enough for the largest allowed value, or for what was typed (the style sheet
     // sizes the box by `data-chars`: a strict CSP refuses style attributes).
     let chars = shown
         .len()
-        .max(max.to_string().len())
+        .max(allowed.max.to_string().len())
         .clamp(2, MAX_BOX_CHARS);
     let input_id = format!("{id}-input");
     let error_id = format!("{id}-error");
@@ -110,7 +133,7 @@ fn number_input(
         <input type="number" id={input_id.clone()} data-testid={input_id}
             class="number" inputmode="numeric" aria-label={label.clone()}
             data-chars={chars.to_string()}
-            min={min.to_string()} max={max.to_string()} step="1"
+            min={allowed.min.to_string()} max={allowed.max.to_string()} step="1"
             value={shown} oninput={on_type} onkeydown={on_key}
             aria-invalid={invalid.to_string()}
             aria-describedby={invalid.then(|| AttrValue::from(error_id.clone()))} />
@@ -118,7 +141,7 @@ fn number_input(
     let error = if invalid {
         html! {
             <p class="field-error" id={error_id.clone()} data-testid={error_id} role="alert">
-                { i18n::allowed_range(lang, min, max) }</p>
+                { allowed.text(lang) }</p>
         }
     } else {
         html! {}
@@ -178,15 +201,28 @@ impl NumberSlider {
             })
         };
         let slider_id = format!("{}-slider", self.id);
+        let allowed = Allowed {
+            min: self.min,
+            max: self.max_typed,
+            blank: false,
+        };
+        let on_typed = {
+            let on_change = self.on_change.clone();
+            // A box that takes no empty text reports only numbers.
+            Callback::from(move |v: Option<u32>| {
+                if let Some(v) = v {
+                    on_change.emit(v)
+                }
+            })
+        };
         let (number, error) = number_input(
             &self.id,
             &self.label,
-            self.value,
-            self.min,
-            self.max_typed,
+            self.value.to_string(),
+            allowed,
             &self.typing,
             self.lang,
-            &self.on_change,
+            &on_typed,
         );
         html! {
             <div class="control slider-control">
@@ -206,27 +242,36 @@ impl NumberSlider {
     }
 }
 
-/// A typed whole number without a slider (nodes, NICs, parallel degrees).
+/// A typed whole number without a slider (the comparison's option and decision inputs),
+/// possibly left empty.
 pub struct NumberBox {
     /// Element id prefix: the box is `<id>-input`.
     pub id: AttrValue,
     pub label: AttrValue,
-    pub value: u32,
+    /// The value in use; None shows an empty box.
+    pub value: Option<f64>,
     pub min: u32,
     pub max: u32,
+    /// An empty box is allowed and reported as None (e.g. no limit).
+    pub optional: bool,
     pub typing: Typing,
     pub lang: Lang,
-    pub on_change: Callback<u32>,
+    pub on_change: Callback<Option<u32>>,
 }
 
 impl NumberBox {
     pub fn view(self) -> Html {
+        let allowed = Allowed {
+            min: self.min,
+            max: self.max,
+            blank: self.optional,
+        };
+        let value = self.value.map(|v| v.to_string()).unwrap_or_default();
         let (number, error) = number_input(
             &self.id,
             &self.label,
-            self.value,
-            self.min,
-            self.max,
+            value,
+            allowed,
             &self.typing,
             self.lang,
             &self.on_change,
@@ -318,10 +363,24 @@ mod tests {
 
     #[test]
     fn a_typed_number_counts_only_inside_its_range() {
-        assert_eq!(read_typed(" 256 ", 1, 1 << 20), Ok(256));
-        assert_eq!(read_typed("1", 1, 8), Ok(1));
-        for bad in ["99999999", "0", "", "-3", "2.5", "64x"] {
-            assert_eq!(read_typed(bad, 1, 1 << 20), Err(bad.to_string()), "{bad}");
+        let batch = Allowed {
+            min: 1,
+            max: 1 << 20,
+            blank: false,
+        };
+        assert_eq!(batch.read(" 256 "), Ok(Some(256)));
+        for bad in ["99999999", "0", "", "-3", "2.5", "64x", "1e9"] {
+            assert_eq!(batch.read(bad), Err(bad.to_string()), "{bad}");
+        }
+        let budget = Allowed {
+            min: 0,
+            max: 1_000_000_000,
+            blank: true,
+        };
+        assert_eq!(budget.read(" "), Ok(None));
+        assert_eq!(budget.read("0"), Ok(Some(0)));
+        for bad in ["-100", "1e308", "2.5"] {
+            assert_eq!(budget.read(bad), Err(bad.to_string()), "{bad}");
         }
     }
 }

@@ -134,6 +134,19 @@ pub fn fit_sentence(
     }
 }
 
+/// A step that fits only because the caching allocator gave its cache back at the card's
+/// limit: its total looks spare, but the card holds no headroom.
+pub fn at_limit_sentence(lang: Lang, gpu: &str, total: &str, capacity: &str, asked: &str) -> String {
+    match lang {
+        Lang::En => format!(
+            "Fits on {gpu} only at the card's limit, where PyTorch hands its cached memory back ({total} of {capacity}: reserved peak + CUDA context): less than the {asked} headroom asked."
+        ),
+        Lang::Zh => format!(
+            "只有在显存用到上限、PyTorch 交还缓存后才能放进 {gpu}（{total} / {capacity}：已保留峰值 + CUDA 上下文），余量低于要求的 {asked}。"
+        ),
+    }
+}
+
 /// "The largest batch that fits with the 20 % headroom kept is 212."
 pub fn max_batch_sentence(lang: Lang, headroom: &str, max_batch: u32) -> String {
     match (lang, max_batch) {
@@ -190,6 +203,17 @@ pub fn allowed_range(lang: Lang, min: u32, max: u32) -> String {
     match lang {
         Lang::En => format!("Allowed: a whole number from {min} to {max}. Esc restores."),
         Lang::Zh => format!("允许范围：{min} 到 {max} 的整数。按 Esc 恢复。"),
+    }
+}
+
+/// What a number box that may be left empty allows (an empty box is no limit).
+pub fn allowed_range_or_blank(lang: Lang, min: u32, max: u32) -> String {
+    let (min, max) = (format::count(min.into()), format::count(max.into()));
+    match lang {
+        Lang::En => format!(
+            "Allowed: a whole number from {min} to {max}, or empty for no limit. Esc restores."
+        ),
+        Lang::Zh => format!("允许范围：{min} 到 {max} 的整数，留空表示不设上限。按 Esc 恢复。"),
     }
 }
 

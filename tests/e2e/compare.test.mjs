@@ -127,9 +127,9 @@ test("changing an option updates every row of its column and no other column", a
   };
   // The batch moves memory, limits, speed and times; the GPU moves the largest batch,
   // cost and power; the card count moves cards and operations.
-  await edit(() => app.page.getByTestId("opt-0-batch").fill("2048"), "memory_per_budget");
+  await edit(() => app.page.getByTestId("opt-0-batch-input").fill("2048"), "memory_per_budget");
   await edit(() => app.page.getByTestId("opt-0-gpu").selectOption("rtx_a6000"), "max_batch");
-  await edit(() => app.page.getByTestId("opt-0-cards").fill("2"), "cards");
+  await edit(() => app.page.getByTestId("opt-0-cards-input").fill("2"), "cards");
   assert.deepEqual(ROWS.filter((r) => !moved.has(r)), [], "rows that never changed");
   assert.deepEqual(await column(1), neighbour);
   await app.page.getByTestId("compare-rebuild").click();
@@ -178,7 +178,7 @@ test("exports: JSON, CSV, SVG, PNG and print", async () => {
 test("the exported JSON imports back to the same view", async () => {
   const memoryBefore = await app.text("cell-memory_per_budget-2");
   await app.page.getByTestId("opt-2-label").fill("V100S, team box");
-  await app.page.getByTestId("opt-2-batch").fill("128");
+  await app.page.getByTestId("opt-2-batch-input").fill("128");
   await changed(2, "memory_per_budget", memoryBefore);
   const exported = (await download("export-json")).content.toString("utf8");
   const before = await tableText();

@@ -3,28 +3,15 @@
 
 use hsi_gpu_core::compare::{CompareOption, MAX_LABEL_CHARS};
 use hsi_gpu_core::gpu;
-use hsi_gpu_core::scenario::{Interconnect, ParallelMode, Scenario, MAX_BATCH, MAX_CARDS};
+use hsi_gpu_core::scenario::{Interconnect, ParallelMode};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 use yew::TargetCast;
 
+use super::state::{CompareAction, CompareState, NumberField};
 use super::text::{mode_name, C};
+use crate::components::controls::NumberBox;
 use crate::i18n::{interconnect_name, Lang};
-
-/// `<label>text <input type="number"></label>`: every number box of the view.
-pub(super) fn number_field(
-    label: &str,
-    testid: String,
-    value: String,
-    max: Option<u32>,
-    oninput: Callback<InputEvent>,
-) -> Html {
-    html! {
-        <label>{ label }{ " " }
-            <input type="number" class="number" min="0" max={max.map(|m| m.to_string())}
-                data-testid={testid} value={value} oninput={oninput} /></label>
-    }
-}
 
 pub(super) fn button(testid: String, label: &str, onclick: Callback<MouseEvent>) -> Html {
     html! { <button type="button" data-testid={testid} onclick={onclick}>{ label }</button> }
@@ -38,25 +25,50 @@ pub(super) fn input_value(e: &InputEvent) -> String {
     e.target_unchecked_into::<HtmlInputElement>().value()
 }
 
-pub(super) struct OptionEditor {
+/// A comparison number box that flags what it does not take, as the scenario panel's do.
+pub(super) fn number_box(
+    field: NumberField,
+    label: &str,
+    value: Option<f64>,
+    state: &CompareState,
+    send: &Callback<CompareAction>,
+    lang: Lang,
+) -> Html {
+    let (min, max) = field.allowed();
+    NumberBox {
+        id: field.id().into(),
+        label: AttrValue::from(label.to_string()),
+        value,
+        min,
+        max,
+        optional: field.may_be_empty(),
+        typing: state.typing(field, send),
+        lang,
+        on_change: send.reform(move |v| CompareAction::Number(field, v)),
+    }
+    .view()
+}
+
+pub(super) struct OptionEditor<'a> {
     pub(super) index: usize,
     pub(super) option: CompareOption,
     pub(super) lang: Lang,
-    pub(super) on_change: Callback<(usize, CompareOption)>,
-    pub(super) on_remove: Callback<usize>,
+    /// For the number boxes' rejected text.
+    pub(super) state: &'a CompareState,
+    pub(super) send: Callback<CompareAction>,
     pub(super) removable: bool,
 }
 
 /// The inputs of one option, in its column's header.
-impl OptionEditor {
+impl OptionEditor<'_> {
     pub(super) fn view(self) -> Html {
         let (i, lang) = (self.index, self.lang);
         let edit = |apply: fn(&mut CompareOption, String)| {
-            let (option, on_change) = (self.option.clone(), self.on_change.clone());
+            let (option, send) = (self.option.clone(), self.send.clone());
             move |value: String| {
                 let mut changed = option.clone();
                 apply(&mut changed, value);
-                on_change.emit((i, changed));
+                send.emit(CompareAction::SetOption(i, changed));
             }
         };
         let on_label = {
@@ -67,20 +79,6 @@ impl OptionEditor {
             let f = edit(|o, v| o.scenario.gpu = v);
             Callback::from(move |e: Event| f(select_value(&e)))
         };
-        // A number box: its value into the option's scenario once it parses.
-        let on_number = |apply: fn(&mut Scenario, u32)| {
-            let (option, on_change) = (self.option.clone(), self.on_change.clone());
-            Callback::from(move |e: InputEvent| {
-                if let Ok(n) = input_value(&e).trim().parse() {
-                    let mut changed = option.clone();
-                    apply(&mut changed.scenario, n);
-                    on_change.emit((i, changed));
-                }
-            })
-        };
-        let on_cards = on_number(|s, n| s.cards = n);
-        let on_tensor = on_number(|s, n| s.tensor_parallel = n);
-        let on_batch = on_number(|s, n| s.batch_per_gpu = n);
         let on_interconnect = {
             let f = edit(|o, v| {
                 if let Some(ic) = Interconnect::from_id(&v) {
@@ -105,12 +103,15 @@ impl OptionEditor {
                     .to_string())
             })
         };
-        let on_remove = {
-            let on_remove = self.on_remove.clone();
-            Callback::from(move |_: MouseEvent| on_remove.emit(i))
-        };
+        let on_remove = self
+            .send
+            .reform(move |_: MouseEvent| CompareAction::Remove(i));
         let s = &self.option.scenario;
         let id = |what: &str| format!("opt-{i}-{what}");
+        let number = |field, label: C, value: u32| {
+            let value = Some(f64::from(value));
+            number_box(field, label.get(lang), value, self.state, &self.send, lang)
+        };
         html! {
             <div class="option-editor">
                 <input type="text" aria-label={C::Label.get(lang)} data-testid={id("label")}
@@ -121,9 +122,9 @@ impl OptionEditor {
                         <option value={g.id} selected={g.id == s.gpu}>{ g.name }</option>
                     }) }
                 </select>
-                { number_field(C::Cards.get(lang), id("cards"), s.cards.to_string(), Some(MAX_CARDS), on_cards) }
-                { number_field(C::TensorParallel.get(lang), id("tensor"), s.tensor_parallel.to_string(), Some(MAX_CARDS), on_tensor) }
-                { number_field(C::Batch.get(lang), id("batch"), s.batch_per_gpu.to_string(), Some(MAX_BATCH), on_batch) }
+                { number(NumberField::Cards(i), C::Cards, s.cards) }
+                { number(NumberField::TensorParallel(i), C::TensorParallel, s.tensor_parallel) }
+                { number(NumberField::Batch(i), C::Batch, s.batch_per_gpu) }
                 <label><input type="checkbox" data-testid={id("cudnn-benchmark")}
                     checked={s.cudnn_benchmark} oninput={on_cudnn_benchmark} />
                     { " " }{ C::CudnnBenchmark.get(lang) }</label>

@@ -13,7 +13,7 @@ pub use crate::i18n::compare as text;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use hsi_gpu_core::compare::decision::{Priority, MAX_TEAM_SIZE};
+use hsi_gpu_core::compare::decision::Priority;
 use hsi_gpu_core::compare::export::results_csv;
 use hsi_gpu_core::compare::Comparison;
 use hsi_gpu_core::compare::{compare, MAX_OPTIONS};
@@ -25,15 +25,10 @@ use yew::prelude::*;
 
 use crate::i18n::Lang;
 use crate::platform::{self, files};
-use editor::{button, input_value, number_field, select_value, OptionEditor};
+use editor::{button, number_box, select_value, OptionEditor};
 use results::{charts, decision_view, heat_map, import_error_view, table};
-use state::{CompareAction, CompareState};
+use state::{CompareAction, CompareState, NumberField};
 use text::{priority_name, C};
-
-/// A typed whole amount (USD, hours); empty or unreadable text means "no limit".
-fn non_negative(text: &str) -> Option<f64> {
-    text.trim().parse::<u32>().ok().map(f64::from)
-}
 
 /// The page's current Scenario, read when the user adds or rebuilds options. One shared
 /// cell whose identity never changes, so a slider move on the page does not re-render the
@@ -95,13 +90,9 @@ pub fn CompareView(props: &CompareProps) -> Html {
         }
     };
 
-    let on_option = {
+    let dispatch = {
         let state = state.clone();
-        Callback::from(move |(i, option)| state.dispatch(CompareAction::SetOption(i, option)))
-    };
-    let on_remove = {
-        let state = state.clone();
-        Callback::from(move |i| state.dispatch(CompareAction::Remove(i)))
+        Callback::from(move |action| state.dispatch(action))
     };
     let on_add = {
         let (state, current) = (state.clone(), current.clone());
@@ -110,10 +101,6 @@ pub fn CompareView(props: &CompareProps) -> Html {
     let on_rebuild = {
         let (state, current) = (state.clone(), current.clone());
         Callback::from(move |_: MouseEvent| state.dispatch(CompareAction::Rebuild(current.get())))
-    };
-    let on_team = {
-        let f = send(|v| v.trim().parse().ok().map(CompareAction::TeamSize));
-        Callback::from(move |e: InputEvent| f(input_value(&e)))
     };
     let on_goal = {
         let f = send(|v| {
@@ -124,14 +111,6 @@ pub fn CompareView(props: &CompareProps) -> Html {
             }))
         });
         Callback::from(move |e: Event| f(select_value(&e)))
-    };
-    let on_budget = {
-        let f = send(|v| Some(CompareAction::Budget(non_negative(&v))));
-        Callback::from(move |e: InputEvent| f(input_value(&e)))
-    };
-    let on_ops = {
-        let f = send(|v| Some(CompareAction::OpsHours(non_negative(&v))));
-        Callback::from(move |e: InputEvent| f(input_value(&e)))
     };
     let on_heat_option = {
         let f = send(|v| Some(CompareAction::HeatOption(v.parse().unwrap_or(0))));
@@ -184,8 +163,8 @@ pub fn CompareView(props: &CompareProps) -> Html {
             let editors = html! {
                 { for state.comparison.options.iter().enumerate().map(|(i, o)| html! {
                     <th scope="col">
-                        { OptionEditor { index: i, option: o.clone(), lang,
-                            on_change: on_option.clone(), on_remove: on_remove.clone(), removable }.view() }
+                        { OptionEditor { index: i, option: o.clone(), lang, state: &state,
+                            send: dispatch.clone(), removable }.view() }
                     </th>
                 }) }
             };
@@ -195,23 +174,31 @@ pub fn CompareView(props: &CompareProps) -> Html {
                 .first()
                 .map_or(0, |o| o.scenario.batch_per_gpu);
             let d = &state.comparison.decision;
+            let number = |field, label: C, value| {
+                number_box(field, label.get(lang), value, &state, &dispatch, lang)
+            };
             html! {
                 <>
-                    { table(r, &levers, lang, editors) }
+                    { table(r, &levers, lang, editors, state.option_awaiting_value()) }
                     <h3>{ C::Charts.get(lang) }</h3>
                     { charts(r, lang) }
                     <h3>{ C::Decision.get(lang) }</h3>
                     <div class="decision-inputs no-print">
-                        { number_field(C::TeamSize.get(lang), "team-size".into(), d.team_size.to_string(), Some(MAX_TEAM_SIZE), on_team) }
+                        { number(NumberField::TeamSize, C::TeamSize, Some(f64::from(d.team_size))) }
                         <label>{ C::Goal.get(lang) }{ " " }
                             <select data-testid="goal" onchange={on_goal}>
                                 <option value="sweep" selected={d.priority == Priority::Sweep}>{ priority_name(Priority::Sweep, lang) }</option>
                                 <option value="single_run" selected={d.priority == Priority::SingleRun}>{ priority_name(Priority::SingleRun, lang) }</option>
                             </select></label>
-                        { number_field(C::Budget.get(lang), "budget".into(), d.budget_usd.map(|b| b.to_string()).unwrap_or_default(), None, on_budget) }
-                        { number_field(C::OpsHours.get(lang), "ops-hours".into(), d.ops_hours_per_month.map(|h| h.to_string()).unwrap_or_default(), None, on_ops) }
+                        { number(NumberField::Budget, C::Budget, d.budget_usd) }
+                        { number(NumberField::OpsHours, C::OpsHours, d.ops_hours_per_month) }
                     </div>
-                    { decision_view(&r.decision, &r.options, batch, lang) }
+                    // Its figures would be for a value the boxes no longer show.
+                    if state.decision_awaits_value() {
+                        <p class="help awaiting" data-testid="decision-awaiting">{ C::AwaitsValidValue.get(lang) }</p>
+                    } else {
+                        { decision_view(&r.decision, &r.options, batch, lang) }
+                    }
                     <h3>{ C::Sensitivity.get(lang) }</h3>
                     <label class="no-print">{ C::HeatOption.get(lang) }{ " " }
                         <select data-testid="heat-option" onchange={on_heat_option}>

@@ -33,13 +33,25 @@ fn labels(report: &ComparisonReport) -> Vec<AttrValue> {
         .collect()
 }
 
+/// A cell of the column whose option box holds a value that is not used: no figures (they
+/// would be for the last valid value, which the box no longer shows).
+fn awaiting_cell(testid: Option<String>, lang: Lang) -> Html {
+    html! {
+        <td class="awaiting" data-testid={testid} title={C::AwaitsValidValue.get(lang)}>{ "—" }</td>
+    }
+}
+
+/// The side-by-side table under the option editors; `awaiting` is the option whose column
+/// waits for a valid value in one of its boxes.
 pub(super) fn table(
     report: &ComparisonReport,
     levers: &[LeverRow],
     lang: Lang,
     editors: Html,
+    awaiting: Option<usize>,
 ) -> Html {
     let fits_row = report.options.iter().enumerate().map(|(i, o)| match &o.result {
+        _ if awaiting == Some(i) => awaiting_cell(Some(format!("cell-fits-{i}")), lang),
         Some(r) => html! {
             <td data-testid={format!("cell-fits-{i}")}>
                 { if r.fits { C::Fits.get(lang) } else { C::DoesNotFit.get(lang) } }
@@ -54,6 +66,9 @@ pub(super) fn table(
         },
     });
     let complexity_row = report.options.iter().enumerate().map(|(i, o)| {
+        if awaiting == Some(i) {
+            return awaiting_cell(Some(format!("cell-ops-{i}")), lang);
+        }
         let text = o.result.as_ref().map_or_else(String::new, |r| {
             let c = &r.complexity;
             format!(
@@ -90,6 +105,9 @@ pub(super) fn table(
                             <tr data-testid={format!("row-{name}")}>
                                 <th scope="row">{ metric_name(row.metric, lang) }</th>
                                 { for row.values.iter().enumerate().map(|(i, v)| {
+                                    if awaiting == Some(i) {
+                                        return awaiting_cell(Some(format!("cell-{name}-{i}")), lang);
+                                    }
                                     let best = row.best.contains(&i);
                                     let prefix = report.options[i].result.as_ref().map_or("", |r| match row.metric {
                                         Metric::LargestPatch => limit_prefix(r.largest_patch),
@@ -108,7 +126,7 @@ pub(super) fn table(
                         }
                     }) }
                     <tr><th scope="row">{ C::Complexity.get(lang) }</th>{ for complexity_row }</tr>
-                    { lever_rows(levers, lang) }
+                    { lever_rows(levers, awaiting, lang) }
                 </tbody>
             </table>
             if price_unknown {
@@ -120,25 +138,31 @@ pub(super) fn table(
 
 /// A row per lever option (the lever table of each option side by side): speed-up, time
 /// to a result and cost per experiment at the card's own price; ★ on the largest speed-up.
-fn lever_rows(rows: &[LeverRow], lang: Lang) -> Html {
-    let cell = |r: &LeverRow, i: usize| {
-        r.outcomes[i].map_or_else(String::new, |o| {
-            format!(
+fn lever_rows(rows: &[LeverRow], awaiting: Option<usize>, lang: Lang) -> Html {
+    let cell = |r: &LeverRow, i: usize| match r.outcomes[i] {
+        _ if awaiting == Some(i) => awaiting_cell(None, lang),
+        None => html! { <td></td> },
+        Some(o) => html! {
+            <td>{ format!(
                 "{} · {} · {}{}",
                 o.speedup.map_or_else(String::new, format::times),
-                o.time_to_result_s
-                    .map_or_else(String::new, format::duration),
+                o.time_to_result_s.map_or_else(String::new, format::duration),
                 o.usd_per_experiment.map_or_else(String::new, format::money),
                 if r.best.contains(&i) { " ★" } else { "" }
-            )
-        })
+            ) }</td>
+        },
     };
     html! {
         <>
             <tr data-testid="compare-levers"><th scope="rowgroup" colspan="9" title={C::LeverRowsHelp.get(lang)}>{ C::LeverRows.get(lang) }</th></tr>
             { for rows.iter().map(|r| {
                 let name = r.factor.map_or_else(|| lever_name(r.lever, lang).to_string(), |f| lever_label(r.lever, f, lang));
-                plain_row(&name, (0..r.outcomes.len()).map(|i| cell(r, i)).collect(), None)
+                html! {
+                    <tr>
+                        <th scope="row">{ name }</th>
+                        { for (0..r.outcomes.len()).map(|i| cell(r, i)) }
+                    </tr>
+                }
             }) }
         </>
     }

@@ -7,9 +7,16 @@ use hsi_gpu_core::compare::decision::{Priority, MAX_TEAM_SIZE};
 use hsi_gpu_core::compare::import::{import_any, ImportError, Imported};
 use hsi_gpu_core::compare::presets::article_comparison;
 use hsi_gpu_core::compare::{CompareOption, Comparison, MAX_OPTIONS};
-use hsi_gpu_core::scenario::ModelChoice;
+use hsi_gpu_core::scenario::{ModelChoice, MAX_BATCH, MAX_CARDS};
 use hsi_gpu_core::{gpu, Scenario};
-use yew::Reducible;
+use yew::{AttrValue, Callback, Reducible};
+
+use crate::components::controls::Typing;
+
+/// The largest budget (USD) and administration hours a month `Comparison::validate`
+/// accepts (the ranges of `DecisionInputs`, core/src/compare/decision.rs).
+const MAX_BUDGET_USD: u32 = 1_000_000_000;
+const MAX_OPS_HOURS: u32 = 744;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompareState {
@@ -22,6 +29,90 @@ pub struct CompareState {
     pub import_done: bool,
     /// The option whose fit map is shown.
     pub heat_option: usize,
+    /// A number box's text that is not an allowed value: shown, marked, until fixed or
+    /// Escape; the comparison keeps the last valid value.
+    pub rejected: Option<RejectedText>,
+}
+
+/// A comparison number box: an option's (by index) or the decision's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumberField {
+    Cards(usize),
+    TensorParallel(usize),
+    Batch(usize),
+    TeamSize,
+    Budget,
+    OpsHours,
+}
+
+impl NumberField {
+    /// The box's element id (its input is `<id>-input`).
+    pub fn id(self) -> String {
+        match self {
+            NumberField::Cards(i) => format!("opt-{i}-cards"),
+            NumberField::TensorParallel(i) => format!("opt-{i}-tensor"),
+            NumberField::Batch(i) => format!("opt-{i}-batch"),
+            NumberField::TeamSize => "team-size".into(),
+            NumberField::Budget => "budget".into(),
+            NumberField::OpsHours => "ops-hours".into(),
+        }
+    }
+
+    /// The option the box belongs to; None for the decision's boxes.
+    pub fn option(self) -> Option<usize> {
+        match self {
+            NumberField::Cards(i) | NumberField::TensorParallel(i) | NumberField::Batch(i) => {
+                Some(i)
+            }
+            NumberField::TeamSize | NumberField::Budget | NumberField::OpsHours => None,
+        }
+    }
+
+    /// The whole numbers the box takes (min, max): the ranges `Comparison::validate`
+    /// accepts, budget and hours in whole units.
+    pub fn allowed(self) -> (u32, u32) {
+        use NumberField::*;
+        match self {
+            Cards(_) | TensorParallel(_) => (1, MAX_CARDS),
+            Batch(_) => (1, MAX_BATCH),
+            TeamSize => (1, MAX_TEAM_SIZE),
+            Budget => (0, MAX_BUDGET_USD),
+            OpsHours => (0, MAX_OPS_HOURS),
+        }
+    }
+
+    /// The box may be left empty: no limit.
+    pub fn may_be_empty(self) -> bool {
+        matches!(self, NumberField::Budget | NumberField::OpsHours)
+    }
+
+    /// Puts a valid typed value in its place; None (an empty box) is no limit.
+    fn apply(self, c: &mut Comparison, value: Option<u32>) {
+        use NumberField::*;
+        let decision = &mut c.decision;
+        match (self, value) {
+            (Budget, usd) => decision.budget_usd = usd.map(f64::from),
+            (OpsHours, hours) => decision.ops_hours_per_month = hours.map(f64::from),
+            (TeamSize, Some(n)) => decision.team_size = n.clamp(1, MAX_TEAM_SIZE),
+            (Cards(i) | TensorParallel(i) | Batch(i), Some(n)) => {
+                if let Some(s) = c.options.get_mut(i).map(|o| &mut o.scenario) {
+                    *match self {
+                        Cards(_) => &mut s.cards,
+                        TensorParallel(_) => &mut s.tensor_parallel,
+                        _ => &mut s.batch_per_gpu,
+                    } = n;
+                }
+            }
+            // Only the budget and hours boxes take an empty box.
+            (TeamSize | Cards(_) | TensorParallel(_) | Batch(_), None) => {}
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RejectedText {
+    pub field: NumberField,
+    pub text: String,
 }
 
 impl CompareState {
@@ -33,7 +124,36 @@ impl CompareState {
             import_errors: Vec::new(),
             import_done: false,
             heat_option: 0,
+            rejected: None,
         }
+    }
+
+    /// The box for `field`: the text it holds that is not used, and where it reports such
+    /// text (or Escape) through `send`.
+    pub fn typing(&self, field: NumberField, send: &Callback<CompareAction>) -> Typing {
+        Typing {
+            rejected: self
+                .rejected
+                .as_ref()
+                .filter(|r| r.field == field)
+                .map(|r| AttrValue::from(r.text.clone())),
+            report: send.reform(move |text: Option<String>| match text {
+                Some(text) => CompareAction::Rejected { field, text },
+                None => CompareAction::Restore,
+            }),
+        }
+    }
+
+    /// The option whose column waits for a valid value in one of its boxes.
+    pub fn option_awaiting_value(&self) -> Option<usize> {
+        self.rejected.as_ref().and_then(|r| r.field.option())
+    }
+
+    /// The decision waits for a valid value in one of its boxes.
+    pub fn decision_awaits_value(&self) -> bool {
+        self.rejected
+            .as_ref()
+            .is_some_and(|r| r.field.option().is_none())
     }
 }
 
@@ -47,13 +167,17 @@ pub enum CompareAction {
     Add(Scenario),
     /// Rebuilds the ready-made set around the page's scenario, keeping the decision inputs.
     Rebuild(Scenario),
-    /// Team size, clamped to the range `Comparison::validate` accepts (the view stays up).
-    TeamSize(u32),
+    /// A valid value typed into a number box (None: left empty, no limit); the team size
+    /// is clamped to the range `Comparison::validate` accepts (the view stays up).
+    Number(NumberField, Option<u32>),
+    /// Text typed into a number box that is not an allowed value.
+    Rejected {
+        field: NumberField,
+        text: String,
+    },
+    /// Escape in a box holding rejected text: back to the value in use.
+    Restore,
     Priority(Priority),
-    /// Budget in USD; None is no limit.
-    Budget(Option<f64>),
-    /// Administration hours a month; None is no limit.
-    OpsHours(Option<f64>),
     HeatOption(usize),
     ImportText(String),
     /// Reads the import box: a comparison, a scenario or a layer list (see `apply_import`).
@@ -65,6 +189,16 @@ impl Reducible for CompareState {
 
     fn reduce(self: Rc<Self>, action: CompareAction) -> Rc<Self> {
         let mut next = (*self).clone();
+        // Options added, removed or replaced: a rejected text may no longer name its box.
+        if matches!(
+            action,
+            CompareAction::Remove(_)
+                | CompareAction::Add(_)
+                | CompareAction::Rebuild(_)
+                | CompareAction::Import
+        ) {
+            next.rejected = None;
+        }
         let c = &mut next.comparison;
         match action {
             CompareAction::SetOption(i, option) => {
@@ -93,10 +227,17 @@ impl Reducible for CompareState {
                     ..article_comparison(&scenario)
                 }
             }
-            CompareAction::TeamSize(n) => c.decision.team_size = n.clamp(1, MAX_TEAM_SIZE),
+            CompareAction::Number(field, value) => {
+                field.apply(c, value);
+                if next.rejected.as_ref().is_some_and(|r| r.field == field) {
+                    next.rejected = None;
+                }
+            }
+            CompareAction::Rejected { field, text } => {
+                next.rejected = Some(RejectedText { field, text })
+            }
+            CompareAction::Restore => next.rejected = None,
             CompareAction::Priority(p) => c.decision.priority = p,
-            CompareAction::Budget(usd) => c.decision.budget_usd = usd,
-            CompareAction::OpsHours(hours) => c.decision.ops_hours_per_month = hours,
             CompareAction::HeatOption(i) => next.heat_option = i,
             CompareAction::ImportText(text) => next.import_text = text,
             CompareAction::Import => match import_any(&next.import_text) {
@@ -171,11 +312,15 @@ mod tests {
 
     #[test]
     fn rebuilding_keeps_the_decision_inputs_and_clamps_the_team() {
-        let state = reduce(initial(), CompareAction::TeamSize(0));
+        let team = |n| CompareAction::Number(NumberField::TeamSize, Some(n));
+        let state = reduce(initial(), team(0));
         assert_eq!(state.comparison.decision.team_size, 1);
-        let state = reduce(state, CompareAction::TeamSize(u32::MAX));
+        let state = reduce(state, team(u32::MAX));
         assert_eq!(state.comparison.decision.team_size, MAX_TEAM_SIZE);
-        let state = reduce(state, CompareAction::Budget(Some(9000.0)));
+        let state = reduce(
+            state,
+            CompareAction::Number(NumberField::Budget, Some(9000)),
+        );
         let wider = Scenario {
             bands: 144,
             ..Scenario::default()
@@ -210,5 +355,31 @@ mod tests {
             imported.comparison.options,
             article_comparison(&scenario).options
         );
+    }
+
+    #[test]
+    fn a_rejected_number_is_kept_beside_the_last_valid_value_until_fixed_or_escape() {
+        let batch = NumberField::Batch(1);
+        let used = initial().comparison.options[1].scenario.batch_per_gpu;
+        let typed = reduce(
+            initial(),
+            CompareAction::Rejected {
+                field: batch,
+                text: "-5".into(),
+            },
+        );
+        assert_eq!(typed.comparison, initial().comparison);
+        assert_eq!(typed.option_awaiting_value(), Some(1));
+        assert!(!typed.decision_awaits_value());
+        // Another box's valid value keeps it; the box's own replaces it.
+        let other = reduce(
+            typed.clone(),
+            CompareAction::Number(NumberField::Cards(1), Some(2)),
+        );
+        assert_eq!(other.rejected, typed.rejected);
+        let fixed = reduce(other, CompareAction::Number(batch, Some(used * 2)));
+        assert_eq!(fixed.rejected, None);
+        assert_eq!(fixed.comparison.options[1].scenario.batch_per_gpu, used * 2);
+        assert_eq!(reduce(typed, CompareAction::Restore).rejected, None);
     }
 }
