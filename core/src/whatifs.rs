@@ -67,7 +67,8 @@ pub struct LeverRow {
     /// (the best link's bus bandwidth over the option's).
     pub factor: Option<f64>,
     pub outcomes: Vec<Option<LeverOutcome>>,
-    /// Options with the largest speed-up.
+    /// Options with the largest speed-up, where it is a real gain (over
+    /// `levers::MIN_SPEEDUP`); none where the best is no gain (e.g. every option at 1x).
     pub best: Vec<usize>,
 }
 
@@ -114,10 +115,12 @@ pub fn compare_levers(c: &Comparison) -> Vec<LeverRow> {
                 .collect();
             let speedups: Vec<Option<f64>> =
                 outcomes.iter().map(|o| o.and_then(|o| o.speedup)).collect();
+            let mut best = best_of(&speedups, Better::Higher);
+            best.retain(|&i| speedups[i].is_some_and(|s| s > levers::MIN_SPEEDUP));
             LeverRow {
                 lever,
                 factor,
-                best: best_of(&speedups, Better::Higher),
+                best,
                 outcomes,
             }
         })

@@ -54,8 +54,10 @@ texts! {
     PriceUnknown => "card price unknown: the cost rows need one (Assumptions, card price)", "显卡价格未知：成本行需要价格（“假设”中的显卡单价）";
     Charts => "Charts", "图表";
     LeverRows => "What would help each option", "每个方案加强哪项资源最有用";
-    LeverRowsHelp => "One resource improved at a time, per option: speed-up · time to a result · cost per experiment at the card's own price (the better resource's price is not known). ★ the largest speed-up.",
-        "每个方案每次只加强一项资源：加速比 · 出结果时间 · 按该卡现价计的每次实验成本（更强资源的价格未知）。★ 为最大加速比。";
+    LeverRowsHelp => "One resource improved at a time, per option: speed-up · time to a result · cost per experiment at the card's own price (the better resource's price is not known). ★ in each row: the options that resource speeds up most, where that gains more than 2 %. — : the resource does not apply to that option.",
+        "每个方案每次只加强一项资源：加速比 · 出结果时间 · 按该卡现价计的每次实验成本（更强资源的价格未知）。★ 标在每行中该项资源加速最多的方案上（提速超过 2 % 时才标）。— 表示该项资源不适用于该方案。";
+    LeverNotApplicable => "This resource does not apply to this option (e.g. no better link for its cards), or the option cannot be estimated.",
+        "该项资源不适用于此方案（例如其显卡没有更好的互联），或此方案无法估算。";
     ChartMemory => "Memory per GPU / budget", "每卡显存 / 预算";
     ChartTime => "Time to result", "出结果时间";
     ChartCost => "TCO", "总拥有成本";

@@ -1,6 +1,7 @@
 // The comparison's number boxes behave like the scenario panel's: a value that is not used
 // is flagged at its box with the allowed range (en and zh), the figures it would change are
-// not shown for another number, and Escape restores the last valid value.
+// not shown for another number, and Escape restores the last valid value. The lever rows
+// star only real gains and mark levers that do not apply.
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -134,6 +135,43 @@ test("the flags speak Chinese in the Chinese page", async () => {
     await app.text("budget-error"),
     "允许范围：0 到 1,000,000,000 的整数，留空表示不设上限。按 Esc 恢复。",
   );
+  await app.close();
+});
+
+test("lever rows star only real gains and mark levers that do not apply", async () => {
+  const app = await openComparison();
+  // The rows after the lever rows' header, drawn once the table is painted.
+  await app.page.waitForFunction(
+    () => document.querySelector('[data-testid="compare-levers"]')?.nextElementSibling,
+  );
+  const cells = await app.page.getByTestId("compare-levers").evaluate((header) => {
+    const rows = [];
+    for (let tr = header.nextElementSibling; tr; tr = tr.nextElementSibling) {
+      rows.push({
+        name: tr.querySelector("th").innerText,
+        cells: [...tr.querySelectorAll("td")].map((td) => ({ text: td.innerText, title: td.title })),
+      });
+    }
+    return rows;
+  });
+  let stars = 0;
+  for (const row of cells) {
+    for (const cell of row.cells) {
+      assert.notEqual(cell.text.trim(), "", `${row.name}: an empty cell`);
+      if (cell.text === "—") assert.match(cell.title, /does not apply/, row.name);
+      if (cell.text.includes("★")) {
+        stars += 1;
+        const speedup = Number.parseFloat(cell.text);
+        assert.ok(speedup > 1.02, `${row.name}: ★ on ${cell.text}`);
+      }
+    }
+    if (row.name.startsWith("Memory capacity")) {
+      assert.ok(row.cells.every((c) => !c.text.includes("★")), `${row.name}: no gain, no star`);
+    }
+  }
+  assert.ok(stars > 0, "real gains are still starred");
+  // The default set has options without a better link: their link cell reads "—".
+  assert.ok(cells.some((r) => r.cells.some((c) => c.text === "—")));
   await app.close();
 });
 

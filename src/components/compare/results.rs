@@ -137,11 +137,15 @@ pub(super) fn table(
 }
 
 /// A row per lever option (the lever table of each option side by side): speed-up, time
-/// to a result and cost per experiment at the card's own price; ★ on the largest speed-up.
+/// to a result and cost per experiment at the card's own price; ★ on the options the lever
+/// speeds up most, where that is a real gain (the core's `best`). A lever that does not
+/// apply to an option (e.g. no better link) reads "—" with why.
 fn lever_rows(rows: &[LeverRow], awaiting: Option<usize>, lang: Lang) -> Html {
     let cell = |r: &LeverRow, i: usize| match r.outcomes[i] {
         _ if awaiting == Some(i) => awaiting_cell(None, lang),
-        None => html! { <td></td> },
+        None => html! {
+            <td class="not-applicable" title={C::LeverNotApplicable.get(lang)}>{ "—" }</td>
+        },
         Some(o) => html! {
             <td>{ format!(
                 "{} · {} · {}{}",
