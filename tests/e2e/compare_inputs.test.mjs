@@ -1,7 +1,8 @@
 // The comparison's number boxes behave like the scenario panel's: a value that is not used
 // is flagged at its box with the allowed range (en and zh), the figures it would change are
 // not shown for another number, and Escape restores the last valid value. The lever rows
-// star only real gains and mark levers that do not apply.
+// star only real gains and mark levers that do not apply; "Add option" names like the
+// ready-made options.
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -175,3 +176,21 @@ test("lever rows star only real gains and mark levers that do not apply", async 
   await app.close();
 });
 
+test("an added option is named like the ready-made ones, and the lever table groups digits", async () => {
+  const app = await openComparison();
+  const before = await app.page.locator('[data-testid$="-label"][data-testid^="opt-"]').count();
+  await app.page.getByTestId("compare-add").click();
+  const label = app.page.getByTestId(`opt-${before}-label`);
+  await label.waitFor();
+  assert.match(await label.inputValue(), /^1x RTX A5500$/);
+  assert.match(await app.page.getByTestId("opt-0-label").inputValue(), /^1x /);
+
+  // The default scenario's largest batch (1,362 in the verdict) reads the same in the
+  // lever table: no run of four digits without a separator.
+  // (Read from the DOM: the section is laid out only near the screen.)
+  const cells = await app.page.locator('[data-testid="levers-table"] td').allTextContents();
+  assert.ok(cells.length > 0);
+  for (const cell of cells) assert.doesNotMatch(cell, /\d{4}/, cell);
+  assert.ok(cells.includes("1,362"), cells.join(" | "));
+  await app.close();
+});

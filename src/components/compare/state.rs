@@ -216,7 +216,8 @@ impl Reducible for CompareState {
                     let name =
                         gpu::gpu_by_id(&scenario.gpu).map_or(scenario.gpu.as_str(), |g| g.name);
                     c.options.push(CompareOption {
-                        label: format!("{} × {name}", scenario.cards),
+                        // Named like the ready-made options ("1x RTX 3090").
+                        label: format!("{}x {name}", scenario.cards),
                         scenario: scenario.clone(),
                     });
                 }
@@ -299,7 +300,7 @@ mod tests {
         }
         let added = state.comparison.options.last().unwrap();
         assert_eq!(added.scenario, scenario);
-        assert!(added.label.starts_with("3 × "), "{}", added.label);
+        assert!(added.label.starts_with("3x "), "{}", added.label);
         let full = reduce(state, CompareAction::Add(scenario));
         assert_eq!(full.comparison.options.len(), MAX_OPTIONS);
 

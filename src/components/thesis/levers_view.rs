@@ -37,7 +37,7 @@ fn time_text(t: Option<f64>, lang: Lang) -> String {
 }
 
 fn patch_text(p: Option<u32>) -> String {
-    p.map_or_else(|| "—".to_string(), |p| p.to_string())
+    p.map_or_else(|| "—".to_string(), |p| format::count(p.into()))
 }
 
 fn row(name: String, p: &LeverPoint, speedup: Option<f64>, lang: Lang, best: bool) -> Html {
@@ -46,7 +46,7 @@ fn row(name: String, p: &LeverPoint, speedup: Option<f64>, lang: Lang, best: boo
             <th scope="row">{ name }</th>
             <td class="num">{ time_text(p.time_to_result_s, lang) }</td>
             <td class="num">{ speedup.map(format::times).unwrap_or_else(|| "—".into()) }</td>
-            <td class="num">{ p.largest_batch }</td>
+            <td class="num">{ format::count(p.largest_batch.into()) }</td>
             <td class="num">{ patch_text(p.largest_patch) }</td>
             <td>{ limit_name(p.limit, lang) }</td>
         </tr>
