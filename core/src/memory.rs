@@ -78,6 +78,12 @@ pub struct MemoryBreakdown {
     /// The step runs on the card: every request of the replay found room, and reserved
     /// peak + context is within capacity.
     pub fits: bool,
+    /// The step keeps the headroom: it fits, its total is within the budget, and (with a
+    /// headroom) the allocator did not reach the card's limit. At the limit it hands its
+    /// cache back and the total shrinks to what the card holds, so a batch whose cache the
+    /// card cannot hold would otherwise read as leaving more headroom than a smaller one.
+    /// What `max_batch` searches on.
+    pub within_budget: bool,
     /// (capacity - total) / capacity: the part of the card left spare; negative when
     /// it does not fit.
     pub spare_fraction: f64,
@@ -178,6 +184,7 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
     let allocator =
         (replay.reserved_peak - tensors).max(s.memory.fragmentation * (activations + transient));
     let total = cuda_context + tensors + allocator;
+    let (budget, fits) = (budget(s, gpu), !replay.out_of_memory && total <= capacity);
     MemoryBreakdown {
         cuda_context,
         weights,
@@ -194,8 +201,9 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
         total,
         capacity,
         ecc_reserved: crate::market::ecc_reserved_bytes(s),
-        budget: budget(s, gpu),
-        fits: !replay.out_of_memory && total <= capacity,
+        budget,
+        fits,
+        within_budget: fits && total <= budget && (!replay.reached_limit || budget >= capacity),
         spare_fraction: if capacity > 0.0 {
             (capacity - total) / capacity
         } else {
@@ -338,12 +346,7 @@ pub fn max_batch(spec: &ModelSpec, s: &Scenario, gpu: &GpuSpec) -> Result<u32, F
 pub fn largest_batch(per_gpu: &[Analysis], s: &Scenario, gpu: &GpuSpec) -> u32 {
     let budget = budget(s, gpu);
     let at = |a: &Analysis, b: u32| breakdown_at(a, b.into(), s, gpu);
-    let fits = |b: u32| {
-        per_gpu.iter().all(|a| {
-            let m = at(a, b);
-            m.fits && m.total <= budget
-        })
-    };
+    let fits = |b: u32| per_gpu.iter().all(|a| at(a, b).within_budget);
     // A first guess where the totals' straight line through batch 1 and `SECOND` meets
     // the budget (what a sample costs); from it, galloping up while batches fit and down
     // while they do not until a batch that fits (`lo`) sits below one that does not

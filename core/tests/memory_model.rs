@@ -125,3 +125,27 @@ fn checkpointing_keeps_the_inputs_of_the_segments_not_yet_done() {
         (peak + loss) as f64
     );
 }
+
+/// At the card's limit the caching allocator hands its cached segments back, and the
+/// total shrinks to what the card holds: SSFTT in bf16 on an A100 40 GB reads 32.0 GiB at
+/// batch 168,386 and 34.5 GiB at 140,000. The squeezed batch keeps no headroom, and the
+/// largest batch stops below the first one past the budget.
+#[test]
+fn a_batch_squeezed_at_the_cards_limit_keeps_no_headroom() {
+    let at = |batch: u32| {
+        let s: Scenario = hsi_gpu_core::scenario::scenario_from_json(&format!(
+            r#"{{"model": {{"kind": "preset", "id": "ssftt"}}, "bands": 30, "patch": 11,
+                "precision": "bf16", "gpu": "a100_40_pcie", "batch_per_gpu": {batch}}}"#
+        ))
+        .unwrap();
+        estimate(&s).unwrap()
+    };
+    let squeezed = at(168_386).memory;
+    assert!(squeezed.fits && squeezed.total <= squeezed.budget);
+    assert!(!squeezed.within_budget);
+    let over = at(140_000).memory;
+    assert!(over.fits && over.total > over.budget && !over.within_budget);
+    let largest = at(64).max_batch;
+    assert!(largest < 140_000, "{largest}");
+    assert!(at(largest).memory.within_budget);
+}

@@ -136,7 +136,13 @@ pub fn fit_sentence(
 
 /// A step that fits only because the caching allocator gave its cache back at the card's
 /// limit: its total looks spare, but the card holds no headroom.
-pub fn at_limit_sentence(lang: Lang, gpu: &str, total: &str, capacity: &str, asked: &str) -> String {
+pub fn at_limit_sentence(
+    lang: Lang,
+    gpu: &str,
+    total: &str,
+    capacity: &str,
+    asked: &str,
+) -> String {
     match lang {
         Lang::En => format!(
             "Fits on {gpu} only at the card's limit, where PyTorch hands its cached memory back ({total} of {capacity}: reserved peak + CUDA context): less than the {asked} headroom asked."

@@ -8,8 +8,8 @@ use hsi_gpu_core::{format, Report};
 
 use crate::summary::labelled;
 use crate::{
-    alternative_sentence, fit_sentence, interconnect_name, max_batch_sentence, step_bound_sentence,
-    step_parts_sentence, Lang, T,
+    alternative_sentence, at_limit_sentence, fit_sentence, interconnect_name, max_batch_sentence,
+    step_bound_sentence, step_parts_sentence, Lang, T,
 };
 
 /// What bounds the step, in words.
@@ -106,19 +106,25 @@ pub fn verdict_sentences(
     cards: u32,
 ) -> Vec<String> {
     let m = &report.memory;
-    let mut out = vec![
-        fit_sentence(
+    let (total, capacity) = (format::bytes(m.total), format::bytes(m.capacity));
+    // Short of the headroom asked: the largest batch and the levers say so too.
+    let short = (m.fits && !m.within_budget).then(|| format::percent(headroom));
+    let fit = match short {
+        Some(asked) if m.spare_fraction >= headroom => {
+            at_limit_sentence(lang, gpu_name, &total, &capacity, &asked)
+        }
+        _ => fit_sentence(
             lang,
             m.fits,
             gpu_name,
             &spare_text(m.spare_fraction),
-            &format::bytes(m.total),
-            &format::bytes(m.capacity),
-            // Short of the headroom asked: the largest batch and the levers say so too.
-            (m.fits && m.spare_fraction < headroom)
-                .then(|| format::percent(headroom))
-                .as_deref(),
+            &total,
+            &capacity,
+            short.as_deref(),
         ),
+    };
+    let mut out = vec![
+        fit,
         max_batch_sentence(lang, &format::percent(headroom), report.max_batch),
     ];
     let perf = &report.perf;
@@ -221,6 +227,24 @@ mod tests {
         );
         let zh = &verdict_sentences(Lang::Zh, &report, "GPU", 0.2, 1)[0];
         assert!(zh.contains("低于要求的 20 %"), "{zh}");
+    }
+
+    #[test]
+    fn a_step_squeezed_at_the_cards_limit_reads_as_keeping_no_headroom() {
+        // SSFTT in bf16 on an A100 40 GB: the total fits the budget only because the
+        // allocator handed its cache back at the card's limit (`memory::within_budget`).
+        let s: Scenario = hsi_gpu_core::scenario::scenario_from_json(
+            r#"{"model": {"kind": "preset", "id": "ssftt"}, "bands": 30, "patch": 11,
+                "precision": "bf16", "gpu": "a100_40_pcie", "batch_per_gpu": 168386}"#,
+        )
+        .unwrap();
+        let report = estimate(&s).unwrap();
+        assert!(report.memory.spare_fraction >= 0.2);
+        let fit = &verdict_sentences(Lang::En, &report, "GPU", 0.2, 1)[0];
+        assert!(fit.contains("only at the card's limit"), "{fit}");
+        assert!(fit.contains("less than the 20 % headroom asked"), "{fit}");
+        let zh = &verdict_sentences(Lang::Zh, &report, "GPU", 0.2, 1)[0];
+        assert!(zh.contains("交还缓存"), "{zh}");
     }
 
     #[test]

@@ -129,6 +129,9 @@ pub struct CachingAllocator {
     limit: Option<u64>,
     /// A tensor was allocated past the limit: the real step runs out of memory.
     pub out_of_memory: bool,
+    /// A segment would have passed the limit: the cached segments went back to the driver
+    /// (what the step holds was squeezed to fit the card).
+    pub reached_limit: bool,
     pub peak_allocated: u64,
     pub peak_reserved: u64,
 }
@@ -200,6 +203,7 @@ impl CachingAllocator {
                 let segment = segment_size(size);
                 let over = |a: &Self| a.limit.is_some_and(|l| a.reserved + segment > l);
                 if over(self) {
+                    self.reached_limit = true;
                     self.release_cached_segments();
                     self.out_of_memory |= over(self);
                 }

@@ -67,6 +67,8 @@ pub struct StepMemory {
     /// A tensor or workspace did not fit the limit: the step runs out of memory (or,
     /// for a workspace, on a slower plan).
     pub out_of_memory: bool,
+    /// The allocator gave its cached segments back at the limit (`CachingAllocator`).
+    pub reached_limit: bool,
 }
 
 /// Steps replayed at most: a step's order of requests over the cached blocks settles
@@ -197,6 +199,7 @@ pub fn training_step(t: &StepTensors, limit: u64) -> StepMemory {
         allocated_peak: a.peak_allocated as f64,
         reserved_peak: a.peak_reserved as f64,
         out_of_memory: a.out_of_memory,
+        reached_limit: a.reached_limit,
     }
 }
 
