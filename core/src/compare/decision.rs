@@ -40,6 +40,9 @@ pub const DEFAULT_SIMPLICITY_MARGIN: f64 = 0.25;
 
 /// Largest team size accepted (and tried by the flip search).
 pub const MAX_TEAM_SIZE: u32 = 64;
+/// The largest budget (USD) and administration hours a month the decision takes.
+pub const MAX_BUDGET_USD: u32 = 1_000_000_000;
+pub const MAX_OPS_HOURS: u32 = 744;
 /// Largest runs per sweep the flip search tries.
 const MAX_SCANNED_RUNS: u32 = 256;
 
@@ -50,9 +53,9 @@ json_struct! {
         pub team_size: u32 [1, MAX_TEAM_SIZE] = 1,
         pub priority: Priority = Priority::Sweep,
         /// Most the box may cost over its life (TCO), USD; None = no limit.
-        pub budget_usd: Option<f64> [0.0, 1e9] = None,
+        pub budget_usd: Option<f64> [0.0, MAX_BUDGET_USD as f64] = None,
         /// Administration hours per month the team can spare; None = no limit.
-        pub ops_hours_per_month: Option<f64> [0.0, 744.0] = None,
+        pub ops_hours_per_month: Option<f64> [0.0, MAX_OPS_HOURS as f64] = None,
         /// See `DEFAULT_SIMPLICITY_MARGIN`.
         pub simplicity_margin: f64 [0.0, 10.0] = DEFAULT_SIMPLICITY_MARGIN,
     }

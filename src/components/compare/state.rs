@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use hsi_gpu_core::compare::decision::{Priority, MAX_TEAM_SIZE};
+use hsi_gpu_core::compare::decision::{Priority, MAX_BUDGET_USD, MAX_OPS_HOURS, MAX_TEAM_SIZE};
 use hsi_gpu_core::compare::import::{import_any, ImportError, Imported};
 use hsi_gpu_core::compare::presets::article_comparison;
 use hsi_gpu_core::compare::{CompareOption, Comparison, MAX_OPTIONS};
@@ -12,11 +12,6 @@ use hsi_gpu_core::{gpu, Scenario};
 use yew::{AttrValue, Callback, Reducible};
 
 use crate::components::controls::Typing;
-
-/// The largest budget (USD) and administration hours a month `Comparison::validate`
-/// accepts (the ranges of `DecisionInputs`, core/src/compare/decision.rs).
-const MAX_BUDGET_USD: u32 = 1_000_000_000;
-const MAX_OPS_HOURS: u32 = 744;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompareState {
