@@ -94,6 +94,29 @@ async fn inference_view_shows_the_cores_times_and_the_deployment_cards() {
 }
 
 #[tokio::test]
+async fn inference_view_quotes_no_share_of_a_training_run_that_does_not_fit() {
+    let s = Scenario {
+        batch_per_gpu: 8192,
+        ..Default::default()
+    };
+    let report = full_report(&s);
+    assert!(!report.memory.fits && report.inference.is_some());
+    for lang in [Lang::En, Lang::Zh] {
+        let html = render_view(
+            InferenceView {
+                report: report.clone(),
+                lang,
+            }
+            .view(),
+        )
+        .await;
+        let sentence = testid_text(&html, "prediction-share").unwrap();
+        assert_eq!(sentence, X::NoTrainingRun.get(lang));
+        assert!(!sentence.contains('%'), "{sentence}");
+    }
+}
+
+#[tokio::test]
 async fn article_panel_shows_the_computed_corrections_in_both_languages() {
     let check = hsi_gpu_core::article::article_check();
     for lang in [Lang::En, Lang::Zh] {

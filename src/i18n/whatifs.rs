@@ -34,6 +34,7 @@ texts! {
     MaxBatchNoGrad => "Largest no-grad batch", "无梯度最大批大小";
     Deployment => "Deploying the trained model on a smaller card", "在更小的设备上部署训练好的模型";
     Card => "Card", "设备";
+    NoTrainingRun => "Training does not fit this card as set up, so these times are not compared with a training run.", "按当前设置训练放不下这张卡，因此这些时间不与训练时间比较。";
     NoScene => "The dataset is not in the catalog: no scene size, so no prediction time.", "数据集不在目录中：没有影像尺寸，无法估算预测时间。";
     ArticleTitle => "About the article", "关于原文";
     ArticleHelp => "Where the article's own figures are off. Each corrected figure is computed by this planner's core, beside the article's.",
@@ -138,15 +139,49 @@ pub fn lever_label(lever: Lever, factor: f64, lang: Lang) -> String {
     }
 }
 
-/// The best lever of a report in words, or that no single resource pays.
+/// "Not even 2× the memory capacity makes it fit; the largest batch is 1,362 now (1.5×:
+/// 2,062, 2×: 2,762)." `steps` are the capacity levers' (factor, largest batch) pairs.
+pub fn nothing_fits_sentence(lang: Lang, largest_batch: u32, steps: &[(f64, u32)]) -> String {
+    let step = |(factor, batch): &(f64, u32)| {
+        let batch = format::count((*batch).into());
+        format!("{}{}{batch}", format::times(*factor), lang.colon())
+    };
+    let most = format::times(steps.iter().map(|s| s.0).fold(1.0, f64::max));
+    let now = format::count(largest_batch.into());
+    let steps: Vec<String> = steps.iter().map(step).collect();
+    match lang {
+        Lang::En => format!(
+            "Not even {most} the memory capacity makes it fit; the largest batch is {now} now ({}).",
+            steps.join(", ")
+        ),
+        Lang::Zh => format!(
+            "即使显存容量加到 {most} 也放不下；当前最大批大小为 {now}（{}）。",
+            steps.join("，")
+        ),
+    }
+}
+
+/// The best lever of a report in words; when none helps, either that no single resource
+/// pays (a run that fits) or that not even the capacity levers make it fit.
 pub fn best_lever_text(report: &Report, lang: Lang) -> String {
-    match report.best_lever {
-        Some(b) => best_lever_sentence(
+    if let Some(b) = report.best_lever {
+        return best_lever_sentence(
             lang,
             &lever_label(b.lever, b.factor, lang),
             b.speedup.map(format::times).as_deref(),
-        ),
-        None => X::NoneHelps.get(lang).to_string(),
+        );
+    }
+    match report.lever_baseline {
+        Some(base) if !base.fits => {
+            let capacity: Vec<(f64, u32)> = report
+                .levers
+                .iter()
+                .filter(|o| o.lever == Lever::MemoryCapacity)
+                .map(|o| (o.factor, o.largest_batch))
+                .collect();
+            nothing_fits_sentence(lang, base.largest_batch, &capacity)
+        }
+        _ => X::NoneHelps.get(lang).to_string(),
     }
 }
 
@@ -184,5 +219,36 @@ mod tests {
         for lever in Lever::ALL {
             assert_ne!(lever_name(lever, Lang::En), lever_name(lever, Lang::Zh));
         }
+    }
+
+    #[test]
+    fn a_run_nothing_makes_fit_says_so_with_the_largest_batches() {
+        let s = hsi_gpu_core::Scenario {
+            batch_per_gpu: 8192,
+            ..Default::default()
+        };
+        let report = hsi_gpu_core::whatifs::estimate_all(&s).unwrap();
+        assert!(report.best_lever.is_none() && !report.lever_baseline.unwrap().fits);
+        let batch = |o: &hsi_gpu_core::levers::LeverOutcome| format::count(o.largest_batch.into());
+        let capacity: Vec<String> = report
+            .levers
+            .iter()
+            .filter(|o| o.lever == Lever::MemoryCapacity)
+            .map(batch)
+            .collect();
+        assert_eq!(capacity.len(), 2);
+        let now = format::count(report.max_batch.into());
+        for lang in [Lang::En, Lang::Zh] {
+            let text = best_lever_text(&report, lang);
+            assert_ne!(text, X::NoneHelps.get(lang));
+            for figure in capacity.iter().chain([&now]) {
+                assert!(text.contains(figure.as_str()), "{text} lacks {figure}");
+            }
+        }
+        let en = best_lever_text(&report, Lang::En);
+        assert!(
+            en.starts_with("Not even 2× the memory capacity makes it fit"),
+            "{en}"
+        );
     }
 }

@@ -37,7 +37,14 @@ impl InferenceView {
                             { key_figure(X::EvalEveryEpoch.get(lang), None, seconds(inf.eval_every_epoch_s, lang)) }
                             { key_figure(X::ScenePrediction.get(lang), Some("scene-prediction"), seconds(inf.scene_prediction_s, lang)) }
                         </p>
-                        <p class="help">{ prediction_sentence(lang, &share(inf.scene_prediction_s), &share(inf.eval_every_epoch_s)) }</p>
+                        // Shares of a training run that cannot start would mislead.
+                        <p class="help" data-testid="prediction-share">{
+                            if self.report.memory.fits {
+                                prediction_sentence(lang, &share(inf.scene_prediction_s), &share(inf.eval_every_epoch_s))
+                            } else {
+                                X::NoTrainingRun.get(lang).to_string()
+                            }
+                        }</p>
                         <dl class="facts">
                             <dt>{ X::TestPixels.get(lang) }</dt><dd>{ format::count(inf.test_pixels) }</dd>
                             <dt>{ X::ScenePixels.get(lang) }</dt><dd>{ format::count(inf.scene_pixels) }</dd>
