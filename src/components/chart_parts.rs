@@ -6,6 +6,26 @@ use yew::prelude::*;
 
 use crate::platform::observe::{observe_size, BoxSize};
 
+/// `text` cut from its end to at most `width` px at `font`, an ellipsis marking the cut;
+/// None when it fits whole. A label drawn right-aligned must fit its column, or it runs
+/// out of the SVG on the left.
+pub fn shortened(text: &str, width: f64, font: f64) -> Option<String> {
+    use hsi_gpu_core::chart::text_width;
+    if text_width(text, font) <= width {
+        return None;
+    }
+    let room = width - text_width("…", font);
+    let mut used = 0.0;
+    let kept: String = text
+        .chars()
+        .take_while(|c| {
+            used += text_width(c.encode_utf8(&mut [0; 4]), font);
+            used <= room
+        })
+        .collect();
+    Some(format!("{}…", kept.trim_end()))
+}
+
 /// The box a chart is drawn in: its size in CSS pixels, which the SVG's units equal, the
 /// font size of its text, and the element it is measured on. In the page a chart is drawn
 /// only once its box is measured (before the first paint), so it is not drawn twice at load;
@@ -94,6 +114,34 @@ pub fn mark(
     testid: Option<&'static str>,
     body: Html,
 ) -> Html {
+    any_mark(true, focus, index, text, testid, body)
+}
+
+/// A bar (or a segment of one) narrower than this, in CSS px, is no tab stop: focused, it
+/// would show no ring (a 0 B memory term, a cost without its price, a sliver). Its figure
+/// stays in the legend, the row's total or the tables below.
+pub const MIN_FOCUS_PX: f64 = 2.0;
+
+/// A bar `length` px long, as `mark`; a tab stop only from `MIN_FOCUS_PX` on.
+pub fn bar_mark(
+    length: f64,
+    focus: &Focus,
+    index: usize,
+    text: &str,
+    body: Html,
+    testid: Option<&'static str>,
+) -> Html {
+    any_mark(length >= MIN_FOCUS_PX, focus, index, text, testid, body)
+}
+
+fn any_mark(
+    tab_stop: bool,
+    focus: &Focus,
+    index: usize,
+    text: &str,
+    testid: Option<&'static str>,
+    body: Html,
+) -> Html {
     let on_focus = {
         let focus = focus.clone();
         Callback::from(move |_: FocusEvent| focus.set(Some(index)))
@@ -103,7 +151,7 @@ pub fn mark(
         Callback::from(move |_: MouseEvent| focus.set(Some(index)))
     };
     html! {
-        <g class="point" tabindex="0" role="img" aria-label={text.to_string()}
+        <g class="point" tabindex={tab_stop.then_some("0")} role="img" aria-label={text.to_string()}
             onfocus={on_focus} onmouseenter={on_hover} data-testid={testid.map(AttrValue::from)}>
             { body }
         </g>

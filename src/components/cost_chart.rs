@@ -10,7 +10,7 @@ use hsi_gpu_core::cost::CostReport;
 use yew::prelude::*;
 
 use crate::components::chart_parts::{
-    chart_box, key_figure, mark, px, readout, with_before, Focus, Frame,
+    bar_mark, chart_box, key_figure, px, readout, with_before, Focus, Frame,
 };
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
@@ -38,6 +38,12 @@ fn tco_terms(c: &CostReport) -> [f64; 6] {
         c.energy_usd,
         c.ops_usd,
     ]
+}
+
+/// Each term's share of the total, where there is one.
+fn shares(terms: &[f64; 6]) -> Option<[f64; 6]> {
+    let total: f64 = terms.iter().sum();
+    (total > 0.0).then(|| terms.map(|t| t / total))
 }
 
 /// The figures a bar needs that the report cannot give without a card price (the box's
@@ -80,6 +86,10 @@ struct Panel<'a> {
     tick_labels: Vec<String>,
     /// Colour of each segment of the first row; the second row is the cloud.
     colours: &'a [&'static str],
+    /// Where the first row is one bar made of the box's cost terms (one experiment on the
+    /// box): each term's share of it, drawn in the term's colour, so the bar is in the
+    /// legend's colours.
+    split: Option<[f64; 6]>,
     /// The first mark's index and the marks' labels, in segment order.
     first_mark: usize,
     labels: &'a [String],
@@ -118,10 +128,22 @@ fn draw(panel: &Panel, top: f64, g: &Geometry, focus: &Focus) -> Html {
             let colour = if r == 0 { panel.colours[i % panel.colours.len()] } else { CLOUD_COLOUR };
             let index = panel.first_mark + if r == 0 { i } else { first_row_marks + i };
             let testid = if i == 0 { panel.testids[r] } else { None };
-            mark(focus, index, &panel.labels[index - panel.first_mark], testid, html! {
-                <rect x={px(seg.start)} y={px(y)} width={px(seg.length().max(0.0))}
-                    height={px(g.bar)} fill={colour} />
-            })
+            let length = seg.length().max(0.0);
+            let rect = |start: f64, length: f64, colour: &'static str| html! {
+                <rect x={px(start)} y={px(y)} width={px(length)} height={px(g.bar)} fill={colour} />
+            };
+            let body = match panel.split.filter(|_| r == 0) {
+                Some(shares) => {
+                    let mut at = seg.start;
+                    shares.iter().zip(panel.colours).map(|(share, colour)| {
+                        let part = share * length;
+                        at += part;
+                        rect(at - part, part, colour)
+                    }).collect::<Html>()
+                }
+                None => rect(seg.start, length, colour),
+            };
+            bar_mark(length, focus, index, &panel.labels[index - panel.first_mark], body, testid)
         }).collect::<Html>();
         html! {
             <g>
@@ -251,6 +273,7 @@ impl CostChart {
                 ]
             }),
             colours: &OKABE_ITO,
+            split: None,
             first_mark: 0,
             labels: &labels[..7],
             testids: [None, None],
@@ -263,7 +286,8 @@ impl CostChart {
             layout: run_layout,
             totals: [now[1].clone(), now[2].clone()],
             ghost: old.map(|(_, [_, own_run, cloud_run])| [ghost_of(own_run), ghost_of(cloud_run)]),
-            colours: &[OKABE_ITO[7]],
+            colours: &OKABE_ITO,
+            split: shares(&tco),
             first_mark: 7,
             labels: &labels[7..],
             testids: [Some("cost-chart-own-run"), Some("cost-chart-cloud-run")],

@@ -7,7 +7,7 @@ use hsi_gpu_core::format;
 use yew::prelude::*;
 
 use crate::components::chart_parts::{
-    chart_box, key_figure, mark, px, readout, with_before, Focus, Frame,
+    bar_mark, chart_box, key_figure, px, readout, with_before, Focus, Frame,
 };
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
@@ -116,11 +116,11 @@ impl MemoryView {
                             }) }
                         </g>
                     }
-                    { for segments.iter().enumerate().map(|(i, seg)| mark(&focus, i, &labels[i], None, html! {
+                    { for segments.iter().enumerate().map(|(i, seg)| bar_mark(seg.length(), &focus, i, &labels[i], html! {
                         <rect x={px(seg.start)} y={px(bar_top)}
                             width={px(seg.length())} height={px(bar_height)}
                             fill={OKABE_ITO[i % OKABE_ITO.len()]} />
-                    })) }
+                    }, None)) }
                     <line class="capacity-line" x1={px(capacity_x)} x2={px(capacity_x)}
                         y1={px(ghost_top - 2.0)} y2={px(axis_y)} />
                     <text class="chart-label" x={px(label_x)} y={px(font)} text-anchor={label_anchor}>

@@ -9,7 +9,7 @@ use yew::prelude::*;
 
 use super::map_view::MAP_OPEN_ID;
 use super::text::{best_lever_text, lever_label, limit_name, limit_sentence, X};
-use crate::components::chart_parts::{chart_box, mark, px, readout, Focus, Frame};
+use crate::components::chart_parts::{bar_mark, chart_box, px, readout, Focus, Frame};
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::thesis_map::M;
 use crate::i18n::{Lang, T};
@@ -169,10 +169,10 @@ impl LeversView {
                             <g>
                                 <text class="tick" x={px(left - 6.0)} y={px(text_y)}
                                     text-anchor="end">{ &names[i] }</text>
-                                { mark(&focus, i, &texts[i], None, html! {
+                                { bar_mark(bar.length(), &focus, i, &texts[i], html! {
                                     <rect x={px(bar.start)} y={px(y + 2.0)} width={px(bar.length())}
                                     height={px((row - 4.0).max(1.0))} fill={if is_best(o) { BEST } else { BAR }} />
-                                }) }
+                                }, None) }
                                 <text class="tick" x={px(bar.end + 4.0)} y={px(text_y)}>{ &values[i] }</text>
                             </g>
                         }
