@@ -150,6 +150,27 @@ fn save_query(query: &str) {
     }
 }
 
+/// localStorage key holding the comparison being edited, as the JSON its Export writes:
+/// the link carries only the scenario.
+const COMPARISON_KEY: &str = "hsi-gpu-planner.comparison";
+
+/// The stored comparison's JSON, if any. Safe during render: natively (server-side
+/// rendering in the tests) there is no storage and it reads None.
+pub fn load_saved_comparison() -> Option<String> {
+    if !cfg!(target_arch = "wasm32") {
+        return None;
+    }
+    local_storage()?.get_item(COMPARISON_KEY).ok().flatten()
+}
+
+/// Stores the comparison's JSON. Where storage is refused (full, privacy mode) it lives
+/// only as long as the page, as it did before it was stored.
+pub fn save_comparison(json: &str) {
+    if let Some(storage) = local_storage() {
+        let _ = storage.set_item(COMPARISON_KEY, json);
+    }
+}
+
 pub fn browser_language() -> String {
     window().navigator().language().unwrap_or_default()
 }

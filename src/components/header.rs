@@ -87,7 +87,12 @@ pub fn use_header(store: &Store) -> Html {
                     <input type="text" readonly=true class="share-link" data-testid="share-link"
                         aria-label={T::CopyLink.get(lang)} value={(*link).clone()} />
                 }
-                <span class="copy-status" role="status">{ status_text }</span>
+                <span class="copy-status" role="status">{ status_text }
+                    // Said once a link is made: it is not the whole page.
+                    if *status != CopyStatus::Idle {
+                        { " " }<small data-testid="link-note">{ T::LinkLeavesComparison.get(lang) }</small>
+                    }
+                </span>
             </div>
         </header>
     }

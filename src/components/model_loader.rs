@@ -6,6 +6,7 @@ use hsi_gpu_core::compare::import::{import_any, Imported};
 use hsi_gpu_core::scenario::ModelChoice;
 use yew::prelude::*;
 
+use crate::i18n::problems::import_error_text;
 use crate::i18n::{self, T};
 use crate::platform::files;
 use crate::state::Action;
@@ -40,7 +41,7 @@ pub fn use_model_loader(store: &Store) -> Html {
                     Err(errors) => Some(
                         errors
                             .iter()
-                            .map(ToString::to_string)
+                            .map(|e| import_error_text(e, &text, store.lang))
                             .collect::<Vec<_>>()
                             .join("; "),
                     ),

@@ -84,7 +84,7 @@ texts! {
     Sensitivity => "What breaks first", "最先到达的极限";
     HeatTitle => "Fit over patch × bands", "空间块 × 波段数 适配图";
     HeatHelp => "Memory per GPU over the budget at the option's batch; above 100 % it does not fit.", "在该方案的批大小下，每卡显存占预算比例；超过 100 % 即放不下。";
-    HeatOption => "Option", "方案";
+    OptionWord => "Option", "方案";
     HeatNa => "A custom model fixes patch and bands.", "自定义模型的空间块和波段数固定。";
     Patch => "patch", "空间块";
     Bands => "bands", "波段";
@@ -217,6 +217,15 @@ pub fn condition_phrase(c: &Condition, lang: Lang, money: impl Fn(f64) -> String
 }
 
 /// "…, X is recommended instead; A, B no longer fit the batch."
+/// An option's name as shown: its label, or "Option 2" ("方案 2") where it has none, so
+/// no bar or row is left without a name.
+pub fn option_name(label: &str, index: usize, lang: Lang) -> String {
+    match label.trim() {
+        "" => format!("{} {}", C::OptionWord.get(lang), index + 1),
+        name => name.to_string(),
+    }
+}
+
 pub fn flip_sentence(
     condition: &str,
     recommended: Option<&str>,

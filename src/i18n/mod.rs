@@ -2,9 +2,9 @@
 //! key carries both texts, so a string cannot be added in one language only. Sentences
 //! with figures are functions taking pre-formatted figures. One file per kind: `strings`
 //! (the UI's fixed texts), `names` (the Scenario's values and fields), `sentences` (texts
-//! with figures), `remarks` (the core's notes and warnings), `whatifs` (the levers,
-//! inference and the article), `thesis_map` (the map across model sizes), `compare` (the
-//! comparison), `zoo_names` (the zoo's models).
+//! with figures), `problems` (the core's field and import errors), `remarks` (the core's
+//! notes and warnings), `whatifs` (the levers, inference and the article), `thesis_map`
+//! (the map across model sizes), `compare` (the comparison), `zoo_names` (the zoo's models).
 
 /// Declares a string enum whose keys each carry both texts, e.g.
 /// `texts! { enum T; Title => "HSI GPU Planner", "高光谱 GPU 规划器"; }`, read with
@@ -29,6 +29,7 @@ macro_rules! texts {
 }
 pub mod compare;
 mod names;
+pub mod problems;
 mod remarks;
 mod sentences;
 mod step_labels;

@@ -13,6 +13,7 @@ texts! {
     CopyLink => "Copy link", "复制链接";
     LinkCopied => "Link copied", "链接已复制";
     LinkInAddressBar => "Copy the address bar", "请复制地址栏";
+    LinkLeavesComparison => "The link carries the scenario only; the comparison stays in this browser (share it with Export, Comparison (JSON)).", "链接只含场景；方案对比保存在本浏览器中（可用“导出”中的“对比（JSON）”分享）。";
     OpenFull => "Open the full planner", "打开完整版";
     Reset => "Reset to defaults", "恢复默认";
     Inputs => "Scenario", "场景";

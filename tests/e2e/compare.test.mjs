@@ -211,7 +211,7 @@ test("a malformed import shows its line and keeps the comparison and the text", 
   await errors.waitFor();
   const text = await errors.innerText();
   assert.match(text, new RegExp(`line ${bad + 1}\\b`));
-  assert.match(text, /batch_per_gpu/);
+  assert.match(text, /Batch per GPU/);
   assert.ok(text.includes('"many"'), `the offending line is shown: ${text}`);
   assert.equal(await tableText(), before);
   assert.equal(await app.page.getByTestId("import-text").inputValue(), typed);

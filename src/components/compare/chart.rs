@@ -6,7 +6,7 @@ use hsi_gpu_core::chart::{linear_ticks, nice_domain, LinearScale};
 use yew::prelude::*;
 
 use super::text::C;
-use crate::components::chart_parts::px;
+use crate::components::chart_parts::{px, shortened};
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::Lang;
 use crate::platform::files;
@@ -60,7 +60,13 @@ impl CompareBars {
             html! {
                 <g>
                     <text x={px(LABEL_WIDTH - 6.0)} y={px(y + ROW * 0.68)}
-                        text-anchor="end" font-size="12" font-family="system-ui, sans-serif" fill="#111827">{ label }</text>
+                        text-anchor="end" font-size="12" font-family="system-ui, sans-serif" fill="#111827">
+                        // A long name, cut to its column, keeps the whole in its tooltip.
+                        { match shortened(label, LABEL_WIDTH - 10.0, 12.0) {
+                            Some(short) => html! { <><title>{ label }</title>{ short }</> },
+                            None => html! { { label } },
+                        } }
+                    </text>
                     if let Some(v) = value {
                         <rect x={px(LABEL_WIDTH)} y={px(y + 3.0)}
                             width={px((x.map(v) - LABEL_WIDTH).max(0.5))} height={px(ROW - 6.0)}

@@ -9,7 +9,7 @@ use yew::prelude::*;
 use yew::TargetCast;
 
 use super::state::{CompareAction, CompareState, NumberField};
-use super::text::{mode_name, C};
+use super::text::{mode_name, option_name, C};
 use crate::components::controls::NumberBox;
 use crate::i18n::{interconnect_name, Lang};
 
@@ -115,7 +115,7 @@ impl OptionEditor<'_> {
         html! {
             <div class="option-editor">
                 <input type="text" aria-label={C::Label.get(lang)} data-testid={id("label")}
-                    maxlength={MAX_LABEL_CHARS.to_string()}
+                    maxlength={MAX_LABEL_CHARS.to_string()} placeholder={option_name("", i, lang)}
                     value={self.option.label.clone()} oninput={on_label} />
                 <select aria-label={C::Gpu.get(lang)} data-testid={id("gpu")} onchange={on_gpu}>
                     { for gpu::GPUS.iter().map(|g| html! {

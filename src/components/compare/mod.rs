@@ -23,12 +23,13 @@ use hsi_gpu_core::Scenario;
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
+use crate::i18n::problems::field_error_text;
 use crate::i18n::Lang;
 use crate::platform::{self, files};
 use editor::{button, number_box, select_value, OptionEditor};
 use results::{charts, decision_view, heat_map, import_error_view, table};
 use state::{CompareAction, CompareState, NumberField};
-use text::{priority_name, C};
+use text::{option_name, priority_name, C};
 
 /// The page's current Scenario, read when the user adds or rebuilds options. One shared
 /// cell whose identity never changes, so a slider move on the page does not re-render the
@@ -60,8 +61,20 @@ pub fn CompareView(props: &CompareProps) -> Html {
     let current = props.scenario.clone();
     let state = {
         let scenario = current.get();
-        use_reducer(move || CompareState::new(&scenario))
+        use_reducer(move || {
+            CompareState::at_load(&scenario, platform::load_saved_comparison().as_deref())
+        })
     };
+    // Every change is stored (the comparison as loaded already is, or is the ready-made
+    // set), so a reload does not throw away a comparison the team has built.
+    {
+        let loaded = use_mut_ref(|| true);
+        use_effect_with(state.comparison.clone(), move |c| {
+            if !std::mem::replace(&mut *loaded.borrow_mut(), false) {
+                platform::save_comparison(&json::to_text(&c.to_json()));
+            }
+        });
+    }
     let report = use_memo(state.comparison.clone(), compare);
     // The lever rows (every option's what-ifs: the heaviest part of the page) follow the
     // table in a task of their own once it is painted, so neither half holds the page long.
@@ -200,10 +213,10 @@ pub fn CompareView(props: &CompareProps) -> Html {
                         { decision_view(&r.decision, &r.options, batch, lang) }
                     }
                     <h3>{ C::Sensitivity.get(lang) }</h3>
-                    <label class="no-print">{ C::HeatOption.get(lang) }{ " " }
+                    <label class="no-print">{ C::OptionWord.get(lang) }{ " " }
                         <select data-testid="heat-option" onchange={on_heat_option}>
                             { for r.options.iter().enumerate().map(|(i, o)| html! {
-                                <option value={i.to_string()} selected={i == state.heat_option}>{ o.label.clone() }</option>
+                                <option value={i.to_string()} selected={i == state.heat_option}>{ option_name(&o.label, i, lang) }</option>
                             }) }
                         </select></label>
                     <h4>{ C::HeatTitle.get(lang) }</h4>
@@ -213,7 +226,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
         }
         Err(errors) => html! {
             <ul class="error" data-testid="compare-errors">
-                { for errors.iter().map(|e| html! { <li>{ e.to_string() }</li> }) }
+                { for errors.iter().map(|e| html! { <li>{ field_error_text(e, lang) }</li> }) }
             </ul>
         },
     };
@@ -250,7 +263,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
                 </p>
                 if !state.import_errors.is_empty() {
                     <ul class="error import-errors" data-testid="import-errors">
-                        { for state.import_errors.iter().map(|e| import_error_view(e, &state.import_text)) }
+                        { for state.import_errors.iter().map(|e| import_error_view(e, &state.import_text, lang)) }
                     </ul>
                 } else if state.import_done {
                     <p data-testid="import-done">{ C::ImportDone.get(lang) }</p>

@@ -11,8 +11,11 @@ use hsi_gpu_core::{format, gpu};
 use yew::prelude::*;
 
 use super::chart::CompareBars;
-use super::text::{condition_phrase, flip_sentence, limit_prefix, metric_name, metric_text, C};
+use super::text::{
+    condition_phrase, flip_sentence, limit_prefix, metric_name, metric_text, option_name, C,
+};
 use crate::components::thesis::text::{chassis_text, lever_label, lever_name};
+use crate::i18n::problems::{field_error_text, import_error_text};
 use crate::i18n::Lang;
 
 /// A table row of plain cells after a row header.
@@ -25,11 +28,12 @@ fn plain_row(header: &str, cells: Vec<String>, class: Option<&'static str>) -> H
     }
 }
 
-fn labels(report: &ComparisonReport) -> Vec<AttrValue> {
+fn labels(report: &ComparisonReport, lang: Lang) -> Vec<AttrValue> {
     report
         .options
         .iter()
-        .map(|o| AttrValue::from(o.label.clone()))
+        .enumerate()
+        .map(|(i, o)| option_name(&o.label, i, lang).into())
         .collect()
 }
 
@@ -61,7 +65,7 @@ pub(super) fn table(
         None => html! {
             <td data-testid={format!("cell-fits-{i}")} class="error">
                 { C::CannotEstimate.get(lang) }
-                <ul>{ for o.errors.iter().map(|e: &FieldError| html! { <li>{ e.to_string() }</li> }) }</ul>
+                <ul>{ for o.errors.iter().map(|e: &FieldError| html! { <li>{ field_error_text(e, lang) }</li> }) }</ul>
             </td>
         },
     });
@@ -184,7 +188,7 @@ pub(super) fn charts(report: &ComparisonReport, lang: Lang) -> Html {
             .map(|v| metric_text(metric, *v, lang).into())
             .collect();
         html! {
-            { CompareBars { id: id.into(), title: title.get(lang).into(), labels: labels(report),
+            { CompareBars { id: id.into(), title: title.get(lang).into(), labels: labels(report, lang),
                 values: r.values.clone(), texts, best: r.best.clone(), reference, lang }.view() }
         }
     };
@@ -203,7 +207,11 @@ pub(super) fn decision_view(
     batch: u32,
     lang: Lang,
 ) -> Html {
-    let name = |i: usize| options.get(i).map_or("?", |o| o.label.as_str());
+    let name = |i: usize| {
+        options
+            .get(i)
+            .map_or("?".into(), |o| option_name(&o.label, i, lang))
+    };
     let yes_no = |b: Option<bool>| match b {
         Some(true) => C::Yes.get(lang),
         Some(false) => C::No.get(lang),
@@ -241,7 +249,7 @@ pub(super) fn decision_view(
                     <thead>{ plain_row("", header, None) }</thead>
                     <tbody>
                         { for d.assessments.iter().enumerate().filter_map(|(i, a)| a.as_ref().map(|a| plain_row(
-                            name(i),
+                            &name(i),
                             vec![
                                 a.runs.to_string(),
                                 a.time_to_result_s.map_or_else(|| C::DoesNotFit.get(lang).to_string(), format::duration),
@@ -262,9 +270,11 @@ pub(super) fn decision_view(
             } else {
                 <ul data-testid="flips">
                     { for d.flips.iter().map(|f| {
-                        let lost: Vec<&str> = f.no_longer_fit.iter().map(|&i| name(i)).collect();
+                        let lost: Vec<String> = f.no_longer_fit.iter().map(|&i| name(i)).collect();
+                        let lost: Vec<&str> = lost.iter().map(String::as_str).collect();
                         let condition = condition_phrase(&f.condition, lang, format::money);
-                        html! { <li>{ flip_sentence(&condition, f.recommended.map(name), &lost, batch, lang) }</li> }
+                        let recommended = f.recommended.map(name);
+                        html! { <li>{ flip_sentence(&condition, recommended.as_deref(), &lost, batch, lang) }</li> }
                     }) }
                 </ul>
             }
@@ -344,14 +354,14 @@ pub(super) fn heat_map(
     }
 }
 
-pub(super) fn import_error_view(e: &ImportError, text: &str) -> Html {
+pub(super) fn import_error_view(e: &ImportError, text: &str, lang: Lang) -> Html {
     let line_text = e
         .line
         .and_then(|l| text.lines().nth(l.saturating_sub(1)))
         .unwrap_or("");
     html! {
         <li>
-            { e.to_string() }
+            { import_error_text(e, text, lang) }
             if !line_text.is_empty() {
                 <br /><code>{ format!("{:>4} | {}", e.line.unwrap_or(0), line_text) }</code>
             }

@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use hsi_gpu_core::compare::decision::{Priority, MAX_BUDGET_USD, MAX_OPS_HOURS, MAX_TEAM_SIZE};
-use hsi_gpu_core::compare::import::{import_any, ImportError, Imported};
+use hsi_gpu_core::compare::import::{import_any, import_comparison, ImportError, Imported};
 use hsi_gpu_core::compare::presets::article_comparison;
 use hsi_gpu_core::compare::{CompareOption, Comparison, MAX_OPTIONS};
 use hsi_gpu_core::scenario::{ModelChoice, MAX_BATCH, MAX_CARDS};
@@ -121,6 +121,17 @@ impl CompareState {
             heat_option: 0,
             rejected: None,
         }
+    }
+
+    /// The comparison stored by an earlier visit (its JSON), else the ready-made set
+    /// around the page's scenario: a stored value the reader now refuses (an older
+    /// format, an edit by hand) is dropped, not the page.
+    pub fn at_load(scenario: &Scenario, stored: Option<&str>) -> Self {
+        let mut state = CompareState::new(scenario);
+        if let Some(comparison) = stored.and_then(|json| import_comparison(json).ok()) {
+            state.comparison = comparison;
+        }
+        state
     }
 
     /// The box for `field`: the text it holds that is not used, and where it reports such
@@ -351,6 +362,28 @@ mod tests {
             imported.comparison.options,
             article_comparison(&scenario).options
         );
+    }
+
+    #[test]
+    fn a_stored_comparison_comes_back_and_one_that_no_longer_reads_gives_the_ready_made_set() {
+        use hsi_gpu_core::json::{to_text, ToJson};
+        let scenario = Scenario::default();
+        let mut edited = reduce(initial(), CompareAction::Remove(0));
+        edited = reduce(
+            edited,
+            CompareAction::Number(NumberField::TeamSize, Some(7)),
+        );
+        edited.comparison.options[0].label = "Our lab box".into();
+        let stored = to_text(&edited.comparison.to_json());
+        let restored = CompareState::at_load(&scenario, Some(&stored));
+        assert_eq!(restored.comparison, edited.comparison);
+
+        let unknown_field = stored.replacen('{', "{\"colour\": 1, ", 1);
+        for bad in ["", "not json", "{\"options\": 3}", unknown_field.as_str()] {
+            let fallback = CompareState::at_load(&scenario, Some(bad));
+            assert_eq!(fallback.comparison, initial().comparison, "{bad}");
+        }
+        assert_eq!(CompareState::at_load(&scenario, None), initial());
     }
 
     #[test]
