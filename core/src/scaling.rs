@@ -56,6 +56,9 @@ pub struct StepCompute {
     pub host_extra_s: Vec<f64>,
     /// The host's dispatch of one micro-step's backward, by processes as `host_extra_s`.
     pub host_backward_s: Vec<f64>,
+    /// The main process's own seconds per optimizer step (dispatch, the optimizer loop,
+    /// the input it loads or receives), by processes as `host_extra_s`.
+    pub host_serial_s: Vec<f64>,
     /// Trainable parameters: what an offloaded optimizer copies and updates.
     pub params: f64,
 }
@@ -95,6 +98,19 @@ impl StepCompute {
         } else {
             1.0
         }
+    }
+
+    /// `compute_s_on` where data-parallel ranks wait at the end of backward for its
+    /// gradients' collectives (DDP's reducer, ZeRO, FSDP): the last micro-step's backward
+    /// can no longer run on the device behind the host's next step, so a host-bound step
+    /// takes at least the host's own work with that backward's dispatch replaced by its
+    /// wall time. Without this a faster device would only expose more of the all-reduce.
+    pub fn synced_s_on(&self, processes: u32) -> f64 {
+        let device: f64 = self.backward.iter().map(|s| s.seconds).sum();
+        let host = by_processes(&self.host_backward_s, processes);
+        let serial = by_processes(&self.host_serial_s, processes);
+        self.compute_s_on(processes)
+            .max(serial + (device - host).max(0.0))
     }
 
     pub fn samples_per_step(&self) -> f64 {
@@ -405,7 +421,12 @@ fn ddp_point(
         optimizer_change_s(step, per_node, gpus, dp, a)
     };
     let ddp_overhead_s = ddp_overhead_s(step, ranks, a);
-    let step_s = step.compute_s_on(gpus) + comm.exposed_s + ddp_overhead_s + optimizer_change_s;
+    let compute_s = if ranks < 2 {
+        step.compute_s_on(gpus)
+    } else {
+        step.synced_s_on(gpus)
+    };
+    let step_s = compute_s + comm.exposed_s + ddp_overhead_s + optimizer_change_s;
     let samples_per_s = f64::from(ranks) * step.samples_per_step() / step_s;
     let speedup = samples_per_s / one_card_rate;
     let cards = gpus * dp.network.nodes;

@@ -352,6 +352,7 @@ fn pipelined(
             })
             .collect(),
         host_backward_s: cards[heaviest].step.host_backward_s.clone(),
+        host_serial_s: cards[heaviest].step.host_serial_s.clone(),
         params: cards[heaviest].step.params,
     };
     let memories: Vec<MemoryBreakdown> = shares

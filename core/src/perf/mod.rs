@@ -342,6 +342,10 @@ pub fn one_card_with(
             .map(|h| (h.step_s - device_s).max(0.0))
             .collect(),
         host_backward_s: shared.iter().map(|h| h.host.backward_s / accum).collect(),
+        host_serial_s: shared
+            .iter()
+            .map(|h| h.host.total_s + accum * h.input.main_s)
+            .collect(),
         params: params as f64,
     };
 
