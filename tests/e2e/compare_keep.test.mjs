@@ -150,3 +150,27 @@ test("a long option name is cut inside the charts, the whole name in its title",
   }
   await app.close();
 });
+
+test("the row names stay in view while the options scroll sideways at 1366 x 768", async () => {
+  for (const query of ["", "?lang=zh"]) {
+    const app = await openApp(browser, server.url + query);
+    await app.page.setViewportSize({ width: 1366, height: 768 });
+    await comparisonShown(app);
+    const seen = await app.page.evaluate(() => {
+      const table = document.querySelector('[data-testid="compare-table"]');
+      const scroll = table.parentElement;
+      scroll.scrollLeft = scroll.scrollWidth;
+      const row = table.querySelector('tbody th[scope="row"]').getBoundingClientRect();
+      return {
+        scrolled: scroll.scrollLeft,
+        rowLeft: row.left,
+        rowWidth: row.width,
+        boxLeft: scroll.getBoundingClientRect().left,
+      };
+    });
+    assert.ok(seen.scrolled > 0, `${query}: the table scrolls (${JSON.stringify(seen)})`);
+    assert.ok(Math.abs(seen.rowLeft - seen.boxLeft) < 2, `${query}: ${JSON.stringify(seen)}`);
+    assert.ok(seen.rowWidth >= 80, `${query}: row names ${seen.rowWidth} px wide`);
+    await app.close();
+  }
+});
