@@ -220,6 +220,8 @@ pub struct InferenceReport {
     pub scene_prediction_s: Option<f64>,
     /// Scene prediction / one training run.
     pub prediction_vs_training: Option<f64>,
+    /// A test pass after every epoch / one training run.
+    pub eval_vs_training: Option<f64>,
     pub deployment: Vec<Deployment>,
 }
 
@@ -308,17 +310,21 @@ pub fn inference(
             scene_prediction_s: t,
         });
     }
+    let eval_every_epoch_s = eval_s.map(|t| f64::from(s.workload.epochs) * t);
+    let of_training = |t: Option<f64>| {
+        t.filter(|_| training_run_s > 0.0)
+            .map(|t| t / training_run_s)
+    };
     Ok(Some(InferenceReport {
         test_pixels,
         scene_pixels,
         max_batch_no_grad: batch,
         no_grad_peak_bytes: memory.at(batch),
         eval_pass_s: eval_s,
-        eval_every_epoch_s: eval_s.map(|t| f64::from(s.workload.epochs) * t),
+        eval_every_epoch_s: eval_every_epoch_s,
         scene_prediction_s: scene_s,
-        prediction_vs_training: scene_s
-            .filter(|_| training_run_s > 0.0)
-            .map(|t| t / training_run_s),
+        prediction_vs_training: of_training(scene_s),
+        eval_vs_training: of_training(eval_every_epoch_s),
         deployment,
     }))
 }

@@ -130,3 +130,21 @@ fn the_no_grad_peak_matches_pytorchs_live_tensors() {
         "median {median}, worst {worst}"
     );
 }
+
+/// The shares of a training run are over the run the page and the lever table show
+/// (`perf.epoch.run_s`, start-up included), so the panel's figures reproduce them.
+#[test]
+fn the_shares_are_of_the_run_as_shown() {
+    let r = hsi_gpu_core::whatifs::estimate_all(&Scenario::default()).unwrap();
+    let inf = r.inference.unwrap();
+    let run_s = r.perf.epoch.run_s;
+    assert!(run_s > r.perf.epoch.total_s);
+    assert_eq!(
+        inf.eval_vs_training,
+        Some(inf.eval_every_epoch_s.unwrap() / run_s)
+    );
+    assert_eq!(
+        inf.prediction_vs_training,
+        Some(inf.scene_prediction_s.unwrap() / run_s)
+    );
+}

@@ -22,14 +22,10 @@ fn seconds(t: Option<f64>, lang: Lang) -> String {
 impl InferenceView {
     pub fn view(self) -> Html {
         let lang = self.lang;
-        let run_s = self.report.perf.epoch.total_s;
         let body = match &self.report.inference {
             None => html! { <p class="help">{ X::NoScene.get(lang) }</p> },
             Some(inf) => {
-                let share = |t: Option<f64>| {
-                    t.filter(|_| run_s > 0.0)
-                        .map_or_else(|| "—".into(), |t| format::percent(t / run_s))
-                };
+                let share = |t: Option<f64>| t.map_or_else(|| "—".into(), format::percent);
                 html! {
                     <>
                         <p class="key-figures">
@@ -40,7 +36,7 @@ impl InferenceView {
                         // Shares of a training run that cannot start would mislead.
                         <p class="help" data-testid="prediction-share">{
                             if self.report.memory.fits {
-                                prediction_sentence(lang, &share(inf.scene_prediction_s), &share(inf.eval_every_epoch_s))
+                                prediction_sentence(lang, &share(inf.prediction_vs_training), &share(inf.eval_vs_training))
                             } else {
                                 X::NoTrainingRun.get(lang).to_string()
                             }
