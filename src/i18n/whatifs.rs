@@ -32,7 +32,7 @@ texts! {
     ScenePrediction => "Whole-scene prediction", "全图预测";
     NoGradPeak => "No-grad memory at that batch", "该批大小下的无梯度显存";
     MaxBatchNoGrad => "Largest no-grad batch", "无梯度最大批大小";
-    Deployment => "Deploying the trained model on a smaller card", "在更小的设备上部署训练好的模型";
+    Deployment => "Deploying the trained model on an edge or inference card", "在边缘或推理设备上部署训练好的模型";
     Card => "Card", "设备";
     NoTrainingRun => "Training does not fit this card as set up, so these times are not compared with a training run.", "按当前设置训练放不下这张卡，因此这些时间不与训练时间比较。";
     NoScene => "The dataset is not in the catalog: no scene size, so no prediction time.", "数据集不在目录中：没有影像尺寸，无法估算预测时间。";
