@@ -133,9 +133,9 @@ pub fn count(value: u64) -> String {
     out
 }
 
-/// US dollars: whole dollars with separators from $100 up, cents from 1 cent up, three
-/// significant digits below (per-sample costs are fractions of a cent):
-/// "$12,400", "$3.17", "$0.00421".
+/// US dollars: whole dollars with separators from $100 up, cents from 10 cents up, three
+/// significant digits below (per-experiment costs are cents, per-sample ones fractions of
+/// a cent): "$12,400", "$3.17", "$0.0312", "$0.00421".
 pub fn money(usd: f64) -> String {
     money_with("$", usd)
 }
@@ -153,7 +153,8 @@ fn money_with(symbol: &str, amount: f64) -> String {
     let abs = amount.abs();
     if abs >= 100.0 {
         format!("{sign}{symbol}{}", count(abs.round() as u64))
-    } else if abs >= 0.01 || abs == 0.0 {
+    } else if abs >= 0.1 || abs == 0.0 {
+        // Below 10 cents two decimals would leave one digit ($0.03 beside $0.00734).
         format!("{sign}{symbol}{abs:.2}")
     } else {
         format!("{sign}{symbol}{}", significant(abs))
@@ -245,6 +246,8 @@ mod tests {
         assert_eq!(money(3.171), "$3.17");
         assert_eq!(money(-250.0), "-$250");
         assert_eq!(money(0.004_213), "$0.00421");
+        assert_eq!(money(0.031_24), "$0.0312");
+        assert_eq!(money(0.25), "$0.25");
         assert_eq!(money(0.0), "$0.00");
         assert_eq!(percent(0.314), "31 %");
         assert_eq!(percent(0.025), "2.5 %");
