@@ -214,7 +214,7 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
 
 /// One training step's tensors at `batch` replayed through the caching allocator
 /// (`allocator::training_step`). Per-layer shares of the model states
-/// follow the layers' parameters; kept tensors are scaled to `kept`, the activations
+/// follow the layers' parameters (the gradients' their trainable ones); kept tensors are scaled to `kept`, the activations
 /// without checkpointing (with it, the replay keeps each segment's input and runs the
 /// segment again in backward, `allocator::step`).
 fn replay(
@@ -228,6 +228,7 @@ fn replay(
 ) -> StepMemory {
     let lines = &a.lines;
     let params = (a.params as f64).max(1.0);
+    let trainable = (a.trainable_params as f64).max(1.0);
     let share = |total: f64| -> Vec<f64> {
         a.layers
             .iter()
@@ -279,7 +280,11 @@ fn replay(
     }
     let tensors = StepTensors {
         resident,
-        gradients: share(states.gradients),
+        gradients: a
+            .layers
+            .iter()
+            .map(|l| states.gradients * l.trainable_params as f64 / trainable)
+            .collect(),
         optimizer_states: share(states.optimizer),
         input: input * scale,
         unkept_outputs: lines

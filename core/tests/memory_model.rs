@@ -149,3 +149,47 @@ fn a_batch_squeezed_at_the_cards_limit_keeps_no_headroom() {
     assert!(largest < 140_000, "{largest}");
     assert!(at(largest).memory.within_budget);
 }
+
+/// A layer's gradients are allocated when backward reaches it (AccumulateGrad), not all at
+/// the start of backward: there HybridSN's 3.2 MiB linear-weight gradient split the free
+/// tail of the 4.2 GiB segment cached for the first convolution's cuDNN workspace and held
+/// it for good, so the backward's 2 GB temporaries and 4.2 GiB workspace each took a new
+/// segment: the reserved peak went 9.4 -> 17.5 GiB from batch 13,965 to 13,966 on an RTX
+/// A4500, and the largest batch was 18,306 on the 16 GB A4000 but 13,965 on the 20 GB
+/// A4500. Now the peak grows with the batch, and the largest batch with the card.
+#[test]
+fn the_reserved_peak_and_the_largest_batch_grow_smoothly() {
+    use hsi_gpu_core::gpu::gpu_by_id;
+    let scenario = |gpu: &str| {
+        hsi_gpu_core::scenario::scenario_from_json(&format!(
+            r#"{{"model": {{"kind": "preset", "id": "hybridsn"}}, "bands": 103, "patch": 9,
+                "precision": "bf16", "gpu": "{gpu}"}}"#
+        ))
+        .unwrap()
+    };
+    let s = scenario("rtx_a4500");
+    let spec = hsi_gpu_core::build_model(&s).unwrap();
+    let gpu = gpu_by_id(&s.gpu).unwrap();
+    let reserved = |batch| {
+        hsi_gpu_core::memory::breakdown_of(&spec, &s, gpu, batch)
+            .unwrap()
+            .reserved_peak
+    };
+    let mut previous = reserved(13_900);
+    for batch in (13_910..=14_100).step_by(10) {
+        let now = reserved(batch);
+        assert!(
+            now >= previous && now < previous * 1.01,
+            "batch {batch}: {previous} -> {now} B"
+        );
+        previous = now;
+    }
+    let largest: Vec<u32> = ["rtx_a4000", "rtx_a4500", "rtx_a5000"]
+        .iter()
+        .map(|id| {
+            let s = scenario(id);
+            hsi_gpu_core::memory::max_batch(&spec, &s, gpu_by_id(id).unwrap()).unwrap()
+        })
+        .collect();
+    assert!(largest.windows(2).all(|w| w[0] < w[1]), "{largest:?}");
+}

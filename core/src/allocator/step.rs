@@ -9,9 +9,9 @@
 //! ran); the loss's kept tensors; backward, layers in reverse: the layer's temporaries
 //! (output and input gradients, scratch: one block, which matched the H200's reserved
 //! peaks better than three, 8.9 % against 14 % at the median), its gradients (first step
-//! only: they stay), its backward workspaces, then its kept tensors and temporaries
-//! freed; the optimizer's states (first step only) and its step temporary. With
-//! checkpointing (`torch.utils.checkpoint` over segments of `segment` layers) the forward
+//! only, there as AccumulateGrad takes them: they stay), its backward workspaces, then
+//! its kept tensors and temporaries freed; the optimizer's states (first step only) and
+//! its step temporary. With checkpointing (`torch.utils.checkpoint` over segments of `segment` layers) the forward
 //! runs without autograd, each output freed once the next layer ran but a segment's last,
 //! the next segment's input; backward, segment by segment from the last, runs the
 //! segment's forward again as above (its kept tensors at full size), then its backward,
@@ -37,7 +37,8 @@ pub struct StepTensors {
     /// Resident from the start: per layer its weights, the cuBLAS workspaces, sharding
     /// buffers, the data cube.
     pub resident: Vec<f64>,
-    /// Per layer with parameters: its gradients and its optimizer states.
+    /// Per layer: its gradients (0 without trainable parameters). Per layer with
+    /// parameters: its optimizer states.
     pub gradients: Vec<f64>,
     pub optimizer_states: Vec<f64>,
     pub input: f64,
@@ -109,20 +110,23 @@ fn forward(
     a.free(previous);
 }
 
-/// Backward through `layers`, last first: each layer's temporaries, the gradients (at
-/// the model's last layer, when `grads` is still empty), its backward workspaces, then
-/// what it kept freed, last kept first, and its temporaries.
+/// Backward through `layers`, last first: each layer's temporaries, its gradients (the
+/// first backward only: they stay), its backward workspaces, then what it kept freed,
+/// last kept first, and its temporaries.
 fn backward(
     a: &mut CachingAllocator,
     t: &StepTensors,
     layers: Range<usize>,
     kept: &mut [Option<Handle>],
-    grads: &mut Vec<Option<Handle>>,
+    grads: &mut [Option<Handle>],
 ) {
     for i in layers.rev() {
         let temporary = a.malloc(bytes(t.temporaries[i]));
-        if grads.is_empty() && i + 1 == t.kept_ends.len() {
-            *grads = t.gradients.iter().map(|&g| a.malloc(bytes(g))).collect();
+        // AccumulateGrad takes a parameter's first gradient when backward reaches its
+        // layer, not all at the start of backward (where a small gradient could split a
+        // workspace's cached segment that later layers' tensors still fill, and pin it).
+        if grads[i].is_none() {
+            grads[i] = a.malloc(bytes(t.gradients.get(i).copied().unwrap_or(0.0)));
         }
         for &w in &t.backward_workspaces[i] {
             workspace(a, w);
@@ -141,9 +145,9 @@ fn backward(
 pub fn training_step(t: &StepTensors, limit: u64) -> StepMemory {
     let mut a = CachingAllocator::with_limit(limit);
     let _resident: Vec<Option<Handle>> = t.resident.iter().map(|&b| a.malloc(bytes(b))).collect();
-    let mut grads: Vec<Option<Handle>> = Vec::new();
-    let mut states: Vec<Option<Handle>> = Vec::new();
     let layers = t.kept_ends.len();
+    let mut grads: Vec<Option<Handle>> = vec![None; layers];
+    let mut states: Vec<Option<Handle>> = Vec::new();
     // Layers per backward run: a checkpointed segment, or the whole model.
     let per = if t.segment == 0 { layers } else { t.segment }.max(1);
     let mut kept: Vec<Option<Handle>> = vec![None; t.kept.len()];
