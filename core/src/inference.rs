@@ -321,7 +321,7 @@ pub fn inference(
         max_batch_no_grad: batch,
         no_grad_peak_bytes: memory.at(batch),
         eval_pass_s: eval_s,
-        eval_every_epoch_s: eval_every_epoch_s,
+        eval_every_epoch_s,
         scene_prediction_s: scene_s,
         prediction_vs_training: of_training(scene_s),
         eval_vs_training: of_training(eval_every_epoch_s),
