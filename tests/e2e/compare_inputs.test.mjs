@@ -5,26 +5,15 @@
 // ready-made options.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { servedDist } from "./harness.mjs";
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serveDist("/");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const dist = servedDist();
 
 /** The page in `query`'s language with the comparison laid out (it is drawn on screen). */
 async function openComparison(query = "") {
-  const app = await openApp(browser, server.url + query);
+  const app = await dist.open(dist.url + query);
   await app.waitForReady();
   await app.page.getByTestId("compare-table").waitFor();
   await app.page.getByTestId("compare").scrollIntoViewIfNeeded();

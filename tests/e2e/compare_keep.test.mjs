@@ -4,25 +4,14 @@
 // a long one is cut to the charts' label column with the whole name in its tooltip.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { servedDist } from "./harness.mjs";
 
 const STORAGE_KEY = "hsi-gpu-planner.comparison";
 const CHARTS = ["compare-memory", "compare-time", "compare-cost"];
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serveDist("/");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const dist = servedDist();
 
 /** Waits until the comparison is drawn and laid out (it is drawn below the first screen). */
 async function comparisonShown(app) {
@@ -35,7 +24,7 @@ async function comparisonShown(app) {
 }
 
 async function openComparison(query = "") {
-  const app = await openApp(browser, server.url + query);
+  const app = await dist.open(dist.url + query);
   await comparisonShown(app);
   return app;
 }
@@ -100,7 +89,7 @@ test("a stored comparison that no longer reads gives the ready-made set, not a b
 
 test("the copied link says it carries the scenario, not the comparison (en, zh)", async () => {
   for (const [query, words] of [["", /comparison stays in this browser/], ["?lang=zh", /方案对比保存在本浏览器中/]]) {
-    const app = await openApp(browser, server.url + query);
+    const app = await dist.open(dist.url + query);
     await app.waitForReady();
     assert.equal(await app.page.getByTestId("link-note").count(), 0);
     await app.page.getByTestId("copy-link").click();
@@ -125,7 +114,7 @@ test("an empty option name reads Option N, typed or imported (en, zh)", async ()
   assert.deepEqual((await chartNames(app, "compare-memory")).slice(0, 2), ["Option 1", "Option 2"]);
   await app.close();
 
-  const zh = await openApp(browser, `${server.url}?lang=zh`);
+  const zh = await dist.open(`${dist.url}?lang=zh`);
   await comparisonShown(zh);
   await zh.page.getByTestId("opt-2-label").fill("  ");
   assert.equal((await chartNames(zh, "compare-memory"))[2], "方案 3");
@@ -153,7 +142,7 @@ test("a long option name is cut inside the charts, the whole name in its title",
 
 test("the row names stay in view while the options scroll sideways at 1366 x 768", async () => {
   for (const query of ["", "?lang=zh"]) {
-    const app = await openApp(browser, server.url + query);
+    const app = await dist.open(dist.url + query);
     await app.page.setViewportSize({ width: 1366, height: 768 });
     await comparisonShown(app);
     const seen = await app.page.evaluate(() => {

@@ -7,26 +7,15 @@
 import assert from "node:assert/strict";
 import { copyFileSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { REPO, launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { REPO, servedDist } from "./harness.mjs";
 
-let server;
-let browser;
+const dist = servedDist();
 const opened = [];
 
-before(async () => {
-  server = await serveDist("/");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
 async function open(viewport, query = "") {
-  const app = await openApp(browser, server.url + query);
+  const app = await dist.open(dist.url + query);
   opened.push(app);
   await app.page.setViewportSize(viewport);
   await app.waitForReady();

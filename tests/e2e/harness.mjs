@@ -15,6 +15,8 @@ import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { after, before } from "node:test";
+
 import { chromium } from "playwright-core";
 
 import { startStaticServer } from "../../tools/static-server.mjs";
@@ -134,6 +136,32 @@ export async function openApp(browser, url) {
 
   await page.goto(url);
   return app;
+}
+
+/**
+ * One server of dist/ and one browser for a whole test file, started before its tests and
+ * closed after them: `url` is the page's address, `open(url)` opens a page there, `browser`
+ * makes other contexts.
+ */
+export function servedDist() {
+  const shared = {};
+  before(async () => {
+    shared.server = await serveDist("/");
+    shared.browser = await launchBrowser();
+  });
+  after(async () => {
+    await shared.browser?.close();
+    await shared.server?.close();
+  });
+  return {
+    get url() {
+      return shared.server.url;
+    },
+    get browser() {
+      return shared.browser;
+    },
+    open: (url) => openApp(shared.browser, url),
+  };
 }
 
 /**

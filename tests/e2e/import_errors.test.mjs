@@ -3,22 +3,11 @@
 // their label, and no message points to docs/formats.md (a web reader cannot open it).
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { servedDist } from "./harness.mjs";
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serveDist("/");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const dist = servedDist();
 
 const CASES = {
   en: [
@@ -39,7 +28,7 @@ const EMPTY = { en: /It is empty/, zh: /内容为空/ };
 
 for (const [lang, cases] of Object.entries(CASES)) {
   test(`${lang}: the comparison's import box and the model file say what is wrong in the page's words`, async () => {
-    const app = await openApp(browser, `${server.url}?lang=${lang}`);
+    const app = await dist.open(`${dist.url}?lang=${lang}`);
     await app.waitForReady();
     const box = app.page.getByTestId("import-text");
     await box.waitFor();

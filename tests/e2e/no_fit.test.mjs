@@ -3,22 +3,11 @@
 // share of a training run that cannot start (en, zh).
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { servedDist } from "./harness.mjs";
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serveDist("/");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const dist = servedDist();
 
 const BATCH = "[\\d,]+";
 for (const [lang, best, share] of [
@@ -34,7 +23,7 @@ for (const [lang, best, share] of [
   ],
 ]) {
   test(`${lang}: nothing makes batch 8192 fit, and the inference panel says so`, async () => {
-    const app = await openApp(browser, `${server.url}?lang=${lang}&batch_per_gpu=8192`);
+    const app = await dist.open(`${dist.url}?lang=${lang}&batch_per_gpu=8192`);
     await app.waitForReady();
     await app.page.waitForFunction(
       () => document.querySelector('[data-testid="best-lever"]')?.textContent.length > 0,

@@ -12,24 +12,13 @@
 // - in Chinese, no visible text is Latin-only but for names and units.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { servedDist } from "./harness.mjs";
 import { LATIN_NAMES } from "./latin_names.mjs";
 
-let server;
-let browser;
+const dist = servedDist();
 const opened = [];
-
-before(async () => {
-  server = await serveDist("/");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
 
 const VIEWPORTS = [
   { width: 1366, height: 768 },
@@ -40,7 +29,7 @@ const CHARTS = ["chart-memory", "chart-scaling", "chart-roofline", "chart-cost",
 const name = ({ width, height }) => `${width}x${height}`;
 
 async function open(viewport, query) {
-  const app = await openApp(browser, `${server.url}?${query}`);
+  const app = await dist.open(`${dist.url}?${query}`);
   opened.push(app);
   await app.page.setViewportSize(viewport);
   await app.waitForReady();

@@ -4,25 +4,14 @@
 // does not depend on) keeps it; changing the card recomputes it. Saves screenshots.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { cliJson, launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { cliJson, servedDist } from "./harness.mjs";
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serveDist("/");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const dist = servedDist();
 
 async function openMap(query = "") {
-  const app = await openApp(browser, server.url + query);
+  const app = await dist.open(dist.url + query);
   await app.page.setViewportSize({ width: 1366, height: 768 });
   await app.waitForReady();
   await app.page.locator('.levers-tile:not(.stale) [data-testid="chart-levers"]').waitFor();
@@ -105,7 +94,7 @@ test("the patch slider keeps the map; another card recomputes it", async () => {
 });
 
 test("from the keyboard: focus moves into the map and back, Escape closes it", async () => {
-  const app = await openApp(browser, server.url);
+  const app = await dist.open(dist.url);
   await app.waitForReady();
   const page = app.page;
   await page.locator('.levers-tile:not(.stale) [data-testid="chart-levers"]').waitFor();

@@ -9,18 +9,17 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 
-import { DIST, launchBrowser, openApp, serveDist } from "./harness.mjs";
+import { DIST, servedDist } from "./harness.mjs";
 import { describe, FRAME_MS, measureKeys, offScreen, summarize } from "./latency.mjs";
 
-let server;
-let browser;
+const dist = servedDist();
 /** Every app opened, so the last test can check none logged an error or left the origin. */
 const opened = [];
 
 async function open(query = "", options = {}) {
-  const app = await openApp(browser, server.url + query);
+  const app = await dist.open(dist.url + query);
   opened.push(app);
   await app.page.setViewportSize(options.viewport ?? { width: 1280, height: 900 });
   await app.waitForReady();
@@ -90,16 +89,6 @@ function controlValues(page) {
       .map((el) => `${el.id}=${el.type === "checkbox" ? el.checked : el.value}`),
   );
 }
-
-before(async () => {
-  server = await serveDist("/");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
 
 test("loads with every key figure and the estimates note", async () => {
   const app = await open();
@@ -221,13 +210,13 @@ test("a copied link reproduces the exact view", async () => {
   await app.page.getByTestId("lang-toggle").click(); // language is part of the view
   await app.page.getByTestId("copy-link").click();
   const link = await app.page.getByTestId("share-link").inputValue();
-  assert.ok(link.startsWith(server.url), link);
+  assert.ok(link.startsWith(dist.url), link);
   const clipboard = await app.page.evaluate(() => navigator.clipboard.readText());
   assert.equal(clipboard, link);
   const original = { ...(await snapshot(app, { geometry: false })), search: null };
   const originalControls = await controlValues(app.page);
 
-  const copy = await openApp(browser, link);
+  const copy = await dist.open(link);
   opened.push(copy);
   await copy.page.setViewportSize({ width: 1280, height: 900 });
   await copy.waitForReady();
@@ -245,7 +234,7 @@ test("reload restores the scenario from the address and from storage", async () 
   await app.waitForReady();
   assert.equal(await app.page.getByTestId("bands-input").inputValue(), "144");
   // Same context, bare address: localStorage brings the scenario back.
-  await app.page.goto(server.url);
+  await app.page.goto(dist.url);
   await app.waitForReady();
   assert.equal(await app.page.getByTestId("bands-input").inputValue(), "144");
   assert.equal(await app.text("total-memory"), total);
@@ -258,7 +247,7 @@ test("a scenario saved before storage went through gloo-storage (a bare query) s
   const key = "hsi-gpu-planner.query";
   await app.page.waitForFunction((k) => localStorage.getItem(k) === '""', key);
   await app.page.evaluate((k) => localStorage.setItem(k, "bands=77"), key);
-  await app.page.goto(server.url);
+  await app.page.goto(dist.url);
   await app.waitForReady();
   assert.equal(await app.page.getByTestId("bands-input").inputValue(), "77");
 });
@@ -273,7 +262,7 @@ test("leaving the page right after an input still saves it (pagehide)", async ()
   });
   await app.page.getByTestId("bands-input").fill("55");
   assert.equal(await app.page.evaluate((k) => localStorage.getItem(k), key), '""');
-  await app.page.goto(server.url);
+  await app.page.goto(dist.url);
   await app.waitForReady();
   assert.equal(await app.page.getByTestId("bands-input").inputValue(), "55");
 });
@@ -293,11 +282,11 @@ test("language toggle switches every string and <html lang>", async () => {
 });
 
 test("a Chinese browser gets Chinese by default", async () => {
-  const context = await browser.newContext({ locale: "zh-CN" });
+  const context = await dist.browser.newContext({ locale: "zh-CN" });
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto(server.url);
+  await page.goto(dist.url);
   await page.waitForFunction(() => document.body?.dataset.ready === "1");
   assert.equal(await page.evaluate(() => document.documentElement.lang), "zh-CN");
   assert.match(await page.getByTestId("estimates-note").innerText(), /[\u4e00-\u9fff]/);
@@ -336,7 +325,7 @@ test("extreme links never blank the page: every preset at the input limits", asy
 });
 
 test("works without localStorage (sandboxed frame, privacy mode)", async () => {
-  const context = await browser.newContext();
+  const context = await dist.browser.newContext();
   await context.addInitScript(() => {
     Object.defineProperty(window, "localStorage", {
       get() {
@@ -348,7 +337,7 @@ test("works without localStorage (sandboxed frame, privacy mode)", async () => {
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
   page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  await page.goto(server.url);
+  await page.goto(dist.url);
   await page.waitForFunction(() => document.body?.dataset.ready === "1");
   await page.getByTestId("bands-input").fill("90");
   assert.ok((await page.getByTestId("total-memory").innerText()).length > 0);
@@ -389,7 +378,7 @@ test("embed mode is compact, links to the full page and posts its height", async
         document.body.append(frame);
         setTimeout(() => reject(new Error(`heights posted: ${heights}`)), 20_000);
       }),
-    `${server.url}?embed=1`,
+    `${dist.url}?embed=1`,
   );
   assert.ok(wide > 200, `posted height ${wide}`);
   assert.ok(narrow > wide, `narrower frame posted ${narrow}, wide ${wide}`);
@@ -446,7 +435,7 @@ test("runs under a strict Content-Security-Policy (self and wasm only)", async (
     "object-src 'none'",
     "base-uri 'none'",
   ].join("; ");
-  const context = await browser.newContext();
+  const context = await dist.browser.newContext();
   await context.route("**/*", async (route) => {
     const response = await route.fetch();
     const headers = { ...response.headers() };
@@ -464,7 +453,7 @@ test("runs under a strict Content-Security-Policy (self and wasm only)", async (
       console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`),
     );
   });
-  await page.goto(server.url);
+  await page.goto(dist.url);
   await page.waitForFunction(() => document.body?.dataset.ready === "1", null, { timeout: 30_000 });
   await slide(page, "patch-slider", 17);
   await page.getByTestId("lang-toggle").click();
