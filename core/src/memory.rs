@@ -213,10 +213,10 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
 }
 
 /// One training step's tensors at `batch` replayed through the caching allocator
-/// (`allocator::training_step`). Per-layer shares of the model states
-/// follow the layers' parameters (the gradients' their trainable ones); kept tensors are scaled to `kept`, the activations
-/// without checkpointing (with it, the replay keeps each segment's input and runs the
-/// segment again in backward, `allocator::step`).
+/// (`allocator::training_step`). Per-layer shares of the model states follow the layers'
+/// parameters, the gradients' their trainable parameters; kept tensors are scaled to
+/// `kept`, the activations without checkpointing (with it, the replay keeps each
+/// segment's input and runs the segment again in backward, `allocator::step`).
 fn replay(
     a: &Analysis,
     batch: u64,

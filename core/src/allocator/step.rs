@@ -11,12 +11,12 @@
 //! peaks better than three, 8.9 % against 14 % at the median), its gradients (first step
 //! only, there as AccumulateGrad takes them: they stay), its backward workspaces, then
 //! its kept tensors and temporaries freed; the optimizer's states (first step only) and
-//! its step temporary. With checkpointing (`torch.utils.checkpoint` over segments of `segment` layers) the forward
-//! runs without autograd, each output freed once the next layer ran but a segment's last,
-//! the next segment's input; backward, segment by segment from the last, runs the
-//! segment's forward again as above (its kept tensors at full size), then its backward,
-//! then frees its input. The weights,
-//! the cuBLAS workspaces, sharding buffers and the data cube stay allocated throughout.
+//! its step temporary. With checkpointing (`torch.utils.checkpoint` over segments of
+//! `segment` layers) the forward runs without autograd, each output freed once the next
+//! layer ran but a segment's last, the next segment's input; backward, segment by segment
+//! from the last, runs the segment's forward again as above (its kept tensors at full
+//! size), then its backward, then frees its input. The weights, the cuBLAS workspaces,
+//! sharding buffers and the data cube stay allocated throughout.
 //!
 //! Within a limit (the card's memory less the CUDA context) a workspace counts as a
 //! tensor does: one the allocator cannot hand out makes the step not fit. PyTorch would
