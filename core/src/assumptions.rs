@@ -77,8 +77,9 @@ json_struct! {
         /// size sweeps. Rough calibration.
         pub efficiency_ramp_s: f64 [0.0, 1e-2] = 2e-6,
         /// Fraction of datasheet bandwidth a training step's streaming kernels reach
-        /// (STREAM-like copies reach 80-90 %; fitted 0.68 on whole steps).
-        pub memory_efficiency: f64 [0.01, 1.0] = 0.68,
+        /// (STREAM-like copies reach 80-90 %; fitted 0.79 on whole steps with
+        /// `device.memory_issue_per_kib`, 0.68 without it).
+        pub memory_efficiency: f64 [0.01, 1.0] = 0.79,
         /// Least GPU time of one kernel, seconds: the gap between back-to-back kernels
         /// and a wave of tiny thread blocks. The CPU's own cost per op is `perf.host`.
         /// Rough.
@@ -154,6 +155,15 @@ json_struct! {
         /// L2 bandwidth over device-memory bandwidth, for the share of a layer's traffic
         /// the card's L2 can hold.
         pub l2_speedup: f64 [1.0, 20.0] = 2.72,
+        /// Warp instructions a pass issues per KiB it moves (addresses, conversions,
+        /// reductions), at 4 per SM a clock (`GpuSpec::warp_issue_per_s`), on top of the
+        /// bytes' time at `memory_efficiency`: mostly hidden where a card issues much per
+        /// KiB of bandwidth (RTX 4090: 1,311), not on an A100 SXM (306) or an H200 (223).
+        /// Fitted with `memory_efficiency` on the published fit points
+        /// (docs/validation.md): without it ResNet-50 in AMP came out 6-17 % fast on the
+        /// A100s and 14-29 % slow on the GDDR cards (A10, 3090, A6000, 4090). Copies
+        /// (views written out) are left out: an H200 copied at 89 % of its bandwidth.
+        pub memory_issue_per_kib: f64 [0.0, 10000.0] = 115.5,
         /// Fraction of its unit's peak a fused attention core (SDPA) reaches on Hopper,
         /// forward and backward. PyTorch's flash and memory-efficient kernels are built
         /// for sm80 (synchronous `mma.sync`, no TMA or `wgmma`): FlashAttention-2 reaches

@@ -25,7 +25,9 @@
 //!
 //! Time per pass = max(compute, memory, kernels x kernel_launch_s) with
 //! compute = (work + roof x ramp) / (roof x efficiency) and
-//! memory = bytes x passes / (bandwidth x memory_efficiency).
+//! memory = bytes x passes x (1 / (bandwidth x memory_efficiency) + memory_issue_per_kib /
+//! (1024 x warp issue rate)): what a kernel issues per byte it moves is hidden on cards
+//! that issue much per byte of bandwidth, not on an A100 (copies issue next to nothing).
 //! The efficiencies (`PerfAssumptions` and its `device` section) are fitted on published
 //! training throughput (core/tests/published_steps.rs; docs/validation.md has the fit and
 //! the held-out error).
@@ -79,6 +81,9 @@ struct Unit {
     roof_flops: f64,
     efficiency: f64,
     l2_share: f64,
+    /// Whether the pass's traffic costs instruction issue (`memory_issue_per_kib`): all
+    /// but copies.
+    issues: bool,
 }
 
 fn pass(
@@ -93,6 +98,7 @@ fn pass(
         roof_flops,
         efficiency,
         l2_share,
+        issues,
     } = *u;
     // A pass that launches nothing (a view) does no work.
     let runs = if kernels > 0 { 1.0 } else { 0.0 };
@@ -106,8 +112,14 @@ fn pass(
     } else {
         (efficiency, 0.0)
     };
-    let memory_s = bytes * (1.0 - l2_share + l2_share / a.device.l2_speedup)
-        / (gpu.bandwidth_bytes_per_s * a.memory_efficiency);
+    let memory_s = bytes
+        * ((1.0 - l2_share + l2_share / a.device.l2_speedup)
+            / (gpu.bandwidth_bytes_per_s * a.memory_efficiency)
+            + if issues {
+                a.device.memory_issue_per_kib / 1024.0 / gpu.warp_issue_per_s()
+            } else {
+                0.0
+            });
     let floor_s = f64::from(kernels) * a.kernel_launch_s;
     DevicePass {
         flops,
@@ -350,6 +362,7 @@ pub fn device_layer(
     let unit = Unit {
         roof_flops,
         efficiency,
+        issues: class != OpClass::View,
         l2_share: if footprint > 0.0 {
             (gpu.l2_bytes() / footprint).min(1.0)
         } else {

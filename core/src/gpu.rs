@@ -140,6 +140,27 @@ impl GpuSpec {
         }
     }
 
+    /// FP32 lanes per SM: 64 on Volta, Turing and GA100 (A100, A800), whose SMs pair them
+    /// with separate INT32 lanes; 128 on GA10x, Ada, Hopper and Blackwell (the
+    /// architecture whitepapers). Every SM issues 4 warp instructions a clock either way.
+    pub fn fp32_lanes_per_sm(&self) -> f64 {
+        let narrow = ["v100", "a100", "a800"]
+            .iter()
+            .any(|p| self.id.starts_with(p))
+            || ["t4", "rtx_2080_ti", "titan_rtx"].contains(&self.id);
+        if narrow {
+            64.0
+        } else {
+            128.0
+        }
+    }
+
+    /// Warp instructions the card issues per second: 4 per SM a clock, SMs x clock being
+    /// the FP32 peak over 2 x the lanes per SM.
+    pub fn warp_issue_per_s(&self) -> f64 {
+        4.0 * self.fp32_flops / (2.0 * self.fp32_lanes_per_sm())
+    }
+
     /// A Hopper part (GH100: H100, H200, H800, H20).
     pub fn is_hopper(&self) -> bool {
         self.id == "h20"

@@ -202,3 +202,59 @@ fn fused_attention_on_hopper_runs_at_the_sm80_kernels_share_of_the_peak() {
         );
     }
 }
+
+/// The last of `ops` (layer-list entries) over a [64, 112, 112] map at batch 256: large
+/// enough that no L2 holds it.
+fn streaming(ops: serde_json::Value) -> LayerReport {
+    let spec: ModelSpec = serde_json::from_value(json!({
+        "name": "stream", "input": [64, 112, 112], "layers": ops
+    }))
+    .unwrap();
+    let mut layers = analyze(&spec, 256, Precision::AmpFp16).unwrap().layers;
+    layers.pop().unwrap()
+}
+
+/// Share of the card's bandwidth the forward pass moves its bytes at.
+fn bandwidth_share(l: &LayerReport, gpu: &GpuSpec) -> f64 {
+    let f = timed(l, Precision::AmpFp16, gpu).forward;
+    f.bytes / f.memory_s / gpu.bandwidth_bytes_per_s
+}
+
+/// Every SM issues 4 warp instructions a clock whatever its FP32 lanes: an A100 (64
+/// lanes per SM) issues about what an RTX 3090 (128) does, though its FP32 peak is half.
+/// A streaming layer's instructions are hidden where a card issues much per byte of
+/// bandwidth (RTX 4090) and not on an A100, so the A100 reaches a smaller share of its
+/// bandwidth; a copy issues next to nothing and reaches `memory_efficiency` on both.
+#[test]
+fn streaming_kernels_reach_less_of_an_hbm_cards_bandwidth_and_copies_do_not() {
+    let [a100, rtx3090, rtx4090] =
+        ["a100_80_sxm", "rtx_3090", "rtx_4090"].map(|id| gpu_by_id(id).unwrap());
+    let issue = a100.warp_issue_per_s() / rtx3090.warp_issue_per_s();
+    assert!(
+        (0.9..1.2).contains(&issue),
+        "A100 / 3090 issue rate {issue:.2}"
+    );
+    let relu = streaming(json!([{"op": "act", "kind": "relu"}]));
+    let (on_a100, on_4090) = (
+        bandwidth_share(&relu, a100),
+        bandwidth_share(&relu, rtx4090),
+    );
+    assert!(
+        on_a100 < 0.85 * on_4090,
+        "{on_a100:.3} against {on_4090:.3}"
+    );
+    let efficiency = PerfAssumptions::default().memory_efficiency;
+    assert!(on_4090 > 0.9 * efficiency, "{on_4090:.3}");
+    // A flatten after a permute writes the permuted tensor out.
+    let copy = streaming(json!([{"op": "permute", "order": [1, 2, 0]}, {"op": "flatten"}]));
+    assert!(copy.kernels_fwd > 0, "{copy:?}");
+    for gpu in [a100, rtx4090] {
+        let share = bandwidth_share(&copy, gpu);
+        // (a little over: the share of the traffic the L2 holds moves faster)
+        assert!(
+            (share / efficiency - 1.0).abs() < 0.03,
+            "{}: {share}",
+            gpu.id
+        );
+    }
+}

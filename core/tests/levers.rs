@@ -54,15 +54,20 @@ fn more_capacity_does_not_speed_up_a_run_that_fits_but_raises_batch_and_patch() 
     }
 }
 
+/// More compute only speeds up the FP32 work a streaming kernel issues per byte
+/// (`perf.device.memory_issue_per_kib`): a few percent, where 1.5x the bandwidth gives far
+/// more.
 #[test]
-fn more_compute_does_not_speed_up_a_memory_bound_model_and_bandwidth_does() {
+fn more_compute_barely_speeds_up_a_memory_bound_model_and_bandwidth_does() {
     let (base, outcomes) = table(MEMORY_BOUND);
     assert_eq!(base.limit, Limit::Bandwidth);
-    for o in of(&outcomes, Lever::Compute) {
-        assert_eq!(o.speedup, Some(1.0), "{o:?}");
-    }
     let bandwidth = of(&outcomes, Lever::MemoryBandwidth)[0];
-    assert!(bandwidth.speedup.unwrap() > MIN_SPEEDUP, "{bandwidth:?}");
+    let gain = bandwidth.speedup.unwrap();
+    assert!(gain > 1.3, "{bandwidth:?}");
+    for o in of(&outcomes, Lever::Compute) {
+        let speedup = o.speedup.unwrap();
+        assert!((1.0..1.05).contains(&speedup), "{o:?}");
+    }
 }
 
 #[test]

@@ -415,17 +415,19 @@ fn the_estimate_against_the_h200_measurements() {
     // backward, attention's host views and the device waiting for the host's issue: 22 %
     // (fit 11 %, held out 30 %), 45 of 74 too fast (ViT-B/8 frozen +23 -> -10 % and the
     // 1-D CNN at batch 1024 +2 -> -1 % changed sign, HybridSN AMP at batch 64 -5 -> +6 %).
-    // Issue 22's target for all steps, 20 % and 2x, is met.
-    assert!(step.median < 17.0, "step median {:.1} %", step.median);
-    assert!(step.worst < 2.0, "step worst {:.2}x", step.worst);
-    assert!(step.optimistic <= 46, "{} steps too fast", step.optimistic);
+    // Before the instruction issue of memory traffic (`memory_issue_per_kib`): 16.5 %,
+    // 1.96x, 46 too fast; held out 23 %. Issue 22's target for all steps, 20 % and 2x, is
+    // met.
+    assert!(step.median < 16.0, "step median {:.1} %", step.median);
+    assert!(step.worst < 1.9, "step worst {:.2}x", step.worst);
+    assert!(step.optimistic <= 45, "{} steps too fast", step.optimistic);
     assert!(
         fit_step.median < 8.5,
         "fit step median {:.1} %",
         fit_step.median
     );
     assert!(
-        held_out_step.median < 23.5,
+        held_out_step.median < 20.5,
         "held-out step median {:.1} %",
         held_out_step.median
     );

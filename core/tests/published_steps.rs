@@ -497,7 +497,7 @@ fn the_ssftt_run_is_host_bound_and_within_2x() {
 /// The constants the fit moves, with the range each may take.
 type Field = (&'static str, fn(&mut PerfAssumptions) -> &mut f64, f64, f64);
 
-const FITTED: [Field; 14] = [
+const FITTED: [Field; 15] = [
     (
         "compute_efficiency",
         |a| &mut a.compute_efficiency,
@@ -562,6 +562,12 @@ const FITTED: [Field; 14] = [
         64.0,
     ),
     ("l2_speedup", |a| &mut a.device.l2_speedup, 1.0, 5.0),
+    (
+        "memory_issue_per_kib",
+        |a| &mut a.device.memory_issue_per_kib,
+        0.0,
+        10000.0,
+    ),
 ];
 
 /// Mean |ln(estimate / measurement)| over the fit points.

@@ -79,6 +79,11 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
         "L2 带宽相对显存带宽倍数",
     ),
     (
+        "perf.device.memory_issue_per_kib",
+        "Warp instructions per KiB of memory traffic",
+        "每 KiB 显存流量发出的 warp 指令数",
+    ),
+    (
         "perf.device.hopper_fused_attention_efficiency",
         "Fused attention (SDPA) on Hopper: share of peak",
         "Hopper 上融合注意力（SDPA）：达到峰值的比例",
