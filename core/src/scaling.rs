@@ -225,9 +225,14 @@ fn collectives(
             let gather = t(Collective::AllGather, dp.traffic.gather_per_pass);
             let reduce = t(Collective::ReduceScatter, dp.traffic.grad_bytes);
             let backward: f64 = step.backward.iter().map(|s| s.seconds).sum();
-            let forward = paced * (step.micro_step_s - backward).max(0.0);
-            let backward = paced * backward;
-            let exposed = (gather - forward).max(0.0) + (gather + reduce - backward).max(0.0);
+            let forward = (step.micro_step_s - backward).max(0.0);
+            // What the device's forward and backward do not hide, less the time the
+            // device waits for the host in each micro-step (a host-bound step's idle
+            // device gathers too): else a faster device would expose more than it saves.
+            let idle = by_processes(&step.host_extra_s, gpus) / accum;
+            let exposed = ((gather - forward).max(0.0) + (gather + reduce - backward).max(0.0)
+                - idle)
+                .max(0.0);
             let hidden = gather + reduce + gather - exposed;
             AllReduce {
                 total_s: accum * (2.0 * gather + reduce),
