@@ -59,6 +59,31 @@ fn any_document_is_recognised_by_its_keys() {
         .starts_with("options"));
 }
 
+/// Windows editors start a saved file with a byte-order mark, and it comes along when
+/// the text is copied: pasted or loaded, the document reads as without it, and an error
+/// keeps its line.
+#[test]
+fn a_byte_order_mark_before_the_document_is_ignored() {
+    let s = Scenario::default();
+    let c = Comparison::default();
+    let spec = build_model(&s).unwrap();
+    let bom = |text: String| format!("\u{feff}{text}");
+    assert_eq!(
+        import_any(&bom(pretty(&c))).unwrap(),
+        Imported::Comparison(c)
+    );
+    assert_eq!(
+        import_any(&bom(pretty(&spec))).unwrap(),
+        Imported::ModelSpec(spec)
+    );
+    assert_eq!(
+        import_any(&bom(pretty(&s))).unwrap(),
+        Imported::Scenario(Box::new(s))
+    );
+    let e = &import_any("\u{feff}{\n  \"bands\": \"many\"\n}").unwrap_err()[0];
+    assert_eq!((e.error.field.as_str(), e.line), ("bands", Some(2)));
+}
+
 #[test]
 fn a_type_error_names_the_field_and_its_line() {
     let text = pretty(&Scenario::default()).replace("\"patch\": 25", "\"patch\": \"big\"");

@@ -99,7 +99,9 @@ texts! {
         "粘贴对比、场景或模型层列表（JSON），或选择文件。只有内容有效时才会替换当前对比。";
     ImportButton => "Import", "导入";
     ImportFile => "Load a file", "选择文件";
-    ImportDone => "Imported.", "已导入。";
+    ImportedComparison => "Imported: the comparison above is the one in the file.", "已导入：上方的对比已换成文件中的对比。";
+    ImportedScenario => "Imported: the options were rebuilt around this scenario (edits to them are gone).", "已导入：各方案已按此场景重建（对方案的修改已不保留）。";
+    ImportedModel => "Imported: every option now trains this model.", "已导入：所有方案现在都训练此模型。";
 }
 
 pub fn metric_name(m: Metric, lang: Lang) -> &'static str {

@@ -195,6 +195,13 @@ test("the exported JSON imports back to the same view", async () => {
   await app.page.getByTestId("import-done").waitFor();
   assert.deepEqual(await labels(), beforeLabels);
   assert.equal(await tableText(), before);
+  // The message says what the import replaced: a comparison, or the options rebuilt
+  // around a scenario (whose edits are gone).
+  assert.match(await app.page.getByTestId("import-done").innerText(), /the comparison above is the one in the file/);
+  await pasteImport('{"patch": 11}');
+  await app.page.getByTestId("import-button").click();
+  await app.page.waitForFunction(() =>
+    document.querySelector('[data-testid="import-done"]')?.textContent.includes("rebuilt around this scenario"));
 });
 
 test("a malformed import shows its line and keeps the comparison and the text", async () => {

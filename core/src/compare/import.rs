@@ -79,8 +79,15 @@ fn parse_value(text: &str, what: &str) -> Result<Value, ImportError> {
     })
 }
 
+/// The text without the byte-order mark Windows editors write first (invisible, and not
+/// JSON).
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 /// Reads a document as a `T`; a field's error is placed on its line.
 fn read<T: FromJson>(text: &str, what: &str) -> Result<T, ImportError> {
+    let text = without_bom(text);
     let value = parse_value(text, what)?;
     json::read_document(&value, "(document)").map_err(|e| located(text, e, &[]))
 }
@@ -124,6 +131,7 @@ fn scenario_problems(s: &Scenario) -> Vec<FieldError> {
 /// A Scenario from JSON, checked as `estimate` checks it. Parsed like
 /// `scenario::scenario_from_json` (missing fields take their defaults), with positions.
 pub fn import_scenario(text: &str) -> Result<Scenario, Vec<ImportError>> {
+    let text = without_bom(text);
     let s = read::<Scenario>(text, "a Scenario").map_err(|e| vec![e])?;
     let problems = scenario_problems(&s);
     if problems.is_empty() {
@@ -139,6 +147,7 @@ pub fn import_scenario(text: &str) -> Result<Scenario, Vec<ImportError>> {
 /// A Comparison (options and decision inputs) from JSON; every option's scenario is
 /// checked.
 pub fn import_comparison(text: &str) -> Result<Comparison, Vec<ImportError>> {
+    let text = without_bom(text);
     let c: Comparison = read(text, "a Comparison").map_err(|e| vec![e])?;
     let mut errors: Vec<ImportError> = c
         .validate()
@@ -166,6 +175,7 @@ pub fn import_comparison(text: &str) -> Result<Comparison, Vec<ImportError>> {
 
 /// A custom model layer list (`ModelSpec` JSON), checked by analysing one sample.
 pub fn import_model_spec(text: &str) -> Result<ModelSpec, Vec<ImportError>> {
+    let text = without_bom(text);
     let spec = read::<ModelSpec>(text, "a model layer list").map_err(|e| vec![e])?;
     match crate::analysis::analyze(&spec, 1, Precision::Fp32) {
         Ok(_) => Ok(spec),
@@ -190,7 +200,7 @@ pub enum Imported {
 /// Imports any of the three documents, told apart by their top-level keys: `options`
 /// makes a Comparison, `layers` a model layer list, anything else a Scenario.
 pub fn import_any(text: &str) -> Result<Imported, Vec<ImportError>> {
-    let keys = top_level_keys(text);
+    let keys = top_level_keys(without_bom(text));
     if keys.contains(&"options") {
         import_comparison(text).map(Imported::Comparison)
     } else if keys.contains(&"layers") {

@@ -28,7 +28,7 @@ use crate::i18n::Lang;
 use crate::platform::{self, files};
 use editor::{button, number_box, select_value, OptionEditor};
 use results::{charts, decision_view, heat_map, import_error_view, table};
-use state::{CompareAction, CompareState, NumberField};
+use state::{CompareAction, CompareState, ImportedKind, NumberField};
 use text::{option_name, priority_name, C};
 
 /// The page's current Scenario, read when the user adds or rebuilds options. One shared
@@ -265,8 +265,12 @@ pub fn CompareView(props: &CompareProps) -> Html {
                     <ul class="error import-errors" data-testid="import-errors">
                         { for state.import_errors.iter().map(|e| import_error_view(e, &state.import_text, lang)) }
                     </ul>
-                } else if state.import_done {
-                    <p data-testid="import-done">{ C::ImportDone.get(lang) }</p>
+                } else if let Some(kind) = state.import_done {
+                    <p data-testid="import-done">{ match kind {
+                        ImportedKind::Comparison => C::ImportedComparison,
+                        ImportedKind::Scenario => C::ImportedScenario,
+                        ImportedKind::Model => C::ImportedModel,
+                    }.get(lang) }</p>
                 }
             </div>
         </section>

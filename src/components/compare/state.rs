@@ -13,6 +13,15 @@ use yew::{AttrValue, Callback, Reducible};
 
 use crate::components::controls::Typing;
 
+/// What a good import replaced: the whole comparison, its options rebuilt around a
+/// scenario, or every option's model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImportedKind {
+    Comparison,
+    Scenario,
+    Model,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompareState {
     pub comparison: Comparison,
@@ -20,8 +29,8 @@ pub struct CompareState {
     pub import_text: String,
     /// Why the last import failed; empty after a good one.
     pub import_errors: Vec<ImportError>,
-    /// True after a good import, until the next one.
-    pub import_done: bool,
+    /// What the last good import replaced, until the next import.
+    pub import_done: Option<ImportedKind>,
     /// The option whose fit map is shown.
     pub heat_option: usize,
     /// A number box's text that is not an allowed value: shown, marked, until fixed or
@@ -117,7 +126,7 @@ impl CompareState {
             comparison: article_comparison(scenario),
             import_text: String::new(),
             import_errors: Vec::new(),
-            import_done: false,
+            import_done: None,
             heat_option: 0,
             rejected: None,
         }
@@ -249,13 +258,17 @@ impl Reducible for CompareState {
             CompareAction::ImportText(text) => next.import_text = text,
             CompareAction::Import => match import_any(&next.import_text) {
                 Ok(imported) => {
+                    next.import_done = Some(match imported {
+                        Imported::Comparison(_) => ImportedKind::Comparison,
+                        Imported::Scenario(_) => ImportedKind::Scenario,
+                        Imported::ModelSpec(_) => ImportedKind::Model,
+                    });
                     *c = apply_import(c, imported);
                     next.import_errors.clear();
-                    next.import_done = true;
                 }
                 Err(errors) => {
                     next.import_errors = errors;
-                    next.import_done = false;
+                    next.import_done = None;
                 }
             },
         }
@@ -348,7 +361,7 @@ mod tests {
         );
         let failed = reduce(state.clone(), CompareAction::Import);
         assert_eq!(failed.comparison, state.comparison);
-        assert!(!failed.import_errors.is_empty() && !failed.import_done);
+        assert!(!failed.import_errors.is_empty() && failed.import_done.is_none());
 
         let scenario = Scenario {
             patch: 11,
@@ -357,7 +370,8 @@ mod tests {
         let text = serde_json::to_string(&scenario).unwrap();
         let state = reduce(failed, CompareAction::ImportText(text));
         let imported = reduce(state, CompareAction::Import);
-        assert!(imported.import_errors.is_empty() && imported.import_done);
+        assert!(imported.import_errors.is_empty());
+        assert_eq!(imported.import_done, Some(ImportedKind::Scenario));
         assert_eq!(
             imported.comparison.options,
             article_comparison(&scenario).options
