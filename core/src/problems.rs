@@ -55,10 +55,16 @@ impl Problems {
         }
     }
 
-    /// Records an error unless `value` is finite and `lo <= value <= hi`.
+    /// Records an error unless `value` is finite and `lo <= value <= hi`. A huge or tiny
+    /// value is written in exponent form (1e300, not 301 digits).
     pub fn range_f64(&mut self, field: &str, value: f64, lo: f64, hi: f64) {
         if !value.is_finite() || value < lo || value > hi {
-            self.push(field, value, format!("a number from {lo} to {hi}"));
+            let text = if value != 0.0 && !(1e-6..1e15).contains(&value.abs()) {
+                format!("{value:e}")
+            } else {
+                value.to_string()
+            };
+            self.push(field, text, format!("a number from {lo} to {hi}"));
         }
     }
 }
