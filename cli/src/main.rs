@@ -70,14 +70,14 @@ fn run(args: &[String]) -> Result<String, String> {
         |v: &serde_json::Value| serde_json::to_string_pretty(v).expect("JSON values serialise");
     match args {
         [cmd, path] if cmd == "estimate" => {
-            let scenario = scenario_from_json(&read_input(path)?).map_err(|e| e.to_string())?;
+            let scenario = scenario_from_json(&read_input(path)?).map_err(|e| said(&e))?;
             let report = estimate_all(&scenario).map_err(|errors| one_line(&errors))?;
             Ok(pretty(
                 &serde_json::to_value(report).expect("Report serialises"),
             ))
         }
         [cmd, path] if cmd == "thesis" => {
-            let scenario = scenario_from_json(&read_input(path)?).map_err(|e| e.to_string())?;
+            let scenario = scenario_from_json(&read_input(path)?).map_err(|e| said(&e))?;
             let map = thesis_map(&scenario).map_err(|errors| one_line(&errors))?;
             Ok(pretty(
                 &serde_json::to_value(map).expect("ThesisMap serialises"),
@@ -85,7 +85,7 @@ fn run(args: &[String]) -> Result<String, String> {
         }
         [cmd, rest @ ..] if cmd == "summary" => {
             let (lang, path) = summary::parse_args(rest, false)?;
-            let scenario = scenario_from_json(&read_input(&path)?).map_err(|e| e.to_string())?;
+            let scenario = scenario_from_json(&read_input(&path)?).map_err(|e| said(&e))?;
             let report = estimate_all(&scenario).map_err(|errors| one_line(&errors))?;
             Ok(summary::estimate_summary(&scenario, &report, lang))
         }
@@ -108,7 +108,13 @@ fn run(args: &[String]) -> Result<String, String> {
                 _ => summary::parse_args(rest, true).map(|(l, p)| (Some(l), p))?,
             };
             let comparison = import_comparison(&read_input(&path)?).map_err(|errors| {
-                let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                let lines: Vec<String> = errors
+                    .iter()
+                    .map(|e| match (e.line, e.column) {
+                        (Some(l), Some(c)) => format!("line {l}, column {c}: {}", said(&e.error)),
+                        _ => said(&e.error),
+                    })
+                    .collect();
                 lines.join("; ")
             })?;
             let report = compare(&comparison).map_err(|errors| one_line(&errors))?;
@@ -125,7 +131,7 @@ fn run(args: &[String]) -> Result<String, String> {
                 .map(|path| read_measurement(path))
                 .collect::<Result<Vec<_>, _>>()?;
             let (calibrated, report) =
-                measurement::calibrate(&scenario, &measurements).map_err(|e| e.to_string())?;
+                measurement::calibrate(&scenario, &measurements).map_err(|e| said(&e))?;
             Ok(pretty(&json!({"scenario": calibrated, "report": report})))
         }
         // Asked for, the usage is an answer (stdout, status 0); otherwise it is the error.
@@ -135,11 +141,12 @@ fn run(args: &[String]) -> Result<String, String> {
 }
 
 fn read_scenario(path: &str) -> Result<Scenario, String> {
-    scenario_from_json(&read_input(path)?).map_err(|e| format!("{path}: {e}"))
+    scenario_from_json(&read_input(path)?).map_err(|e| format!("{path}: {}", said(&e)))
 }
 
 fn read_measurement(path: &str) -> Result<measurement::Measurement, String> {
-    measurement::measurement_from_json(&read_input(path)?).map_err(|e| format!("{path}: {e}"))
+    measurement::measurement_from_json(&read_input(path)?)
+        .map_err(|e| format!("{path}: {}", said(&e)))
 }
 
 fn read_input(path: &str) -> Result<String, String> {
@@ -158,13 +165,22 @@ fn read_input(path: &str) -> Result<String, String> {
     })
 }
 
+/// A field error as the core writes it, with the field or id a typo most likely meant
+/// after the value: "bandz: got unknown field `bandz` = 4 (did you mean `bands`?);
+/// allowed: ...".
+fn said(e: &FieldError) -> String {
+    match e.meant() {
+        Some(m) => format!(
+            "{}: got {} (did you mean `{m}`?); allowed: {}",
+            e.field, e.value, e.allowed
+        ),
+        None => e.to_string(),
+    }
+}
+
 /// All field errors on one line.
 fn one_line(errors: &[FieldError]) -> String {
-    errors
-        .iter()
-        .map(|e| e.to_string())
-        .collect::<Vec<_>>()
-        .join("; ")
+    errors.iter().map(said).collect::<Vec<_>>().join("; ")
 }
 
 fn presets() -> serde_json::Value {

@@ -129,6 +129,31 @@ fn presets_give_every_card_ecc_form_factor_and_dated_prices() {
     assert!(a5500["market"]["street"]["amount"].as_f64().unwrap() > 0.0);
 }
 
+/// A typo's error says what it most likely meant, right after the value; a value with no
+/// near candidate gets no guess.
+#[test]
+fn a_typo_is_told_what_it_most_likely_meant() {
+    for (input, said) in [
+        (
+            "{\"bandz\": 200}",
+            "= 200 (did you mean `bands`?); allowed:",
+        ),
+        (
+            "{\"gpu\": \"RTX-4090\"}",
+            "got RTX-4090 (did you mean `rtx_4090`?)",
+        ),
+        (
+            "{\"precision\": \"amp_bf61\"}",
+            "(did you mean `amp_bf16`?)",
+        ),
+    ] {
+        let stderr = one_line_error(&run(&["estimate", "-"], input));
+        assert!(stderr.contains(said), "{input}: {stderr}");
+    }
+    let stderr = one_line_error(&run(&["estimate", "-"], "{\"colour\": 1}"));
+    assert!(!stderr.contains("did you mean"), "{stderr}");
+}
+
 #[test]
 fn bad_input_exits_non_zero_with_one_line_naming_the_field() {
     for (input, field) in [

@@ -125,3 +125,35 @@ fn a_typo_in_a_comparison_is_refused_with_its_path() {
     let e = &import_comparison(r#"{"options": [], "decisions": {}}"#).unwrap_err()[0];
     names(&e.error, "decisions", "options");
 }
+
+/// A typo gets the one field or id it most likely meant (the command line says it), and
+/// none where the guess would be a coin toss or far off.
+#[test]
+fn a_typo_names_what_it_most_likely_meant() {
+    use hsi_gpu_core::estimate;
+    let read = |json: &str| scenario_from_json(json).unwrap_err();
+    assert_eq!(read(r#"{"bandz": 200}"#).meant(), Some("bands"));
+    assert_eq!(
+        read(r#"{"memory": {"headroomm": 0.1}}"#).meant(),
+        Some("headroom")
+    );
+    assert_eq!(read(r#"{"sharding": "fsdp3"}"#).meant(), Some("fsdp"));
+    assert_eq!(read(r#"{"xyz": 1}"#).meant(), None);
+    assert_eq!(
+        read(r#"{"bands": "many"}"#).meant(),
+        None,
+        "a number has no near id"
+    );
+    let gpu = |id: &str| {
+        let s = scenario_from_json(&format!(r#"{{"gpu": "{id}"}}"#)).unwrap();
+        estimate(&s).unwrap_err()[0].meant().map(str::to_string)
+    };
+    // Case, `_` and `-` do not count; a word that begins one id means it.
+    assert_eq!(gpu("RTX-3090").as_deref(), Some("rtx_3090"));
+    assert_eq!(gpu("rtx_a550").as_deref(), Some("rtx_a5500"));
+    // "a100" begins three A100 ids: no guess, rather than the A10 one edit away.
+    assert_eq!(gpu("a100"), None);
+    // A range is no list to guess from.
+    let s = scenario_from_json(r#"{"batch_per_gpu": 0}"#).unwrap();
+    assert_eq!(estimate(&s).unwrap_err()[0].meant(), None);
+}
