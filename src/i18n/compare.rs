@@ -83,7 +83,7 @@ texts! {
     NoFlips => "No single change among those tried alters it.", "所尝试的单项变化都不会改变推荐。";
     Sensitivity => "What breaks first", "最先到达的极限";
     HeatTitle => "Fit over patch × bands", "空间块 × 波段数 适配图";
-    HeatHelp => "Memory per GPU over the budget at the option's batch; above 100 % it does not fit.", "在该方案的批大小下，每卡显存占预算比例；超过 100 % 即放不下。";
+    HeatHelp => "Memory per GPU over the budget at the option's batch; above 100 % it does not fit; · where the model cannot be built at that patch or band count.", "在该方案的批大小下，每卡显存占预算比例；超过 100 % 即放不下；“·”表示该空间块或波段数下无法构建模型。";
     OptionWord => "Option", "方案";
     HeatNa => "A custom model fixes patch and bands.", "自定义模型的空间块和波段数固定。";
     Patch => "patch", "空间块";

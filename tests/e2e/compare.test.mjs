@@ -111,6 +111,10 @@ test("the ready-made set is shown, the 48 GB card marked best for the largest ba
   assert.match(await cell.getAttribute("class"), /\bbest\b/);
   assert.match(await app.text("recommended"), /A5500/);
   await app.page.getByTestId("heat-map").waitFor();
+  // The default map has cells the model cannot be built at (HybridSN at patch 6); the
+  // help above it says what their "·" means.
+  assert.ok((await app.page.locator("td.heat-na").count()) > 0);
+  assert.equal(await app.page.locator("p.help", { hasText: "· where the model cannot be built" }).count(), 1);
   await app.screenshot("compare-default");
 });
 
