@@ -23,9 +23,7 @@ impl FieldError {
         };
         FieldError { field, ..self }
     }
-}
 
-impl FieldError {
     /// The field or id a typo most likely meant (`nearest`), where `allowed` lists them:
     /// "a known field: a, b, ...", "one of a, b, ..." or the ids alone. None for a range,
     /// or where nothing is near.
@@ -64,10 +62,10 @@ impl std::fmt::Display for FieldError {
 }
 
 /// The one `candidates` entry a typo of `word` most likely meant (case and `_` / `-`
-/// ignored): the one it spells, else the one it begins, if it begins only one (`a100` begins three A100 ids:
-/// none, rather than the A10 one edit away); else the nearest by edits (inserted,
-/// deleted or changed characters), within a third of the word's length; none where two
-/// are as near.
+/// ignored): the one it spells; else the one it begins, if it begins only one (`a100`
+/// begins three A100 ids: none, rather than the A10 one edit away); else the nearest by
+/// edits (inserted, deleted or changed characters), within a third of the word's length;
+/// none where two are as near.
 pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let key = |w: &str| -> Vec<char> {
         w.chars()

@@ -85,9 +85,9 @@ fn without_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
-/// Reads a document as a `T`; a field's error is placed on its line.
+/// Reads a document (without its byte-order mark: the callers take it off, so that their
+/// positions count from the same text) as a `T`; a field's error is placed on its line.
 fn read<T: FromJson>(text: &str, what: &str) -> Result<T, ImportError> {
-    let text = without_bom(text);
     let value = parse_value(text, what)?;
     json::read_document(&value, "(document)").map_err(|e| located(text, e, &[]))
 }
