@@ -219,6 +219,11 @@ json_struct! {
         /// The same for a tensor-core algorithm (timed TF32, 16 bit): about 0.8 MB per
         /// sample on HybridSN.
         pub workspace_tensor_core: f64 [0.0, 16.0] = 0.07,
+        /// Workspace of each cuDNN RNN call (forward, backward), allocated and freed around
+        /// it, in hidden-sized values per step, sample, layer and direction (the layer's
+        /// `rnn_step_bytes`): not published; fitted on the GRU's two FP32 H200 steps (its
+        /// bf16 steps held out, docs/validation.md).
+        pub rnn_workspace_per_step: f64 [0.0, 100.0] = 18.0,
     }
 }
 

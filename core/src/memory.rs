@@ -160,11 +160,14 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
     let kept = (a.lines.saved.at(batch) + a.lines.unsaved_input.at(batch)
         - states.no_autocast_copies)
         .max(0.0);
+    // With checkpointing a recurrent layer's reserve exists only while its segment runs
+    // again: counting every one is the safe side.
+    let reserves: f64 = rnn_reserves(a, batch).iter().sum();
     let activations = if s.checkpointing {
         checkpointed_activations(a, batch).min(kept)
     } else {
         kept
-    };
+    } + reserves;
     // Adam's foreach implementation builds one temporary list the size of a state; the
     // BLAS workspaces stay allocated beside whichever is larger.
     let transient =
@@ -210,6 +213,25 @@ pub fn breakdown_at(a: &Analysis, batch: u64, s: &Scenario, gpu: &GpuSpec) -> Me
             -1.0
         },
     }
+}
+
+/// Hidden-sized values per step, sample, layer and direction that a GRU or LSTM keeps on
+/// the GPU from its forward to its backward: its output and cuDNN's reserve space. cuDNN 7
+/// reserved 27 FP32 values per unit, step and sample for a 4-layer GRU
+/// (pytorch/pytorch#2895, its shape in docs/validation.md): 6.75 a layer, plus the output.
+/// The LSTM of that shape reserved 23, under the native cells' 7 with its output: it is
+/// given the GRU's.
+const CUDNN_RNN_KEPT_PER_STEP: f64 = 27.0 / 4.0 + 1.0;
+
+/// Per layer at `batch`: what cuDNN's RNN reserve space holds beyond the native cells'
+/// kept tensors (`CUDNN_RNN_KEPT_PER_STEP` in place of their 7 per step).
+fn rnn_reserves(a: &Analysis, batch: u64) -> Vec<f64> {
+    let extra = CUDNN_RNN_KEPT_PER_STEP - crate::analysis::RNN_KEPT_PER_STEP as f64;
+    let per_batch = batch as f64 / a.batch.max(1) as f64;
+    a.layers
+        .iter()
+        .map(|l| extra * l.rnn_step_bytes * per_batch)
+        .collect()
 }
 
 /// One training step's tensors at `batch` replayed through the caching allocator
@@ -268,6 +290,13 @@ fn replay(
     let maths = Maths::of(s.precision, gpu).benchmarked(s.cudnn_benchmark);
     let mut forward_workspaces = vec![Vec::new(); layers];
     let mut backward_workspaces = vec![Vec::new(); layers];
+    let rnn_workspace = s.perf.cudnn.rnn_workspace_per_step * batch as f64 / a.batch.max(1) as f64;
+    for (i, l) in a.layers.iter().enumerate() {
+        if l.rnn_step_bytes > 0.0 {
+            forward_workspaces[i].push(rnn_workspace * l.rnn_step_bytes);
+            backward_workspaces[i].push(rnn_workspace * l.rnn_step_bytes);
+        }
+    }
     for (i, pass) in cudnn::workspaces(&a.layers, maths, &s.perf.cudnn) {
         let list = if pass.pass == Pass::Forward {
             &mut forward_workspaces
@@ -307,6 +336,7 @@ fn replay(
         temporaries,
         forward_workspaces,
         backward_workspaces,
+        reserves: rnn_reserves(a, batch),
         loss_kept: loss * scale,
         step_temporary: states.step_temporary,
     };

@@ -17,10 +17,10 @@ pub enum Warning {
     /// The card has no known price: the cost figures that contain it are not meaningful
     /// until cost.card_price_usd is set (the page shows "enter a price").
     PriceUnknown { gpu: String },
-    /// The model has a recurrent layer: cuDNN's reserve space for it is not modelled
-    /// (its size is not published). The figures are the only recurrent model measured, a
-    /// GRU on an H200, measured over estimated peak memory (`core/tests/measured_h200.rs`
-    /// checks them against its steps).
+    /// The model has a recurrent layer: cuDNN's reserve space and workspaces for it
+    /// (their sizes are not published) are fitted on the only recurrent model measured, a
+    /// GRU on an H200. The figures are its measured over estimated peak memory
+    /// (`core/tests/measured_h200.rs` checks them against its steps).
     RecurrentReserve,
     /// The card has no such link between its cards: the estimate uses its own (NVSwitch
     /// for an SXM module, else PCIe).
@@ -92,7 +92,7 @@ impl std::fmt::Display for Warning {
                 "a {patch} px patch is larger than the {dataset} scene ({height} × {width} px): estimated as asked"
             ),
             Warning::RecurrentReserve => f.write_str(
-                "cuDNN's RNN reserve space is not modelled: on an H200 a GRU's peak memory was 1.3-2.5x this estimate",
+                "cuDNN's RNN memory is fitted on one GRU (H200: 0.9-1.1x this estimate); other recurrent layers are unchecked",
             ),
         }
     }

@@ -36,10 +36,16 @@ const FIT_MODELS: [&str; 7] = [
     "resnet50",
 ];
 
+/// Models whose memory peaks fitted memory constants although their times are held out:
+/// the GRU, the one recurrent model, fitted `perf.cudnn.rnn_*` (cuDNN's reserve space).
+const MEMORY_FIT_MODELS: [&str; 1] = ["mou_rnn"];
+
 struct Case {
     model: String,
     label: String,
     fit: bool,
+    /// Its memory peaks fitted constants (`fit`, or `MEMORY_FIT_MODELS`).
+    memory_fit: bool,
     /// `torch.backends.cudnn.benchmark` was on (the published benchmarks' setting).
     cudnn_benchmark: bool,
     /// GradScaler's inf check syncs the host, so its host time includes the device's.
@@ -107,6 +113,8 @@ fn cases() -> Vec<Case> {
             }
             out.push(Case {
                 fit: FIT_MODELS.contains(&model.as_str()),
+                memory_fit: FIT_MODELS.contains(&model.as_str())
+                    || MEMORY_FIT_MODELS.contains(&model.as_str()),
                 model,
                 label,
                 cudnn_benchmark,
@@ -122,6 +130,15 @@ fn cases() -> Vec<Case> {
 }
 
 impl Case {
+    /// Whether `term` of this step was fitted on (memory peaks and times may differ).
+    fn fitted(&self, term: &str) -> bool {
+        if term.starts_with("peak_") {
+            self.memory_fit
+        } else {
+            self.fit
+        }
+    }
+
     /// Whether its memory peaks measured the program the estimate describes, from a
     /// fresh start.
     fn memory_compared(&self) -> bool {
@@ -190,9 +207,11 @@ struct Errors {
     optimistic: usize,
 }
 
-fn errors(cases: &[&Case], term: &str) -> Option<Errors> {
+/// `split`: only the steps whose `term` was fitted (`Some(true)`) or held out.
+fn errors(cases: &[&Case], term: &str, split: Option<bool>) -> Option<Errors> {
     let e: Vec<f64> = cases
         .iter()
+        .filter(|c| split.is_none_or(|fit| c.fitted(term) == fit))
         .filter(|c| term != "host_step_s" || !c.host_synced)
         .filter(|c| !term.starts_with("peak_") || c.memory_compared())
         .map(|c| error(c, term))
@@ -209,10 +228,10 @@ fn errors(cases: &[&Case], term: &str) -> Option<Errors> {
 }
 
 /// A row of the table: each term's median, worst and optimistic count.
-fn row(name: &str, split: &str, cases: &[&Case]) -> String {
+fn row(name: &str, split: &str, cases: &[&Case], fit: Option<bool>) -> String {
     let cells: Vec<String> = TERMS
         .iter()
-        .map(|(term, _)| match errors(cases, term) {
+        .map(|(term, _)| match errors(cases, term, fit) {
             Some(e) => format!(
                 "{:.0} % · {:.2}x · {}/{}",
                 e.median, e.worst, e.optimistic, e.steps
@@ -223,7 +242,10 @@ fn row(name: &str, split: &str, cases: &[&Case]) -> String {
         .collect();
     format!(
         "| {name} | {split} | {} | {} |",
-        cases.len(),
+        cases
+            .iter()
+            .filter(|c| fit.is_none_or(|f| c.fit == f))
+            .count(),
         cells.join(" | ")
     )
 }
@@ -257,11 +279,13 @@ fn the_estimate_against_the_h200_measurements() {
     let mut table = Vec::new();
     for model in models {
         let set: Vec<&Case> = cases.iter().filter(|c| c.model == model).collect();
-        let split = if set[0].fit { "fit" } else { "held out" };
-        table.push(row(display_name(model), split, &set));
+        let split = match (set[0].fit, set[0].memory_fit) {
+            (true, _) => "fit",
+            (false, true) => "held out (memory fit)",
+            (false, false) => "held out",
+        };
+        table.push(row(display_name(model), split, &set, None));
     }
-    let fit: Vec<&Case> = cases.iter().filter(|c| c.fit).collect();
-    let held_out: Vec<&Case> = cases.iter().filter(|c| !c.fit).collect();
     let all: Vec<&Case> = cases.iter().collect();
     // cuDNN's untimed picks: the HSI 3-D CNNs without cudnn.benchmark.
     let untimed: Vec<&Case> = cases
@@ -272,10 +296,10 @@ fn the_estimate_against_the_h200_measurements() {
         })
         .collect();
     table.extend([
-        row("fit models", "fit", &fit),
-        row("held-out models", "held out", &held_out),
-        row("all", "", &all),
-        row("3-D CNNs without cudnn.benchmark", "", &untimed),
+        row("fit models", "fit", &all, Some(true)),
+        row("held-out models", "held out", &all, Some(false)),
+        row("all", "", &all, None),
+        row("3-D CNNs without cudnn.benchmark", "", &untimed, None),
     ]);
     println!("{}", table.join("\n"));
     // The README and docs/validation.md carry these rows as they are (bold aside): an
@@ -307,9 +331,9 @@ fn the_estimate_against_the_h200_measurements() {
         );
     }
 
-    let step = errors(&all, "step_time_s").unwrap();
-    let fit_step = errors(&fit, "step_time_s").unwrap();
-    let held_out_step = errors(&held_out, "step_time_s").unwrap();
+    let step = errors(&all, "step_time_s", None).unwrap();
+    let fit_step = errors(&all, "step_time_s", Some(true)).unwrap();
+    let held_out_step = errors(&all, "step_time_s", Some(false)).unwrap();
     for (name, e) in [
         ("all", &step),
         ("fit", &fit_step),
@@ -320,10 +344,10 @@ fn the_estimate_against_the_h200_measurements() {
             e.median, e.worst, e.optimistic, e.steps
         );
     }
-    let held_out_host = errors(&held_out, "host_step_s").unwrap();
-    let untimed_step = errors(&untimed, "step_time_s").unwrap();
-    let allocated = errors(&all, "peak_allocated_bytes").unwrap();
-    let reserved = errors(&all, "peak_reserved_bytes").unwrap();
+    let held_out_host = errors(&all, "host_step_s", Some(false)).unwrap();
+    let untimed_step = errors(&untimed, "step_time_s", None).unwrap();
+    let allocated = errors(&all, "peak_allocated_bytes", None).unwrap();
+    let reserved = errors(&all, "peak_reserved_bytes", None).unwrap();
     println!(
         "allocated: median {:.2} %, reserved: median {:.2} %",
         allocated.median, reserved.median
@@ -342,7 +366,9 @@ fn the_estimate_against_the_h200_measurements() {
     // backward keeps none of allocated until the next layer ran: reserved 8.9 %, 35/55
     // (HybridSN in AMP at batch 64 -28 -> -5 %, its 16-bit steps at batch 256 +9 -> -5..-6 %).
     // Issue 22's median targets (allocated 5 %, reserved 10 %) are met; the worst (1.2x,
-    // 1.25x) are not: the GRU is the furthest off.
+    // 1.25x) are not. Before cuDNN's RNN reserve space and workspaces (`perf.cudnn.rnn_*`):
+    // allocated 1.92x, 31/55; reserved 8.6 %, 2.48x, 35/55 (the GRU the furthest off);
+    // now SSFTT is (1.68x allocated, 1.54x reserved).
     // The page's note on how well the estimate was checked says these medians, in both
     // languages (src/i18n/strings.rs, `EstimatesNote`).
     let note = common::repo_file("src/i18n/strings.rs");
@@ -381,15 +407,15 @@ fn the_estimate_against_the_h200_measurements() {
     ] {
         assert!(text.contains(&said), "the guide should say: {said}");
     }
-    within(&allocated, 5.0, 2.0, "allocated peak");
-    within(&reserved, 10.0, 2.6, "reserved peak");
+    within(&allocated, 5.0, 1.7, "allocated peak");
+    within(&reserved, 6.0, 1.6, "reserved peak");
     assert!(
-        allocated.optimistic <= 31,
+        allocated.optimistic <= 29,
         "allocated: {} optimistic",
         allocated.optimistic
     );
     assert!(
-        reserved.optimistic <= 35,
+        reserved.optimistic <= 33,
         "reserved: {} optimistic",
         reserved.optimistic
     );
@@ -451,6 +477,26 @@ fn the_recurrent_warning_says_what_the_gru_measured() {
     let worded = format!("{low:.1}-{high:.1}x");
     let warning = Warning::RecurrentReserve.to_string();
     assert!(warning.contains(&worded), "{worded}: {warning}");
+}
+
+/// `perf.cudnn.rnn_workspace_per_step` was fitted on the GRU's two FP32 steps (the value
+/// of 17, 18, 19 with the least median |error| over their allocated and reserved peaks;
+/// the reserve comes from pytorch/pytorch#2895): its two bf16 steps, held out, are within
+/// 10 % on both peaks. Before the reserve and workspaces were counted: -26..-48 %.
+#[test]
+fn the_grus_bf16_steps_held_out_of_the_rnn_workspace_fit_are_within_10_percent() {
+    let cases = cases();
+    let held_out: Vec<&Case> = cases
+        .iter()
+        .filter(|c| c.model == "mou_rnn" && c.label.contains("amp_bf16"))
+        .collect();
+    assert_eq!(held_out.len(), 2);
+    for c in held_out {
+        for term in ["peak_allocated_bytes", "peak_reserved_bytes"] {
+            let e = error(c, term);
+            assert!(e.abs() < 10.0, "{} {term}: {e:+.0} %", c.label);
+        }
+    }
 }
 
 /// Asserts a median error under `median` % and a worst ratio under `worst`.

@@ -99,8 +99,52 @@ fn kept_bytes_grow_with_the_steps_and_the_hidden_size() {
     assert!(saved(10, 64) > saved(10, 32));
 }
 
+/// On the GPU a GRU keeps cuDNN's reserve space in place of the native cells' 7 tensors
+/// per step, and each cuDNN call takes a workspace: both multiples of the layer's step
+/// unit (`perf.cudnn.rnn_*`), which grow its peaks with the batch; other models are not
+/// touched by them.
 #[test]
-fn a_recurrent_model_is_warned_of_cudnns_unmodelled_reserve() {
+fn cudnns_reserve_and_workspaces_grow_a_grus_peaks_by_its_step_unit() {
+    let unit = |steps: u64, hidden: u64, p: Precision| {
+        let s = spec(vec![steps, 1], rnn(hidden, 2));
+        analyze(&s, 8, p).unwrap().layers[0].rnn_step_bytes
+    };
+    // Two layers, one direction: 2 x steps x hidden values per sample, batch 8.
+    assert_eq!(
+        unit(200, 64, Precision::Fp32),
+        8.0 * 2.0 * 200.0 * 64.0 * 4.0
+    );
+    assert_eq!(
+        unit(200, 64, Precision::AmpBf16),
+        8.0 * 2.0 * 200.0 * 64.0 * 2.0
+    );
+    let peaks = |id: &str, batch: u32, workspace: f64| {
+        let mut s = hsi_gpu_core::Scenario {
+            model: hsi_gpu_core::scenario::ModelChoice::Preset {
+                id: id.into(),
+                width: None,
+                size: None,
+            },
+            batch_per_gpu: batch,
+            ..Default::default()
+        };
+        s.perf.cudnn.rnn_workspace_per_step = workspace;
+        let m = hsi_gpu_core::estimate(&s).unwrap().memory;
+        (m.allocated_peak, m.reserved_peak)
+    };
+    let without = peaks("mou_rnn", 512, 0.0);
+    let cudnn = peaks("mou_rnn", 512, 18.0);
+    assert!(cudnn.0 > 1.5 * without.0, "{cudnn:?} against {without:?}");
+    assert!(cudnn.1 > 1.5 * without.1, "{cudnn:?} against {without:?}");
+    // At 4x the batch the added bytes are about 4x (fixed terms aside).
+    let added = |batch| peaks("mou_rnn", batch, 18.0).0 - peaks("mou_rnn", batch, 0.0).0;
+    let ratio = added(512) / added(128);
+    assert!((3.6..=4.4).contains(&ratio), "{ratio}");
+    assert_eq!(peaks("hybridsn", 64, 0.0), peaks("hybridsn", 64, 50.0));
+}
+
+#[test]
+fn a_recurrent_model_is_warned_that_cudnns_reserve_is_fitted_on_one_gru() {
     use hsi_gpu_core::report::Warning;
     let warned = |id: &str| {
         let s = hsi_gpu_core::Scenario {

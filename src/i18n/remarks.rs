@@ -105,7 +105,10 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
                 "{gpu} 价格未知：请在“假设”中输入显卡单价（在此之前需要价格的成本数字没有意义）"
             )
         }
-        Warning::LinkReplaced { gpu, nvswitch: true } => {
+        Warning::LinkReplaced {
+            gpu,
+            nvswitch: true,
+        } => {
             format!("{gpu} 为 SXM 模组，经 NVSwitch 互连：按 NVSwitch 估算")
         }
         Warning::LinkReplaced { gpu, .. } => {
@@ -121,7 +124,9 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
             dataset,
             raw,
             used,
-        } => format!("{dataset} 只有 {raw} 个波段（常规剔除后 {used} 个）：仍按所填的 {bands} 个估算"),
+        } => format!(
+            "{dataset} 只有 {raw} 个波段（常规剔除后 {used} 个）：仍按所填的 {bands} 个估算"
+        ),
         Warning::PatchOverScene {
             patch,
             dataset,
@@ -129,7 +134,8 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
             width,
         } => format!("{patch} px 的图块大于 {dataset} 场景（{height} × {width} px）：仍按所填估算"),
         Warning::RecurrentReserve => {
-            "未计入 cuDNN 循环层的预留空间（reserve space）：在 H200 上 GRU 的显存峰值为本估算的 1.3–2.5 倍".into()
+            "cuDNN 循环层显存按一个 GRU 拟合（H200 上为本估算的 0.9–1.1 倍），其他循环层未经检验"
+                .into()
         }
     }
 }
@@ -220,8 +226,8 @@ mod tests {
             },
         ];
         // Both languages give the GRU's measured factors (core/tests/measured_h200.rs).
-        assert!(Warning::RecurrentReserve.to_string().contains("1.3-2.5x"));
-        assert!(warning_text(&Warning::RecurrentReserve, Lang::Zh).contains("1.3–2.5 倍"));
+        assert!(Warning::RecurrentReserve.to_string().contains("0.9-1.1x"));
+        assert!(warning_text(&Warning::RecurrentReserve, Lang::Zh).contains("0.9–1.1 倍"));
         for w in &warnings {
             let en = warning_text(w, Lang::En);
             let zh = warning_text(w, Lang::Zh);

@@ -139,6 +139,11 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
         "cuDNN 工作空间，张量核 3-D 卷积（im2col 的倍数）",
     ),
     (
+        "perf.cudnn.rnn_workspace_per_step",
+        "cuDNN RNN workspace per step",
+        "cuDNN 循环层每步工作空间",
+    ),
+    (
         "perf.host.op_forward_s",
         "CPU time per forward op (s)",
         "每个前向算子的 CPU 时间（秒）",

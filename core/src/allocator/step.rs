@@ -4,11 +4,12 @@
 //!
 //! Order of one step (PyTorch eager, `zero_grad(set_to_none=False)` as `memory` counts):
 //! the input batch; forward, layer by layer: each tensor the layer keeps for backward (one
-//! block each), each forward convolution's cuDNN workspace (allocated and freed around
-//! the call), then its output where backward keeps none of it (freed once the next layer
-//! ran); the loss's kept tensors; backward, layers in reverse: the layer's temporaries
-//! (output and input gradients, scratch: one block, which matched the H200's reserved
-//! peaks better than three, 8.9 % against 14 % at the median), its gradients (first step
+//! block each), a recurrent layer's cuDNN reserve space, each forward cuDNN call's
+//! workspace (allocated and freed around the call), then its output where backward keeps
+//! none of it (freed once the next layer ran); the loss's kept tensors; backward, layers
+//! in reverse: the layer's temporaries (output and input gradients, scratch: one block,
+//! which matched the H200's reserved peaks better than three, 8.9 % against 14 % at the
+//! median), its gradients (first step
 //! only, there as AccumulateGrad takes them: they stay), its backward workspaces, then
 //! its kept tensors and temporaries freed; the optimizer's states (first step only) and
 //! its step temporary. With checkpointing (`torch.utils.checkpoint` over segments of
@@ -56,6 +57,9 @@ pub struct StepTensors {
     pub temporaries: Vec<f64>,
     pub forward_workspaces: Vec<Vec<f64>>,
     pub backward_workspaces: Vec<Vec<f64>>,
+    /// Per layer (or none): cuDNN's RNN reserve space, allocated after what the layer
+    /// keeps and freed with it.
+    pub reserves: Vec<f64>,
     pub loss_kept: f64,
     pub step_temporary: f64,
 }
@@ -94,11 +98,15 @@ fn forward(
     t: &StepTensors,
     layers: Range<usize>,
     kept: &mut [Option<Handle>],
+    reserves: &mut [Option<Handle>],
 ) {
     let mut previous = None;
     for i in layers {
         let start = i.checked_sub(1).map_or(0, |j| t.kept_ends[j]);
         for (h, &b) in kept[start..t.kept_ends[i]].iter_mut().zip(&t.kept[start..]) {
+            *h = a.malloc(bytes(b));
+        }
+        if let (Some(h), Some(&b)) = (reserves.get_mut(i), t.reserves.get(i)) {
             *h = a.malloc(bytes(b));
         }
         for &w in &t.forward_workspaces[i] {
@@ -118,6 +126,7 @@ fn backward(
     t: &StepTensors,
     layers: Range<usize>,
     kept: &mut [Option<Handle>],
+    reserves: &mut [Option<Handle>],
     grads: &mut [Option<Handle>],
 ) {
     for i in layers.rev() {
@@ -132,6 +141,9 @@ fn backward(
             workspace(a, w);
         }
         let start = i.checked_sub(1).map_or(0, |j| t.kept_ends[j]);
+        if let Some(h) = reserves.get_mut(i) {
+            a.free(h.take());
+        }
         for h in kept[start..t.kept_ends[i]].iter_mut().rev() {
             a.free(h.take());
         }
@@ -151,13 +163,14 @@ pub fn training_step(t: &StepTensors, limit: u64) -> StepMemory {
     // Layers per backward run: a checkpointed segment, or the whole model.
     let per = if t.segment == 0 { layers } else { t.segment }.max(1);
     let mut kept: Vec<Option<Handle>> = vec![None; t.kept.len()];
+    let mut reserves: Vec<Option<Handle>> = vec![None; t.reserves.len()];
     for step in 0..MAX_STEPS {
         let reserved_before = a.reserved();
         let input = a.malloc(bytes(t.input));
         // Checkpointing's forward keeps nothing for backward but each segment's input.
         let mut inputs = Vec::new();
         if t.segment == 0 {
-            forward(&mut a, t, 0..layers, &mut kept);
+            forward(&mut a, t, 0..layers, &mut kept, &mut reserves);
         } else {
             let mut previous = None;
             for i in 0..layers {
@@ -179,9 +192,9 @@ pub fn training_step(t: &StepTensors, limit: u64) -> StepMemory {
         for start in (0..layers).step_by(per).rev() {
             let run = start..(start + per).min(layers);
             if t.segment > 0 {
-                forward(&mut a, t, run.clone(), &mut kept);
+                forward(&mut a, t, run.clone(), &mut kept, &mut reserves);
             }
-            backward(&mut a, t, run, &mut kept, &mut grads);
+            backward(&mut a, t, run, &mut kept, &mut reserves, &mut grads);
             a.free(inputs.pop().flatten());
         }
         a.free(input);

@@ -168,6 +168,8 @@ pub(super) struct LayerAccount {
     pub(super) host_ops: Option<[u32; 2]>,
     /// Temporaries beyond gradients (bytes per sample), e.g. attention scores.
     pub(super) scratch_per_sample: f64,
+    /// A recurrent layer's step unit, bytes per sample (`LayerReport::rnn_step_bytes`).
+    pub(super) rnn_step_per_sample: f64,
     /// LoRA adapter parameters (included in `params`; they train).
     pub(super) adapter_params: u64,
     pub(super) conv: Option<ConvShape>,

@@ -49,6 +49,7 @@ pub use base::{Bytes, ConvShape};
 pub use class::{op_class, param_tensors, OpClass, GROUPED_CHANNELS};
 use ctx::{Ctx, Value};
 use ops::apply;
+pub use recurrent::KEPT_PER_STEP as RNN_KEPT_PER_STEP;
 use training::layer_training;
 pub use training::{attention_kernel, AttentionKernel, Training};
 
@@ -116,6 +117,11 @@ pub struct LayerReport {
     /// Forward and backward FLOPs of attention's core that a fused SDPA kernel runs
     /// (part of `fwd_flops` / `bwd_flops`; zero when attention is written out).
     pub fused_attention_flops: [f64; 2],
+    /// A recurrent layer that trains: one hidden-sized value per step for the whole batch,
+    /// bytes, summed over its layers and directions (0 for other ops). cuDNN's reserve
+    /// space and workspaces on the GPU are multiples of it (`memory.rs`).
+    #[serde(default)]
+    pub rnn_step_bytes: f64,
 }
 
 impl LayerReport {
@@ -434,6 +440,7 @@ pub fn analyze_with(
             },
             conv: account.conv,
             fused_attention_flops: account.fused_attention_flops.map(|f| f * n),
+            rnn_step_bytes: account.rnn_step_per_sample * n,
         });
         if values.insert(name.clone(), output.clone()).is_some() && layer.name.is_some() {
             return Err(err(

@@ -19,13 +19,15 @@
 //!   inputs and weights to 16 bit) all of it is 16-bit, plus the copies of the weights
 //!   whose operand needs a gradient (W_ih's only past the data, W_hh's from step 2).
 //!   cuDNN on the GPU keeps a reserve space of its own layout instead of the per-step
-//!   tensors; no GPU measurement of it has been made.
+//!   tensors: the layer reports its step unit (`rnn_step_bytes`, one hidden-sized value
+//!   per step), which the memory model scales (`memory.rs`: the reserve, and
+//!   `perf.cudnn.rnn_workspace_per_step`).
 
 use super::ctx::{bad, Ctx, LayerAccount, OpResult, Value};
 use crate::graph::RnnCell;
 
 /// Hidden-sized tensors one step keeps per sample (see above).
-const KEPT_PER_STEP: u64 = 7;
+pub const KEPT_PER_STEP: u64 = 7;
 
 /// Most stacked layers one op may have (deep RNNs stop far below).
 pub const MAX_RNN_LAYERS: u64 = 100;
@@ -94,6 +96,8 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
                 let operand = ctx.matmul_operand(&input, false);
                 account.saved += ctx.keep(operand.storage);
             }
+            account.rnn_step_per_sample +=
+                saturating_copy(steps, r.hidden, dtype).saturating_mul(directions) as f64;
             let per_step = KEPT_PER_STEP.saturating_mul(r.hidden);
             account.saved += ctx.keep_new(
                 saturating_copy(steps, per_step, dtype).saturating_mul(directions),
