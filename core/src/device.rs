@@ -89,7 +89,7 @@ struct Unit {
 fn pass(
     (flops, work): (f64, f64),
     (min_bytes, bytes): (f64, f64),
-    kernels: u32,
+    (kernels, sequential_s): (u32, f64),
     u: &Unit,
     gpu: &GpuSpec,
     a: &PerfAssumptions,
@@ -120,7 +120,7 @@ fn pass(
             } else {
                 0.0
             });
-    let floor_s = f64::from(kernels) * a.kernel_launch_s;
+    let floor_s = f64::from(kernels) * a.kernel_launch_s + runs * sequential_s;
     DevicePass {
         flops,
         bytes,
@@ -403,12 +403,13 @@ pub fn device_layer(
         Unit { roof_flops, ..unit }
     };
     let [fused_fwd, fused_bwd] = l.fused_attention_flops;
+    let [fwd_sequential, bwd_sequential] = [0, 1].map(|p| persistent_recurrence_s(l, p, gpu, a));
     DeviceLayer {
         class,
         forward: pass(
             work(l.fwd_flops, forward_work),
             (fwd_min, fwd_bytes),
-            fwd_kernels,
+            (fwd_kernels, fwd_sequential),
             &with_fused(l.fwd_flops + other, fused_fwd),
             gpu,
             a,
@@ -416,12 +417,26 @@ pub fn device_layer(
         backward: pass(
             work(l.bwd_flops, backward_work),
             (bwd_min, bwd_bytes),
-            bwd_kernels,
+            (bwd_kernels, bwd_sequential),
             &with_fused(l.bwd_flops + other, fused_bwd),
             gpu,
             a,
         ),
     }
+}
+
+/// The steps of a recurrence cuDNN runs as one persistent kernel in pass `p` (0 forward,
+/// 1 backward), one after another: each at least `rnn_persistent_step_s`, and its
+/// hidden-state product at `rnn_persistent_efficiency` of the FP32 peak (the kernel keeps
+/// the weights on chip in a few thread blocks, and its math is FP32 in 16-bit runs too:
+/// `promote_rnn_math_type`). 0 where the pass runs the standard algorithm, whose kernels
+/// per step `kernels_*` count.
+fn persistent_recurrence_s(l: &LayerReport, p: usize, gpu: &GpuSpec, a: &PerfAssumptions) -> f64 {
+    let c = &a.cudnn;
+    l.recurrence.filter(|r| r.persistent[p]).map_or(0.0, |r| {
+        let step = r.step_flops / (gpu.fp32_flops * c.rnn_persistent_efficiency);
+        r.steps[p] * step.max(c.rnn_persistent_step_s)
+    })
 }
 
 /// The fused attention core's rate over its unit's (`unit.efficiency` of the roof): on

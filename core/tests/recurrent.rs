@@ -161,3 +161,53 @@ fn a_recurrent_model_is_warned_that_cudnns_reserve_is_fitted_on_one_gru() {
     assert!(warned("mou_rnn"));
     assert!(!warned("hybridsn"));
 }
+
+/// PyTorch runs a recurrence of at most 192 hidden units (forward) or 128 (backward) as
+/// one persistent cuDNN kernel (`use_rnn_persist_small_h`): a few kernels per pass, and
+/// steps one after another whose time grows with the batch once the hidden-state product
+/// outweighs a step's least time; wider layers launch a GEMM and a gate kernel per step.
+#[test]
+fn a_narrow_recurrence_runs_as_one_persistent_kernel_whose_steps_grow_with_the_batch() {
+    use hsi_gpu_core::assumptions::PerfAssumptions;
+    use hsi_gpu_core::device::{device_layer, Maths};
+    let gpu = hsi_gpu_core::gpu::gpu_by_id("h200_sxm").unwrap();
+    let layer = |hidden: u64, batch: u64| {
+        let s = spec(vec![200, 1], rnn(hidden, 2));
+        analyze(&s, batch, Precision::Fp32)
+            .unwrap()
+            .layers
+            .remove(0)
+    };
+    let persistent = |hidden| layer(hidden, 64).recurrence.unwrap().persistent;
+    assert_eq!(persistent(64), [true, true]);
+    assert_eq!(persistent(160), [true, false]);
+    assert_eq!(persistent(256), [false, false]);
+    // Two layers: the input projection and the persistent kernel each forward; the
+    // standard algorithm's 1 + 2 x 200 per layer in a backward of twice as many.
+    let narrow = layer(64, 64);
+    assert_eq!((narrow.kernels_fwd, narrow.kernels_bwd), (4, 8));
+    let wide = layer(160, 64);
+    assert_eq!((wide.kernels_fwd, wide.kernels_bwd), (4, 2 * 2 * 401));
+    let r = narrow.recurrence.unwrap();
+    assert_eq!(r.steps, [400.0, 400.0]);
+    // An LSTM: 4 gates.
+    assert_eq!(r.step_flops, 64.0 * 2.0 * 4.0 * 64.0 * 64.0);
+
+    let a = PerfAssumptions::default();
+    let time = |l: &hsi_gpu_core::analysis::LayerReport| {
+        let d = device_layer(l, Maths::fp32(), gpu, &a);
+        (d.forward.time_s, d.backward.time_s)
+    };
+    // At batch 8 every step takes its least time; at 512 the product sets it, 8x that
+    // of batch 64.
+    let steps = 400.0 * a.cudnn.rnn_persistent_step_s;
+    assert!((time(&layer(64, 8)).0 - steps).abs() < 4.0 * a.kernel_launch_s + 1e-9);
+    let (small, large) = (time(&layer(64, 64)), time(&layer(64, 512)));
+    assert!(
+        large.0 > 6.0 * small.0 && large.1 > 6.0 * small.1,
+        "{small:?} {large:?}"
+    );
+    // The wide layer's standard backward is launch-bound: flat in the batch.
+    let (wide_small, wide_large) = (time(&layer(160, 64)), time(&layer(160, 512)));
+    assert_eq!(wide_small.1, wide_large.1);
+}

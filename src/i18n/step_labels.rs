@@ -144,6 +144,16 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
         "cuDNN 循环层每步工作空间",
     ),
     (
+        "perf.cudnn.rnn_persistent_efficiency",
+        "Persistent cuDNN RNN kernel (x FP32 peak)",
+        "cuDNN 常驻循环层内核（FP32 峰值的倍数）",
+    ),
+    (
+        "perf.cudnn.rnn_persistent_step_s",
+        "Persistent cuDNN RNN kernel, least time per step (s)",
+        "cuDNN 常驻循环层内核每步最短时间（秒）",
+    ),
+    (
         "perf.host.op_forward_s",
         "CPU time per forward op (s)",
         "每个前向算子的 CPU 时间（秒）",

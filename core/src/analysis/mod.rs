@@ -45,7 +45,7 @@ mod training;
 mod window;
 
 use base::{checked_product, FP32, INT64};
-pub use base::{Bytes, ConvShape};
+pub use base::{Bytes, ConvShape, Recurrence};
 pub use class::{op_class, param_tensors, OpClass, GROUPED_CHANNELS};
 use ctx::{Ctx, Value};
 use ops::apply;
@@ -122,6 +122,9 @@ pub struct LayerReport {
     /// space and workspaces on the GPU are multiples of it (`memory.rs`).
     #[serde(default)]
     pub rnn_step_bytes: f64,
+    /// A recurrent layer's steps as cuDNN runs them, one after another (`device.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recurrence: Option<Recurrence>,
 }
 
 impl LayerReport {
@@ -441,6 +444,10 @@ pub fn analyze_with(
             conv: account.conv,
             fused_attention_flops: account.fused_attention_flops.map(|f| f * n),
             rnn_step_bytes: account.rnn_step_per_sample * n,
+            recurrence: account.recurrence.map(|r| Recurrence {
+                step_flops: r.step_flops * n,
+                ..r
+            }),
         });
         if values.insert(name.clone(), output.clone()).is_some() && layer.name.is_some() {
             return Err(err(

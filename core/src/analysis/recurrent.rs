@@ -23,6 +23,7 @@
 //!   per step), which the memory model scales (`memory.rs`: the reserve, and
 //!   `perf.cudnn.rnn_workspace_per_step`).
 
+use super::base::Recurrence;
 use super::ctx::{bad, Ctx, LayerAccount, OpResult, Value};
 use crate::graph::RnnCell;
 
@@ -120,11 +121,23 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
             needs_grad,
         );
     }
-    // cuDNN: one input-projection GEMM per layer and direction, then a GEMM and a fused
-    // gate kernel per step; backward about twice that.
-    let kernels = (r.layers * directions).saturating_mul(1 + 2 * steps);
-    account.kernels_fwd = u32::try_from(kernels).unwrap_or(u32::MAX);
-    account.kernels_bwd = account.kernels_fwd.saturating_mul(2);
+    // cuDNN: one input-projection GEMM per layer and direction, then the recurrence:
+    // one persistent kernel over every step where PyTorch picks one, else a GEMM and a
+    // fused gate kernel per step; backward about twice the standard algorithm's kernels,
+    // or the persistent kernel, the input gradient's GEMM and the weights' two.
+    let persistent = [true, false].map(|forward| persists(r.hidden, forward));
+    let per_stack = |kernels: u64| {
+        u32::try_from((r.layers * directions).saturating_mul(kernels)).unwrap_or(u32::MAX)
+    };
+    let standard = 1 + 2 * steps;
+    account.kernels_fwd = per_stack(if persistent[0] { 2 } else { standard });
+    account.kernels_bwd = per_stack(if persistent[1] { 4 } else { 2 * standard });
+    let sequential = (steps as f64) * (r.layers * directions) as f64;
+    account.recurrence = Some(Recurrence {
+        steps: [sequential, if needs_grad { sequential } else { 0.0 }],
+        step_flops: 2.0 * (rows as f64) * r.hidden as f64,
+        persistent,
+    });
     // The host dispatches one `_cudnn_rnn` for every layer and step, plus h0's zeros and
     // its view (torch/nn/modules/rnn.py); autograd runs one CudnnRnnBackward node and the
     // view's. Measured on an H200: 2.2 ms a step for a 200-step GRU (measured_h200.rs).
@@ -133,6 +146,16 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
     input.contiguous = !r.batch_first;
     input.leading_contiguous = input.contiguous;
     Ok((input, account))
+}
+
+/// Whether PyTorch has cuDNN run a pass's recurrence as one persistent kernel
+/// (`CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H`): `use_rnn_persist_small_h` in ATen's
+/// `native/cudnn/RNN.cpp` (PyTorch 1.11 on, pytorch/pytorch#62143; cuDNN 8.2.1 and a card
+/// of compute capability 6.0 or later, which every card in the catalog is) takes it for an
+/// LSTM or a GRU (the cells the planner has) of up to 192 hidden units in the forward and 128 in the backward, unpacked
+/// and not float64 (the planner's recurrent layers are neither).
+fn persists(hidden: u64, forward: bool) -> bool {
+    hidden <= if forward { 192 } else { 128 }
 }
 
 const RNN_HOST_OPS_FWD: u32 = 3;

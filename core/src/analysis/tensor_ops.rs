@@ -372,6 +372,7 @@ pub(super) fn attention(
             host_ops: Some(host_ops),
             conv: None,
             rnn_step_per_sample: 0.0,
+            recurrence: None,
         },
     ))
 }
