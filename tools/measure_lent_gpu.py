@@ -23,7 +23,9 @@ each finishes, so a run cut short keeps what it measured:
   FP32 and bf16) over a grid of hidden sizes, steps, batches and input widths: every
   tensor autograd saves (the reserve is the uint8 one) and the peaks of forward and
   backward above what was allocated before (the workspaces), so a per-step count can be
-  derived and the GRU preset checked against it, held out;
+  derived and the GRU preset checked against it, held out; and each point's forward and
+  backward time (hidden 64: cuDNN's persistent kernel, whose rate the estimate fitted on
+  one GRU step; 256: its per-step kernels);
 - zoo: the HSI zoo at two batches each in PyTorch's default precision, with
   cudnn.benchmark off and on (tools/measure.py records, as tools/measure_suite.py
   writes them, readable by core/tests/measured_h200.rs);
@@ -79,8 +81,8 @@ SWEEP_STARTS = {("hybridsn", "torch_default"): 20_480}
 LAYER_LISTS = (("resnet50", 256, "torch_default", False), ("vit_base_patch16_224", 192, "amp_fp16", True))
 # Rough seconds per item where the committed runs hold no timing (named so the plan says
 # what it assumes): a profiled step's trace export and parse, one op timing, one
-# recurrent layer's grid (RNN_GRID: 16 forward and backward passes).
-PROFILE_S, OP_TIMING_S, RNN_S = 2.0, 0.4, 1.0
+# recurrent layer's grid (RNN_GRID: 16 forward and backward passes, each then timed).
+PROFILE_S, OP_TIMING_S, RNN_S = 2.0, 0.4, 2.0
 # (hidden, steps, batch, input width) of each recurrent layer measured: the GRU preset's
 # own (64 hidden, 200 steps of 1 feature) among them.
 RNN_GRID = [(h, t, b, i) for h in (64, 256) for t in (50, 200) for b in (64, 512) for i in (1, 64)]
@@ -340,6 +342,10 @@ def run_rnn(item, device):
         sync(device)
         if cuda:
             point["backward_peak_bytes"] = torch.cuda.max_memory_allocated(device) - before
+        # A forward and backward's time: PyTorch runs hidden 64 as cuDNN's persistent
+        # kernel (its steps at a rate the estimate fitted on one GRU), 256 as per-step
+        # kernels (`use_rnn_persist_small_h`).
+        point["forward_backward_s"] = seconds_per_call(lambda: rnn(x)[0].sum().backward(), device, 3)
         runs.append(point)
         del rnn, x, output
         free_memory(device)

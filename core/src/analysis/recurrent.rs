@@ -124,14 +124,19 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
     // cuDNN: one input-projection GEMM per layer and direction, then the recurrence:
     // one persistent kernel over every step where PyTorch picks one, else a GEMM and a
     // fused gate kernel per step; backward about twice the standard algorithm's kernels,
-    // or the persistent kernel, the input gradient's GEMM and the weights' two.
+    // or the persistent kernel, the input gradient's GEMM and the weights' two (none
+    // where no gradient reaches the layer).
     let persistent = [true, false].map(|forward| persists(r.hidden, forward));
     let per_stack = |kernels: u64| {
         u32::try_from((r.layers * directions).saturating_mul(kernels)).unwrap_or(u32::MAX)
     };
     let standard = 1 + 2 * steps;
     account.kernels_fwd = per_stack(if persistent[0] { 2 } else { standard });
-    account.kernels_bwd = per_stack(if persistent[1] { 4 } else { 2 * standard });
+    account.kernels_bwd = match (needs_grad, persistent[1]) {
+        (false, _) => 0,
+        (true, true) => per_stack(4),
+        (true, false) => per_stack(2 * standard),
+    };
     let sequential = (steps as f64) * (r.layers * directions) as f64;
     account.recurrence = Some(Recurrence {
         steps: [sequential, if needs_grad { sequential } else { 0.0 }],
