@@ -225,15 +225,10 @@ json_struct! {
         /// bf16 steps held out, docs/validation.md).
         pub rnn_workspace_per_step: f64 [0.0, 100.0] = 18.0,
         /// Fraction of the card's FP32 peak a persistent cuDNN RNN kernel's hidden-state
-        /// products reach (`device.rs`, `persistent_recurrence_s`): not published; fitted
+        /// products reach (`device.rs`, `LayerReport::persistent_steps`): not published; fitted
         /// on the GRU's FP32 H200 step at batch 512 (its step at batch 64 waits for the
         /// host; its bf16 steps held out, docs/validation.md).
         pub rnn_persistent_efficiency: f64 [0.0001, 1.0] = 0.013,
-        /// Least time of one step of a persistent cuDNN RNN kernel, seconds: LSTMs of one
-        /// layer, batch 6 and 40-72 units ran 0.66-0.88 us a step forward with it
-        /// (xwang233/code-snippet, `cudnn-rnn-bench-62143`, the benchmark of
-        /// pytorch/pytorch#62143; the card is not named).
-        pub rnn_persistent_step_s: f64 [0.0, 1e-3] = 0.9e-6,
     }
 }
 

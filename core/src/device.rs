@@ -403,7 +403,14 @@ pub fn device_layer(
         Unit { roof_flops, ..unit }
     };
     let [fused_fwd, fused_bwd] = l.fused_attention_flops;
-    let [fwd_sequential, bwd_sequential] = [0, 1].map(|p| persistent_recurrence_s(l, p, gpu, a));
+    // A persistent cuDNN RNN kernel's steps run one after another
+    // (`LayerReport::persistent_steps`): each at least a kernel's least time, and its
+    // hidden-state product at `rnn_persistent_efficiency` of the FP32 peak (the kernel
+    // keeps the weights on chip in a few thread blocks; its math is FP32 in 16-bit runs
+    // too, `promote_rnn_math_type`).
+    let step = (l.step_flops / (gpu.fp32_flops * a.cudnn.rnn_persistent_efficiency))
+        .max(a.kernel_launch_s);
+    let [fwd_sequential, bwd_sequential] = l.persistent_steps.map(|steps| steps * step);
     DeviceLayer {
         class,
         forward: pass(
@@ -423,20 +430,6 @@ pub fn device_layer(
             a,
         ),
     }
-}
-
-/// The steps of a recurrence cuDNN runs as one persistent kernel in pass `p` (0 forward,
-/// 1 backward), one after another: each at least `rnn_persistent_step_s`, and its
-/// hidden-state product at `rnn_persistent_efficiency` of the FP32 peak (the kernel keeps
-/// the weights on chip in a few thread blocks, and its math is FP32 in 16-bit runs too:
-/// `promote_rnn_math_type`). 0 where the pass runs the standard algorithm, whose kernels
-/// per step `kernels_*` count.
-fn persistent_recurrence_s(l: &LayerReport, p: usize, gpu: &GpuSpec, a: &PerfAssumptions) -> f64 {
-    let c = &a.cudnn;
-    l.recurrence.filter(|r| r.persistent[p]).map_or(0.0, |r| {
-        let step = r.step_flops / (gpu.fp32_flops * c.rnn_persistent_efficiency);
-        r.steps[p] * step.max(c.rnn_persistent_step_s)
-    })
 }
 
 /// The fused attention core's rate over its unit's (`unit.efficiency` of the roof): on

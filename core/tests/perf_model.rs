@@ -45,7 +45,8 @@ fn layer(i: usize, flops: f64, act_bytes: f64, params: u64, tensor_core: bool) -
         conv: None,
         fused_attention_flops: [0.0; 2],
         rnn_step_bytes: 0.0,
-        recurrence: None,
+        persistent_steps: [0.0; 2],
+        step_flops: 0.0,
     }
 }
 

@@ -178,20 +178,19 @@ fn a_narrow_recurrence_runs_as_one_persistent_kernel_whose_steps_grow_with_the_b
             .layers
             .remove(0)
     };
-    let persistent = |hidden| layer(hidden, 64).recurrence.unwrap().persistent;
-    assert_eq!(persistent(64), [true, true]);
-    assert_eq!(persistent(160), [true, false]);
-    assert_eq!(persistent(256), [false, false]);
+    // Two layers of 200 steps, one after another, where the pass is persistent.
+    let persistent = |hidden| layer(hidden, 64).persistent_steps;
+    assert_eq!(persistent(64), [400.0, 400.0]);
+    assert_eq!(persistent(160), [400.0, 0.0]);
+    assert_eq!(persistent(256), [0.0, 0.0]);
     // Two layers: the input projection and the persistent kernel each forward; the
     // standard algorithm's 1 + 2 x 200 per layer in a backward of twice as many.
     let narrow = layer(64, 64);
     assert_eq!((narrow.kernels_fwd, narrow.kernels_bwd), (4, 8));
     let wide = layer(160, 64);
     assert_eq!((wide.kernels_fwd, wide.kernels_bwd), (4, 2 * 2 * 401));
-    let r = narrow.recurrence.unwrap();
-    assert_eq!(r.steps, [400.0, 400.0]);
     // An LSTM: 4 gates.
-    assert_eq!(r.step_flops, 64.0 * 2.0 * 4.0 * 64.0 * 64.0);
+    assert_eq!(narrow.step_flops, 64.0 * 2.0 * 4.0 * 64.0 * 64.0);
 
     let a = PerfAssumptions::default();
     let time = |l: &hsi_gpu_core::analysis::LayerReport| {
@@ -200,7 +199,7 @@ fn a_narrow_recurrence_runs_as_one_persistent_kernel_whose_steps_grow_with_the_b
     };
     // At batch 8 every step takes its least time; at 512 the product sets it, 8x that
     // of batch 64.
-    let steps = 400.0 * a.cudnn.rnn_persistent_step_s;
+    let steps = 400.0 * a.kernel_launch_s;
     assert!((time(&layer(64, 8)).0 - steps).abs() < 4.0 * a.kernel_launch_s + 1e-9);
     let (small, large) = (time(&layer(64, 64)), time(&layer(64, 512)));
     assert!(

@@ -68,7 +68,6 @@ texts! {
     GoalSweep => "Finish everyone's sweeps", "尽快完成所有人的搜索";
     Budget => "Budget over the box's life, USD (empty: none)", "整机生命周期预算（美元，留空为不限）";
     OpsHours => "Admin hours per month you can spare (empty: none)", "每月可投入运维小时（留空为不限）";
-    Margin => "A faster option must save more than this share of time to beat a simpler one", "更快的方案需节省超过此比例的时间才优先于更简单的方案";
     Recommended => "Recommended", "推荐";
     NothingEligible => "No option fits within the budget and the operations time.", "没有方案同时满足显存、预算与运维时间。";
     TimeToResult => "Time to result", "出结果时间";

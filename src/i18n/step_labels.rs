@@ -145,13 +145,8 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     ),
     (
         "perf.cudnn.rnn_persistent_efficiency",
-        "Persistent cuDNN RNN kernel (x FP32 peak)",
-        "cuDNN 常驻循环层内核（FP32 峰值的倍数）",
-    ),
-    (
-        "perf.cudnn.rnn_persistent_step_s",
-        "Persistent cuDNN RNN kernel, least time per step (s)",
-        "cuDNN 常驻循环层内核每步最短时间（秒）",
+        "RNN persistent kernel (x FP32 peak)",
+        "循环层常驻内核（FP32 峰值倍数）",
     ),
     (
         "perf.host.op_forward_s",

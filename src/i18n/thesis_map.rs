@@ -15,14 +15,11 @@ texts! {
     Help => "This card and task, each zoo model from the small HSI networks to a 1 B-parameter ViT at each patch size, trained with what it needs to fit; the colour is its best lever. A thick line marks where the best lever changes to the next larger model.",
         "当前显卡与任务下，从小型高光谱网络到 10 亿参数 ViT 的每个模型、每种空间块大小，按放得下所需的手段训练；颜色表示收益最大的资源。粗线标出换到更大模型时最佳资源发生变化的位置。";
     PatchAxis => "Patch (px)", "空间块（像素）";
-    ParamsAxis => "Parameters", "参数量";
     NoLever => "no single lever pays", "无单项收益";
     MakesFit => "fits", "放得下";
     NotBuilt => "model cannot take this patch", "模型不支持该空间块";
     Computing => "Computing the map", "正在计算";
     Claims => "The article's claims against the map", "原文观点与本图对照";
-    ArticleClaim => "Article", "原文";
-    MapSays => "Map", "本图";
     Needs => "needs", "需要";
     Bound => "bound by", "瓶颈";
     FlipBelow => "flips from", "最佳资源由此翻转：";

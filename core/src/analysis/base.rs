@@ -41,21 +41,6 @@ impl std::ops::AddAssign for Bytes {
     }
 }
 
-/// The steps of a recurrent layer's passes: each waits for the hidden state of the one
-/// before it.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Recurrence {
-    /// Steps run one after another in the forward and in the backward (0 where no
-    /// gradient reaches the layer): sequence length x layers x directions.
-    pub steps: [f64; 2],
-    /// FLOPs of one step's hidden-state product, 2 x gates x hidden^2 per sample (for the
-    /// whole batch in a `LayerReport`).
-    pub step_flops: f64,
-    /// Whether cuDNN runs the forward's and the backward's recurrence as one persistent
-    /// kernel (else a GEMM and a gate kernel per step, counted in `kernels_*`).
-    pub persistent: [bool; 2],
-}
-
 /// One convolution as cuDNN sees it, per sample: channels, spatial extents, window, and
 /// which gradients backward computes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

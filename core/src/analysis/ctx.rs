@@ -1,7 +1,7 @@
 //! The walk's working state: each tensor's storage, what autograd keeps, and one
 //! layer's account of parameters, FLOPs and saved bytes.
 
-use super::base::{saturating_product, Bytes, ConvShape, Recurrence, FP32};
+use super::base::{saturating_product, Bytes, ConvShape, FP32};
 use super::training::AttentionKernel;
 use crate::choices::Precision;
 use crate::foundation::LayerTraining;
@@ -170,8 +170,10 @@ pub(super) struct LayerAccount {
     pub(super) scratch_per_sample: f64,
     /// A recurrent layer's step unit, bytes per sample (`LayerReport::rnn_step_bytes`).
     pub(super) rnn_step_per_sample: f64,
-    /// A recurrent layer's steps, its step FLOPs per sample (`LayerReport::recurrence`).
-    pub(super) recurrence: Option<Recurrence>,
+    /// A recurrent layer's persistent steps, its step FLOPs per sample
+    /// (`LayerReport::persistent_steps`, `step_flops`).
+    pub(super) persistent_steps: [f64; 2],
+    pub(super) step_flops_per_sample: f64,
     /// LoRA adapter parameters (included in `params`; they train).
     pub(super) adapter_params: u64,
     pub(super) conv: Option<ConvShape>,

@@ -45,7 +45,7 @@ mod training;
 mod window;
 
 use base::{checked_product, FP32, INT64};
-pub use base::{Bytes, ConvShape, Recurrence};
+pub use base::{Bytes, ConvShape};
 pub use class::{op_class, param_tensors, OpClass, GROUPED_CHANNELS};
 use ctx::{Ctx, Value};
 use ops::apply;
@@ -122,9 +122,15 @@ pub struct LayerReport {
     /// space and workspaces on the GPU are multiples of it (`memory.rs`).
     #[serde(default)]
     pub rnn_step_bytes: f64,
-    /// A recurrent layer's steps as cuDNN runs them, one after another (`device.rs`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recurrence: Option<Recurrence>,
+    /// Steps a persistent cuDNN RNN kernel runs one after another in the forward and in
+    /// the backward: sequence x layers x directions, 0 where the pass has no such kernel
+    /// (another op, cuDNN's standard algorithm, no gradient). `device.rs` times them.
+    #[serde(skip)]
+    pub persistent_steps: [f64; 2],
+    /// FLOPs of one such step's hidden-state product, 2 x gates x hidden^2 a sample, for
+    /// the whole batch.
+    #[serde(skip)]
+    pub step_flops: f64,
 }
 
 impl LayerReport {
@@ -444,10 +450,8 @@ pub fn analyze_with(
             conv: account.conv,
             fused_attention_flops: account.fused_attention_flops.map(|f| f * n),
             rnn_step_bytes: account.rnn_step_per_sample * n,
-            recurrence: account.recurrence.map(|r| Recurrence {
-                step_flops: r.step_flops * n,
-                ..r
-            }),
+            persistent_steps: account.persistent_steps,
+            step_flops: account.step_flops_per_sample * n,
         });
         if values.insert(name.clone(), output.clone()).is_some() && layer.name.is_some() {
             return Err(err(

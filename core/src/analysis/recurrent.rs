@@ -23,7 +23,6 @@
 //!   per step), which the memory model scales (`memory.rs`: the reserve, and
 //!   `perf.cudnn.rnn_workspace_per_step`).
 
-use super::base::Recurrence;
 use super::ctx::{bad, Ctx, LayerAccount, OpResult, Value};
 use crate::graph::RnnCell;
 
@@ -126,23 +125,24 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
     // fused gate kernel per step; backward about twice the standard algorithm's kernels,
     // or the persistent kernel, the input gradient's GEMM and the weights' two (none
     // where no gradient reaches the layer).
-    let persistent = [true, false].map(|forward| persists(r.hidden, forward));
+    let (forward, backward) = (
+        r.hidden <= PERSISTENT_FORWARD,
+        r.hidden <= PERSISTENT_BACKWARD,
+    );
     let per_stack = |kernels: u64| {
         u32::try_from((r.layers * directions).saturating_mul(kernels)).unwrap_or(u32::MAX)
     };
     let standard = 1 + 2 * steps;
-    account.kernels_fwd = per_stack(if persistent[0] { 2 } else { standard });
-    account.kernels_bwd = match (needs_grad, persistent[1]) {
+    account.kernels_fwd = per_stack(if forward { 2 } else { standard });
+    account.kernels_bwd = match (needs_grad, backward) {
         (false, _) => 0,
         (true, true) => per_stack(4),
         (true, false) => per_stack(2 * standard),
     };
     let sequential = (steps as f64) * (r.layers * directions) as f64;
-    account.recurrence = Some(Recurrence {
-        steps: [sequential, if needs_grad { sequential } else { 0.0 }],
-        step_flops: 2.0 * (rows as f64) * r.hidden as f64,
-        persistent,
-    });
+    let each = |persistent: bool| if persistent { sequential } else { 0.0 };
+    account.persistent_steps = [each(forward), each(backward && needs_grad)];
+    account.step_flops_per_sample = 2.0 * (rows as f64) * r.hidden as f64;
     // The host dispatches one `_cudnn_rnn` for every layer and step, plus h0's zeros and
     // its view (torch/nn/modules/rnn.py); autograd runs one CudnnRnnBackward node and the
     // view's. Measured on an H200: 2.2 ms a step for a 200-step GRU (measured_h200.rs).
@@ -153,15 +153,14 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
     Ok((input, account))
 }
 
-/// Whether PyTorch has cuDNN run a pass's recurrence as one persistent kernel
-/// (`CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H`): `use_rnn_persist_small_h` in ATen's
-/// `native/cudnn/RNN.cpp` (PyTorch 1.11 on, pytorch/pytorch#62143; cuDNN 8.2.1 and a card
-/// of compute capability 6.0 or later, which every card in the catalog is) takes it for an
-/// LSTM or a GRU (the cells the planner has) of up to 192 hidden units in the forward and 128 in the backward, unpacked
-/// and not float64 (the planner's recurrent layers are neither).
-fn persists(hidden: u64, forward: bool) -> bool {
-    hidden <= if forward { 192 } else { 128 }
-}
+/// The widest LSTM or GRU whose forward and whose backward PyTorch has cuDNN run as one
+/// persistent kernel over all steps (`CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H`):
+/// `use_rnn_persist_small_h` in ATen's `native/cudnn/RNN.cpp` (PyTorch 1.11 on,
+/// pytorch/pytorch#62143; cuDNN 8.2.1 and a card of compute capability 6.0 or later, which
+/// every card in the catalog is), for inputs neither packed nor float64 (the planner's are
+/// neither).
+const PERSISTENT_FORWARD: u64 = 192;
+const PERSISTENT_BACKWARD: u64 = 128;
 
 const RNN_HOST_OPS_FWD: u32 = 3;
 const RNN_HOST_OPS_BWD: u32 = 2;

@@ -372,7 +372,8 @@ pub(super) fn attention(
             host_ops: Some(host_ops),
             conv: None,
             rnn_step_per_sample: 0.0,
-            recurrence: None,
+            persistent_steps: [0.0; 2],
+            step_flops_per_sample: 0.0,
         },
     ))
 }
