@@ -17,9 +17,9 @@ pub enum Warning {
     /// The card has no known price: the cost figures that contain it are not meaningful
     /// until cost.card_price_usd is set (the page shows "enter a price").
     PriceUnknown { gpu: String },
-    /// The model has a recurrent layer: cuDNN's reserve space and workspaces for it
-    /// (their sizes are not published) are fitted on the only recurrent model measured, a
-    /// GRU on an H200. The figures are its measured over estimated peak memory
+    /// The model has a recurrent layer: cuDNN's reserve space and workspaces for it, and
+    /// its persistent kernel's rate (none published), are fitted on the only recurrent
+    /// model measured, a GRU on an H200. The figures are its measured over estimated peak memory
     /// (`core/tests/measured_h200.rs` checks them against its steps).
     RecurrentReserve,
     /// The card has no such link between its cards: the estimate uses its own (NVSwitch
@@ -92,7 +92,7 @@ impl std::fmt::Display for Warning {
                 "a {patch} px patch is larger than the {dataset} scene ({height} × {width} px): estimated as asked"
             ),
             Warning::RecurrentReserve => f.write_str(
-                "cuDNN's RNN memory is fitted on one GRU (H200: 0.9-1.1x this estimate); other recurrent layers are unchecked",
+                "cuDNN's RNN memory and speed are fitted on one GRU (H200: memory 0.9-1.1x this estimate); other recurrent layers are unchecked",
             ),
         }
     }

@@ -134,7 +134,7 @@ pub fn warning_text(warning: &hsi_gpu_core::report::Warning, lang: Lang) -> Stri
             width,
         } => format!("{patch} px 的图块大于 {dataset} 场景（{height} × {width} px）：仍按所填估算"),
         Warning::RecurrentReserve => {
-            "cuDNN 循环层显存按一个 GRU 拟合（H200 上为本估算的 0.9–1.1 倍），其他循环层未经检验"
+            "cuDNN 循环层的显存与速度按一个 GRU 拟合（H200 上显存为本估算的 0.9–1.1 倍），其他循环层未经检验"
                 .into()
         }
     }
