@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{by_processes, BackwardSlice, ScalingAssumptions, StepCompute};
+use super::step::{by_processes, BackwardSlice, StepCompute};
+use crate::assumptions::ScalingAssumptions;
 use crate::choices::Sharding;
 use crate::cluster::{collective_s, Collective, DataParallel};
 
