@@ -55,6 +55,9 @@ pub struct DevicePass {
     /// Fraction of the roof this pass reaches at its size.
     pub efficiency: f64,
     pub compute_s: f64,
+    /// The part of `compute_s` no work makes: the ramp, the least time a kernel on this
+    /// unit takes (where it is most of `compute_s`, no faster unit would help).
+    pub ramp_s: f64,
     pub memory_s: f64,
     pub floor_s: f64,
     pub time_s: f64,
@@ -106,11 +109,12 @@ fn pass(
     let ramp = roof_flops * a.efficiency_ramp_s;
     // `work` x the counted FLOPs is what the kernel does (more where cuDNN's pick is
     // slower than the timed one); the efficiency is the counted FLOPs' share of the roof.
-    let (efficiency, compute_s) = if flops > 0.0 {
+    let (efficiency, compute_s, ramp_s) = if flops > 0.0 {
         let compute_s = (flops * work + ramp) / (roof_flops * efficiency);
-        (flops / (compute_s * roof_flops), compute_s)
+        let ramp_s = ramp / (roof_flops * efficiency);
+        (flops / (compute_s * roof_flops), compute_s, ramp_s)
     } else {
-        (efficiency, 0.0)
+        (efficiency, 0.0, 0.0)
     };
     let memory_s = bytes
         * ((1.0 - l2_share + l2_share / a.device.l2_speedup)
@@ -129,6 +133,7 @@ fn pass(
         roof_flops,
         efficiency,
         compute_s,
+        ramp_s,
         memory_s,
         floor_s,
         time_s: compute_s.max(memory_s).max(floor_s),

@@ -1,10 +1,10 @@
 //! Roofline (log-log): the card's compute roofs for the precision in use and for FP32
 //! CUDA cores under its bandwidth slope, one point per layer (forward pass, modelled
 //! throughput) and one for the whole step. Hovering or focusing a point says which layer
-//! it is and why it is bound; the points before the last change stay faintly.
+//! it is and what limits its modelled time; the points before the last change stay faintly.
 
 use hsi_gpu_core::chart::{decade_domain, decade_ticks, label_stride, text_width, LogScale};
-use hsi_gpu_core::perf::Bound;
+use hsi_gpu_core::perf::Limiter;
 use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
@@ -17,6 +17,7 @@ const ROOF_COLOUR: &str = OKABE_ITO[4];
 const FP32_ROOF_COLOUR: &str = OKABE_ITO[1];
 const MEMORY_BOUND_COLOUR: &str = OKABE_ITO[5];
 const COMPUTE_BOUND_COLOUR: &str = OKABE_ITO[2];
+const LAUNCH_BOUND_COLOUR: &str = OKABE_ITO[6];
 const STEP_COLOUR: &str = OKABE_ITO[7];
 
 /// One plotted point with what its tooltip says.
@@ -24,7 +25,8 @@ struct Point {
     label: String,
     intensity: f64,
     flops_per_s: f64,
-    bound: Bound,
+    /// What the modelled time is limited by (as the layer table and the verdict say).
+    limiter: Limiter,
     ridge: f64,
     is_step: bool,
 }
@@ -38,16 +40,12 @@ pub struct RooflineView {
 }
 
 fn describe(p: &Point, lang: Lang) -> String {
-    let bound = match p.bound {
-        Bound::Memory => T::MemoryBound,
-        Bound::Compute => T::ComputeBound,
-    };
     i18n::roofline_point_sentence(
         lang,
         &p.label,
         &format!("{} FLOP/B", format::significant(p.intensity)),
         &format::flop_rate(p.flops_per_s),
-        bound.get(lang),
+        i18n::limiter_text(p.limiter, lang),
         &format!("{} FLOP/B", format::significant(p.ridge)),
     )
 }
@@ -63,7 +61,7 @@ fn plotted(report: &Report, lang: Lang) -> Vec<Point> {
             label: format!("{} ({})", l.name, l.kind),
             intensity: l.forward.roofline.intensity,
             flops_per_s: l.forward.achieved_flops,
-            bound: l.forward.roofline.bound,
+            limiter: l.forward.limiter,
             ridge: l.forward.roofline.ridge,
             is_step: false,
         })
@@ -73,8 +71,8 @@ fn plotted(report: &Report, lang: Lang) -> Vec<Point> {
         points.push(Point {
             label: T::WholeStep.get(lang).into(),
             intensity: step.intensity,
-            flops_per_s: step.attainable_flops,
-            bound: step.bound,
+            flops_per_s: perf.step_achieved_flops,
+            limiter: perf.time.limiter,
             ridge: step.ridge,
             is_step: true,
         });
@@ -215,9 +213,10 @@ impl RooflineView {
                     <path class="roof" d={roof_path(perf.peak_flops)} stroke={ROOF_COLOUR} />
                     { for points.iter().enumerate().map(|(i, p)| {
                         let (cx, cy) = (x.map(p.intensity), y.map(p.flops_per_s.max(y_lo)));
-                        let colour = match p.bound {
-                            Bound::Memory => MEMORY_BOUND_COLOUR,
-                            Bound::Compute => COMPUTE_BOUND_COLOUR,
+                        let colour = match p.limiter {
+                            Limiter::Memory => MEMORY_BOUND_COLOUR,
+                            Limiter::Compute => COMPUTE_BOUND_COLOUR,
+                            Limiter::Launch => LAUNCH_BOUND_COLOUR,
                         };
                         let testid = if p.is_step { "roofline-step" } else { "roofline-point" };
                         mark(&focused, i, &texts[i], Some(testid), if p.is_step {
@@ -237,6 +236,7 @@ impl RooflineView {
                     }
                     <li>{ swatch(MEMORY_BOUND_COLOUR) }{ T::MemoryBound.get(lang) }</li>
                     <li>{ swatch(COMPUTE_BOUND_COLOUR) }{ T::ComputeBound.get(lang) }</li>
+                    <li>{ swatch(LAUNCH_BOUND_COLOUR) }{ T::LaunchBound.get(lang) }</li>
                     <li>{ swatch(STEP_COLOUR) }{ T::WholeStep.get(lang) }</li>
                     if ghost_points.is_some() {
                         <li class="ghost-legend">{ T::GhostLegend.get(lang) }</li>

@@ -106,6 +106,13 @@ fn pass_perf(p: &DevicePass, roof_flops: f64, gpu: &GpuSpec) -> PassPerf {
         (p.compute_s, Limiter::Compute),
         (p.floor_s, Limiter::Launch),
     ]);
+    // A kernel too small to fill the card takes its least time: no faster unit would
+    // shorten it, so it is limited as a launch is (a ReLU or a tiny GEMM).
+    let limiter = if limiter == Limiter::Compute && 2.0 * p.ramp_s >= p.compute_s {
+        Limiter::Launch
+    } else {
+        limiter
+    };
     PassPerf {
         roofline: Roofline::new(p.flops, p.min_bytes, roof_flops, gpu.bandwidth_bytes_per_s),
         efficiency: p.efficiency,
