@@ -10,7 +10,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use hsi_gpu_core::whatifs::estimate_all;
-use hsi_gpu_core::{dataset, estimate, gpu, Scenario};
+use hsi_gpu_core::{dataset, estimate, gpu, perf, Scenario};
 use yew::prelude::*;
 
 use crate::components::assumptions::use_assumptions;
@@ -156,12 +156,12 @@ pub fn App(props: &AppProps) -> Html {
                     </div>
                 }
                 { Verdict { report: report.clone(), lang, gpu_name: gpu_name.clone(),
-                    headroom: s.memory.headroom, cards: s.cards, unverified }.view() }
+                    headroom: s.memory.headroom, cards: perf::ring_cards(s), unverified }.view() }
                 <div class="tiles">
                     <ChartTile chart={Chart::Memory(MemoryView { report: report.clone(), lang,
                         gpu_name: gpu_name.clone(), headroom: s.memory.headroom, ghost: ghost.clone() })} />
                     <ChartTile chart={Chart::Scaling(ScalingView { report: report.clone(), lang,
-                        cards: s.cards, ghost: ghost.clone() })} />
+                        cards: s.cards, mode: s.workload.mode, ghost: ghost.clone() })} />
                     // Embedded, the page keeps to memory and speed; the full page has the rest.
                     if !embed {
                         <ChartTile chart={Chart::Roofline(RooflineView { report: report.clone(), lang,

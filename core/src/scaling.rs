@@ -32,7 +32,7 @@ pub use crate::links::{
 mod collectives;
 mod step;
 
-use crate::choices::Interconnect;
+use crate::choices::{Interconnect, ParallelMode};
 use crate::cluster::{DataParallel, Network};
 use crate::gpu::GpuSpec;
 use crate::scenario::{MAX_CARDS, MAX_NODES};
@@ -117,6 +117,15 @@ impl ScalingReport {
             self.nodes.iter().find(|p| p.nodes == nodes)
         } else {
             self.chosen_point(cards)
+        }
+    }
+
+    /// The curve the scenario's mode runs on: the chosen topology's with DDP, the
+    /// independent runs' with parallel experiments.
+    pub fn mode_curve(&self, mode: ParallelMode) -> &[ScalingPoint] {
+        match mode {
+            ParallelMode::Ddp => self.ddp.first().map_or(&[], |c| &c.points),
+            ParallelMode::ParallelExperiments => &self.parallel_experiments,
         }
     }
 

@@ -1,12 +1,14 @@
 //! Speed and scaling: step and epoch time on the chosen cards, then speedup over 1-8 cards
 //! for DDP on the chosen topology, the other topologies, ideal scaling and independent
-//! parallel experiments. Each point of the chosen topology reads out on hover or focus;
-//! the chosen curve before the last change is drawn faintly. The per-card table is its
+//! parallel experiments. Each point of the scenario's curve (the chosen topology's, or the
+//! independent runs') reads out on hover or focus; that curve before the last change is
+//! drawn faintly. The per-card table is its
 //! own component (`ScalingTable`), shown with the details below the dashboard.
 
 use hsi_gpu_core::chart::{fitting_ticks, label_stride, nice_domain, text_width, LinearScale};
 use hsi_gpu_core::format;
 use hsi_gpu_core::scaling::{ScalingPoint, ScalingReport};
+use hsi_gpu_core::scenario::ParallelMode;
 use hsi_gpu_core::steptime::StepBound;
 use yew::prelude::*;
 
@@ -25,6 +27,8 @@ pub struct ScalingView {
     pub report: SharedReport,
     pub lang: Lang,
     pub cards: u32,
+    /// DDP or independent runs: which curve the key figures and the marked points read.
+    pub mode: ParallelMode,
     /// The report before the last change, drawn faintly.
     pub ghost: Option<SharedReport>,
 }
@@ -104,13 +108,16 @@ impl ScalingView {
             .map(|t| t.get(lang))
             .into_iter()
             .find(|t| text_width(t, font) <= plot_height);
-        let chosen = scaling.chosen_point(self.cards);
-        let chosen_curve: &[ScalingPoint] = scaling.ddp.first().map_or(&[], |c| &c.points);
+        let chosen_curve = scaling.mode_curve(self.mode);
+        let chosen = chosen_curve.iter().find(|p| p.cards == self.cards);
+        let chosen_colour = match self.mode {
+            ParallelMode::Ddp => CURVE_COLOURS[0],
+            ParallelMode::ParallelExperiments => PARALLEL_COLOUR,
+        };
         let ghost_curve = self
             .ghost
             .as_ref()
-            .and_then(|g| g.perf.scaling.ddp.first())
-            .map(|c| polyline(&c.points, &x, &y));
+            .map(|g| polyline(g.perf.scaling.mode_curve(self.mode), &x, &y));
         let texts: Vec<String> = chosen_curve
             .iter()
             .map(|p| {
@@ -165,7 +172,7 @@ impl ScalingView {
                             { y_title }</text>
                     }
                     if let Some(points) = &ghost_curve {
-                        <polyline class="curve ghost" data-testid="ghost" stroke={CURVE_COLOURS[0]} points={points.clone()} />
+                        <polyline class="curve ghost" data-testid="ghost" stroke={chosen_colour} points={points.clone()} />
                     }
                     <line class="ideal" x1={px(x.map(1.0))} y1={px(y.map(1.0))}
                         x2={px(x.map(f64::from(max_cards)))} y2={px(y.map(f64::from(max_cards)))} />
@@ -182,7 +189,7 @@ impl ScalingView {
                         let here = p.cards == self.cards;
                         mark(&focus, i, &texts[i], None, html! {
                             <circle cx={px(x.map(f64::from(p.cards)))} cy={px(y.map(p.speedup))}
-                                r={if here { "7" } else { "4" }} fill={CURVE_COLOURS[0]} />
+                                r={if here { "7" } else { "4" }} fill={chosen_colour} />
                         })
                     }) }
                     </>

@@ -97,7 +97,8 @@ fn spare_text(fraction: f64) -> String {
 }
 
 /// The verdict's sentences: fit, the largest batch, the step (and what limits the GPU when
-/// it bounds the step), and the other topologies at the chosen card count.
+/// it bounds the step), and the other topologies at `cards`, the cards one run's
+/// all-reduce spans (`perf::ring_cards`; 1: none).
 pub fn verdict_sentences(
     lang: Lang,
     report: &Report,

@@ -8,7 +8,7 @@ mod options;
 use hsi_gpu_core::levers::LeverOutcome;
 use hsi_gpu_core::scaling::ScalingPoint;
 use hsi_gpu_core::scenario::{ParallelMode, Sharding};
-use hsi_gpu_core::{dataset, format, gpu, Report, Scenario};
+use hsi_gpu_core::{dataset, format, gpu, perf, Report, Scenario};
 use hsi_gpu_i18n::summary::{labelled, on_its_own, with_note, S};
 use hsi_gpu_i18n::whatifs::{best_lever_text, lever_label, limit_name, limit_sentence, X};
 use hsi_gpu_i18n::{self as i18n, Lang, T};
@@ -62,7 +62,13 @@ pub fn estimate_summary(s: &Scenario, report: &Report, lang: Lang) -> String {
     let gpu_name = gpu::gpu_by_id(&s.gpu).map_or(s.gpu.as_str(), |g| g.name);
     let mut out = header(s, report, gpu_name, lang);
     out.push(heading(T::Verdict.get(lang)));
-    let verdict = i18n::verdict_sentences(lang, report, gpu_name, s.memory.headroom, s.cards);
+    let verdict = i18n::verdict_sentences(
+        lang,
+        report,
+        gpu_name,
+        s.memory.headroom,
+        perf::ring_cards(s),
+    );
     out.extend(wrap(&i18n::paragraph(lang, &verdict), "  "));
     out.extend(memory(report, gpu_name, s.memory.headroom, lang));
     out.extend(step(report, lang));
@@ -303,35 +309,24 @@ fn parallel(report: &Report, lang: Lang) -> Vec<String> {
 /// (and the scenario's count).
 fn scaling(s: &Scenario, report: &Report, lang: Lang) -> Vec<String> {
     let scaling = &report.perf.scaling;
-    let (title, points): (String, &[ScalingPoint]) = match s.workload.mode {
-        ParallelMode::ParallelExperiments => (
-            T::ParallelExperiments.get(lang).into(),
-            scaling.parallel_experiments.as_slice(),
-        ),
-        ParallelMode::Ddp => {
-            let curve = scaling
-                .ddp
-                .iter()
-                .find(|c| c.interconnect == scaling.chosen);
-            (
-                // The data-parallel method: DDP, or the sharding's short name (ZeRO-2).
-                [
-                    match s.sharding {
-                        Sharding::None => "DDP",
-                        other => i18n::sharding_name(other, lang)
-                            .split([':', '：', ','])
-                            .next()
-                            .unwrap_or("DDP"),
-                    },
-                    i18n::interconnect_name(scaling.chosen, lang),
-                ]
-                .join(match lang {
-                    Lang::En => ", ",
-                    Lang::Zh => "，",
-                }),
-                curve.map_or(&[][..], |c| c.points.as_slice()),
-            )
-        }
+    let points = scaling.mode_curve(s.workload.mode);
+    let title: String = match s.workload.mode {
+        ParallelMode::ParallelExperiments => T::ParallelExperiments.get(lang).into(),
+        // The data-parallel method: DDP, or the sharding's short name (ZeRO-2).
+        ParallelMode::Ddp => [
+            match s.sharding {
+                Sharding::None => "DDP",
+                other => i18n::sharding_name(other, lang)
+                    .split([':', '：', ','])
+                    .next()
+                    .unwrap_or("DDP"),
+            },
+            i18n::interconnect_name(scaling.chosen, lang),
+        ]
+        .join(match lang {
+            Lang::En => ", ",
+            Lang::Zh => "，",
+        }),
     };
     let shown = |p: &&ScalingPoint| [1, 2, 4, 8].contains(&p.cards) || p.cards == s.cards;
     let row = |first: String, p: &ScalingPoint| {

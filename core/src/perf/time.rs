@@ -135,6 +135,15 @@ pub fn run_cards(scenario: &Scenario) -> u32 {
     }
 }
 
+/// Cards in one box that one run's all-reduce spans: the scenario's with DDP, 1 (none)
+/// with parallel experiments.
+pub fn ring_cards(scenario: &Scenario) -> u32 {
+    match scenario.workload.mode {
+        ParallelMode::Ddp => scenario.cards.max(1),
+        ParallelMode::ParallelExperiments => 1,
+    }
+}
+
 /// What the cost model needs from the step and the epoch.
 pub fn usage(scenario: &Scenario, time: &StepTime, epoch: &EpochTime) -> Usage {
     let cards = scenario.cards.max(1);
