@@ -173,3 +173,52 @@ fn a_custom_models_pipeline_loads_its_own_input() {
     assert_eq!(a.input_s, b.input_s);
     assert_eq!(a.input_samples_per_s, b.input_samples_per_s);
 }
+
+#[test]
+fn a_kernel_too_small_to_fill_the_card_is_limited_as_a_launch_is() {
+    use hsi_gpu_core::perf::Limiter;
+    // HybridSN at batch 64: its ReLUs and dropouts move a few kilobytes each, so their
+    // time is the least a kernel takes, which no faster unit shortens; its 3-D
+    // convolutions do real work on the heuristics' CUDA-core algorithms.
+    let report = hsi_gpu_core::estimate(&Scenario::default()).unwrap();
+    let limiter = |kind: &str| -> Vec<Limiter> {
+        report
+            .perf
+            .layers
+            .iter()
+            .filter(|l| l.kind == kind)
+            .map(|l| l.forward.limiter)
+            .collect()
+    };
+    let small = [limiter("relu"), limiter("dropout")].concat();
+    assert!(!small.is_empty());
+    assert!(small.iter().all(|l| *l != Limiter::Compute), "{small:?}");
+    assert!(limiter("conv3d").contains(&Limiter::Compute));
+}
+
+#[test]
+fn independent_runs_read_their_own_curve_and_span_no_ring() {
+    use hsi_gpu_core::perf::ring_cards;
+    use hsi_gpu_core::scenario::ParallelMode;
+    let mut s = Scenario {
+        cards: 4,
+        ..Scenario::default()
+    };
+    let ddp = hsi_gpu_core::estimate(&s).unwrap().perf.scaling;
+    assert_eq!(ring_cards(&s), 4);
+    assert_eq!(ddp.mode_curve(ParallelMode::Ddp), &ddp.ddp[0].points[..]);
+    s.workload.mode = ParallelMode::ParallelExperiments;
+    let report = hsi_gpu_core::estimate(&s).unwrap();
+    assert_eq!(ring_cards(&s), 1);
+    let point = report
+        .perf
+        .scaling
+        .mode_curve(s.workload.mode)
+        .iter()
+        .find(|p| p.cards == 4)
+        .unwrap();
+    // No all-reduce between independent runs; their throughput is the report's.
+    assert_eq!(point.allreduce_share, 0.0);
+    let ratio = point.samples_per_s / report.perf.time.samples_per_s;
+    assert!((ratio - 1.0).abs() < 1e-9, "{ratio}");
+}
