@@ -357,6 +357,11 @@ test("embed mode is compact, links to the full page and posts its height", async
   await addressIncludes(app.page, "patch=19");
   assert.equal(await app.page.evaluate(() => localStorage.length), 0);
   await app.screenshot("ui-embed");
+  // At 800 px the two charts stack, one under the other, neither hiding the other.
+  const [memory, speed] = await Promise.all(
+    ["chart-memory", "chart-scaling"].map((id) => app.page.getByTestId(id).boundingBox()),
+  );
+  assert.ok(memory.y + memory.height <= speed.y + 1, JSON.stringify({ memory, speed }));
 
   // Inside an iframe the app tells its parent how tall it is, again when resized.
   const parent = await open();
