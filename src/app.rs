@@ -15,7 +15,7 @@ use yew::prelude::*;
 
 use crate::components::assumptions::use_assumptions;
 use crate::components::chart_tile::{Chart, ChartTile};
-use crate::components::compare::{CompareView, CurrentScenario};
+use crate::components::compare::{left_by, CompareView, Shared};
 use crate::components::cost_chart::CostChart;
 use crate::components::cost_view::CostView;
 use crate::components::header::use_header;
@@ -76,8 +76,11 @@ pub fn App(props: &AppProps) -> Html {
     let current_scenario = {
         let cell = use_mut_ref(|| store.scenario.clone());
         *cell.borrow_mut() = store.scenario.clone();
-        CurrentScenario(cell)
+        Shared(cell)
     };
+    // The comparison's options as last drawn: whether the scenario has left them all.
+    let compared = use_mut_ref(Vec::new);
+    let compare_left = left_by(&compared.borrow(), &store.scenario);
 
     use_effect_with((*store).clone(), |state| {
         platform::set_html_lang(state.lang.html_lang());
@@ -238,7 +241,8 @@ pub fn App(props: &AppProps) -> Html {
                                 <ArticlePanel lang={lang} />
                             </div>
                             // Comparison view (issue 5).
-                            <CompareView lang={lang} scenario={current_scenario} />
+                            <CompareView lang={lang} scenario={current_scenario} options={Shared(compared)}
+                                left={compare_left} />
                         }
                     </section>
                 }

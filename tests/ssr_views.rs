@@ -192,6 +192,7 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
         report: r.clone(),
         lang: Lang::En,
         cards: 4,
+        mode: s.workload.mode,
         ghost: None,
     }))
     .await;
@@ -214,6 +215,7 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
         report: r.clone(),
         lang: Lang::En,
         cards: 4,
+        mode: s.workload.mode,
         ghost: Some(report(&s)),
     }))
     .await;
@@ -229,6 +231,29 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
     .await;
     let rows = table.matches("<th scope=\"row\">").count();
     assert_eq!(rows, 8, "one table row per card count 1-8");
+}
+
+#[tokio::test]
+async fn independent_runs_read_their_speedup_off_their_own_curve() {
+    let mut s = scenario();
+    s.cards = 4;
+    s.workload.mode = hsi_gpu_core::scenario::ParallelMode::ParallelExperiments;
+    let r = report(&s);
+    let html = render_chart(Chart::Scaling(ScalingView {
+        report: r.clone(),
+        lang: Lang::En,
+        cards: 4,
+        mode: s.workload.mode,
+        ghost: None,
+    }))
+    .await;
+    let runs = &r.perf.scaling.parallel_experiments[3];
+    let ddp = r.perf.scaling.chosen_point(4).unwrap();
+    assert_ne!(format::times(runs.speedup), format::times(ddp.speedup));
+    assert_eq!(
+        testid_text(&html, "speedup"),
+        Some(format::times(runs.speedup).as_str())
+    );
 }
 
 #[tokio::test]

@@ -180,3 +180,23 @@ fn csv_has_a_column_per_option_and_a_row_per_metric() {
         assert_eq!(parsed, row.values);
     }
 }
+
+#[test]
+fn an_option_runs_the_workload_it_was_built_from_whatever_its_hardware() {
+    use hsi_gpu_core::compare::presets::runs_workload_of;
+    let base = Scenario::default();
+    let mut options = article_options(&base);
+    assert!(options.iter().all(|o| runs_workload_of(o, &base)));
+    // What each option may choose for itself leaves it on the workload.
+    options[0].scenario.cudnn_benchmark = true;
+    options[0].scenario.cards = 2;
+    assert!(runs_workload_of(&options[0], &base));
+    // Its own batch, or the page's new patch, does not.
+    options[1].scenario.batch_per_gpu *= 2;
+    assert!(!runs_workload_of(&options[1], &base));
+    let moved = Scenario {
+        patch: base.patch + 2,
+        ..base.clone()
+    };
+    assert!(!options.iter().any(|o| runs_workload_of(o, &moved)));
+}

@@ -13,8 +13,10 @@ texts! {
     /// A string of the comparison view.
     enum C;
     Title => "Compare options", "方案对比";
-    Help => "Each column is a full scenario: the current workload on other hardware. The best value of each row is marked ★. Edit any option; every row follows.",
-        "每一列都是一个完整场景：当前工作负载在不同硬件上的结果。每行最优值标 ★。修改任一方案，各行随之更新。";
+    Help => "Each column is a full scenario: the page's workload as it was when the options were built, on other hardware. The best value of each row is marked ★. Edit any option; every row follows.",
+        "每一列都是一个完整场景：建立方案时页面上的工作负载在不同硬件上的结果。每行最优值标 ★。修改任一方案，各行随之更新。";
+    Stale => "No option runs the scenario above any more (its model, data, batch or costs have changed since): rebuild to compare it.",
+        "已没有方案与上方场景一致（之后改动了模型、数据、批大小或成本）：请重建后再比较。";
     Rebuild => "Rebuild from the current scenario", "按当前场景重建";
     AddOption => "Add option", "添加方案";
     Remove => "Remove", "删除";

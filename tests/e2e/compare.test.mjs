@@ -228,6 +228,20 @@ test("a malformed import shows its line and keeps the comparison and the text", 
   assert.equal(await app.page.getByTestId("import-text").inputValue(), typed);
 });
 
+test("a comparison the page's scenario has left says so until it is rebuilt", async () => {
+  const stale = app.page.getByTestId("compare-stale");
+  // The import before left options built around another scenario: rebuilt, they run the page's.
+  await app.page.getByTestId("compare-rebuild").click();
+  await stale.waitFor({ state: "detached" });
+  await app.page.getByTestId("patch-slider").evaluate((input) => {
+    input.value = "19";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  await stale.waitFor();
+  await app.page.getByTestId("compare-rebuild").click();
+  await stale.waitFor({ state: "detached" });
+});
+
 test("no console errors", () => {
   assert.deepEqual(app.consoleErrors, []);
 });

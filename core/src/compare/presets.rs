@@ -31,6 +31,19 @@ pub fn option(
     }
 }
 
+/// Whether `o` still runs `base`'s workload: it is what `option` makes of `base` on its
+/// own card, count, link and use of the cards, with its own parallel layout and
+/// cudnn.benchmark (which the comparison lets each option choose).
+pub fn runs_workload_of(o: &CompareOption, base: &Scenario) -> bool {
+    let s = &o.scenario;
+    let mut expected = option(base, &s.gpu, s.cards, s.interconnect, s.workload.mode, "").scenario;
+    expected.tensor_parallel = s.tensor_parallel;
+    expected.pipeline_parallel = s.pipeline_parallel;
+    expected.micro_batches = s.micro_batches;
+    expected.cudnn_benchmark = s.cudnn_benchmark;
+    expected == *s
+}
+
 /// The article's question for `base`'s workload: four single cards against 4x RTX A5500
 /// as DDP over PCIe, DDP with NVLink-bridged pairs, and four parallel experiments
 /// (labels in names and symbols only, the same in both languages).

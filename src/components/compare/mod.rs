@@ -15,8 +15,9 @@ use std::rc::Rc;
 
 use hsi_gpu_core::compare::decision::Priority;
 use hsi_gpu_core::compare::export::results_csv;
+use hsi_gpu_core::compare::presets::runs_workload_of;
 use hsi_gpu_core::compare::Comparison;
-use hsi_gpu_core::compare::{compare, MAX_OPTIONS};
+use hsi_gpu_core::compare::{compare, CompareOption, MAX_OPTIONS};
 use hsi_gpu_core::json::{self, ToJson};
 use hsi_gpu_core::whatifs::{compare_levers, LeverRow};
 use hsi_gpu_core::Scenario;
@@ -31,28 +32,38 @@ use results::{charts, decision_view, heat_map, import_error_view, table};
 use state::{CompareAction, CompareState, ImportedKind, NumberField};
 use text::{option_name, priority_name, C};
 
-/// The page's current Scenario, read when the user adds or rebuilds options. One shared
-/// cell whose identity never changes, so a slider move on the page does not re-render the
-/// comparison (its props stay equal): that re-render cost a few ms of layout per move.
+/// A value the page and the comparison share: one cell whose identity never changes, so a
+/// slider move on the page does not re-render the comparison (its props stay equal): that
+/// re-render cost a few ms of layout per move.
 #[derive(Clone)]
-pub struct CurrentScenario(pub Rc<RefCell<Scenario>>);
+pub struct Shared<T>(pub Rc<RefCell<T>>);
 
-impl PartialEq for CurrentScenario {
+impl<T> PartialEq for Shared<T> {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.0, &other.0)
     }
 }
 
-impl CurrentScenario {
-    fn get(&self) -> Scenario {
+impl<T: Clone> Shared<T> {
+    fn get(&self) -> T {
         self.0.borrow().clone()
     }
+}
+
+/// Whether the page's scenario has left every option: none runs its workload any more.
+pub fn left_by(options: &[CompareOption], scenario: &Scenario) -> bool {
+    !options.is_empty() && !options.iter().any(|o| runs_workload_of(o, scenario))
 }
 
 #[derive(Properties, PartialEq)]
 pub struct CompareProps {
     pub lang: Lang,
-    pub scenario: CurrentScenario,
+    /// The page's current Scenario, read when the user adds or rebuilds options.
+    pub scenario: Shared<Scenario>,
+    /// The options as last drawn, for the page to tell when its scenario leaves them.
+    pub options: Shared<Vec<CompareOption>>,
+    /// `left_by` as the page last saw it: a change redraws the comparison and its note.
+    pub left: bool,
 }
 
 #[function_component]
@@ -75,6 +86,8 @@ pub fn CompareView(props: &CompareProps) -> Html {
             }
         });
     }
+    *props.options.0.borrow_mut() = state.comparison.options.clone();
+    let left = left_by(&state.comparison.options, &current.0.borrow());
     let report = use_memo(state.comparison.clone(), compare);
     // The lever rows (every option's what-ifs: the heaviest part of the page) follow the
     // table in a task of their own once it is painted, so neither half holds the page long.
@@ -241,6 +254,9 @@ pub fn CompareView(props: &CompareProps) -> Html {
                 <button type="button" data-testid="compare-add" onclick={on_add}
                     disabled={state.comparison.options.len() >= MAX_OPTIONS}>{ C::AddOption.get(lang) }</button>
             </p>
+            if left {
+                <p class="stale-note" data-testid="compare-stale">{ C::Stale.get(lang) }</p>
+            }
             { body }
             <div class="compare-io no-print">
                 <h3>{ C::Export.get(lang) }</h3>
