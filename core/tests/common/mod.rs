@@ -1,7 +1,7 @@
 //! What the tests share: reading a fixture or a file of the repository (the docs that
 //! state figures), a median, and the zoo options each PyTorch case was measured at; the
 //! H200 measurements (`h200`) and the published training steps (`published_steps`) as
-//! their tests read them.
+//! their tests read them, and layer figures built by hand (`hand_built`).
 // Each test crate that includes this module uses part of it.
 #![allow(dead_code)]
 
@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 pub mod h200;
+pub mod hand_built;
 pub mod published_steps;
 mod repo;
 #[allow(unused_imports)] // Each test crate uses part of it.
