@@ -28,7 +28,7 @@ each finishes, so a run cut short keeps what it measured:
   one GRU step; 256: its per-step kernels);
 - zoo: the HSI zoo at two batches each in PyTorch's default precision, with
   cudnn.benchmark off and on (tools/measure.py records, as tools/measure_suite.py
-  writes them, readable by core/tests/measured_h200.rs);
+  writes them, readable by core/tests/common/h200.rs);
 - layer lists: ResNet-50 (batch 256, default precision) and ViT-B/16 (batch 192, AMP
   fp16) as published layer lists, again: the committed runs' forward kept every layer
   output (docs/validation.md), so their memory peaks are not yet checked;

@@ -62,8 +62,9 @@ json_struct! {
 
 json_struct! {
     /// Efficiency factors that cannot be derived (see `perf.rs` and `device.rs`): fitted
-    /// on published training throughput (core/tests/published_steps.rs; docs/validation.md
-    /// has the fit and the held-out error). Every field is user-editable.
+    /// on published training throughput (core/tests/published_steps_fit.rs, checked by
+    /// core/tests/published_steps.rs; docs/validation.md has the fit and the held-out
+    /// error). Every field is user-editable.
     #[derive(Clone, Debug, PartialEq)]
     pub struct PerfAssumptions {
         /// Fraction of the tensor-core or FP32 peak large GEMMs (linear, matmul,

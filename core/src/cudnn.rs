@@ -23,7 +23,8 @@
 //!   its second and third 3-D convolutions into calls of 645-3,804 samples.
 //!
 //! What the heuristics pick, inferred from this project's H200 runs (PyTorch 2.11, cuDNN
-//! 9.19; `core/tests/fixtures/measured_h200/`, `core/tests/measured_h200.rs`):
+//! 9.19; `core/tests/fixtures/measured_h200/`, `core/tests/measured_h200.rs`,
+//! `measured_h200_conv3d.rs`):
 //! - 1-D and 2-D convolutions, and 3-D ones that are 1-D or 2-D ones in disguise (a kernel
 //!   of 1 along two neighbouring dimensions, or a dimension of extent 1: DBDA's and
 //!   SSRN's spectral (1, 1, 7) kernels, their (3, 3, 1) ones on a depth of 1) ran alike

@@ -29,8 +29,8 @@
 //! (1024 x warp issue rate)): what a kernel issues per byte it moves is hidden on cards
 //! that issue much per byte of bandwidth, not on an A100 (copies issue next to nothing).
 //! The efficiencies (`PerfAssumptions` and its `device` section) are fitted on published
-//! training throughput (core/tests/published_steps.rs; docs/validation.md has the fit and
-//! the held-out error).
+//! training throughput (core/tests/published_steps_fit.rs, checked by
+//! core/tests/published_steps.rs; docs/validation.md has the fit and the held-out error).
 
 use serde::{Deserialize, Serialize};
 

@@ -20,7 +20,7 @@ pub enum Warning {
     /// The model has a recurrent layer: cuDNN's reserve space and workspaces for it, and
     /// its persistent kernel's rate (none published), are fitted on the only recurrent
     /// model measured, a GRU on an H200. The figures are its measured over estimated peak memory
-    /// (`core/tests/measured_h200.rs` checks them against its steps).
+    /// (`core/tests/measured_h200_memory.rs` checks them against its steps).
     RecurrentReserve,
     /// The card has no such link between its cards: the estimate uses its own (NVSwitch
     /// for an SXM module, else PCIe).

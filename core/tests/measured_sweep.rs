@@ -21,13 +21,13 @@ mod common;
 
 /// The sweep's record and its points that ran: (batch, allocated peak bytes), by batch.
 fn sweep() -> (Scenario, Vec<(u32, f64)>) {
-    let record = common::h200_records("zoo.jsonl")
+    let record = common::h200::records("zoo.jsonl")
         .into_iter()
         .find(|r| {
             r["scenario"]["model"]["id"] == "hybridsn" && r["measurement"]["sweep"].is_array()
         })
         .expect("HybridSN's sweep is in zoo.jsonl");
-    let scenario = scenario_from_json(&common::h200_scenario(&record).to_string()).unwrap();
+    let scenario = scenario_from_json(&common::h200::scenario(&record).to_string()).unwrap();
     let mut points: Vec<(u32, f64)> = record["measurement"]["sweep"]
         .as_array()
         .unwrap()

@@ -225,7 +225,7 @@ mod tests {
                 width: 145,
             },
         ];
-        // Both languages give the GRU's measured factors (core/tests/measured_h200.rs).
+        // Both languages give the GRU's measured factors (core/tests/measured_h200_memory.rs).
         assert!(Warning::RecurrentReserve.to_string().contains("0.9-1.1x"));
         assert!(warning_text(&Warning::RecurrentReserve, Lang::Zh).contains("0.9–1.1 倍"));
         for w in &warnings {

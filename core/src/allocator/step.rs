@@ -27,7 +27,7 @@
 //! come next, and their workspaces, is not known without the kernels' names: a replay
 //! that skips every such workspace matches the card's peaks past 19,456 but runs
 //! HybridSN to about 29,000, far past where the card failed, so the planner keeps the
-//! safe bound (10,131; `core/tests/measured_h200.rs`, `measured_sweep.rs`).
+//! safe bound (10,131; `core/tests/measured_h200_memory.rs`, `measured_sweep.rs`).
 
 use super::{CachingAllocator, Handle};
 use std::ops::Range;

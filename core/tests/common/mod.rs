@@ -1,5 +1,7 @@
 //! What the tests share: reading a fixture or a file of the repository (the docs that
-//! state figures), and the zoo options each PyTorch case was measured at.
+//! state figures), a median, and the zoo options each PyTorch case was measured at; the
+//! H200 measurements (`h200`) and the published training steps (`published_steps`) as
+//! their tests read them, and layer figures built by hand (`hand_built`).
 // Each test crate that includes this module uses part of it.
 #![allow(dead_code)]
 
@@ -8,6 +10,9 @@ use hsi_gpu_core::zoo::ZooOptions;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
+pub mod h200;
+pub mod hand_built;
+pub mod published_steps;
 mod repo;
 #[allow(unused_imports)] // Each test crate uses part of it.
 pub use repo::{repo_file, repo_prose, repo_prose_zh};
@@ -19,26 +24,18 @@ pub fn read_fixture<T: DeserializeOwned>(name: &str) -> T {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// The JSON lines of `fixtures/measured_h200/<file>` (one run's record each).
-pub fn h200_records(file: &str) -> Vec<serde_json::Value> {
-    let path = format!(
-        "{}/tests/fixtures/measured_h200/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines()
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{path}: {e}")))
-        .collect()
-}
-
-/// A record's scenario on the machine that measured it: one SXM card (its only
-/// interconnect id) in a server, `cudnn.benchmark` as the run set it.
-pub fn h200_scenario(record: &serde_json::Value) -> serde_json::Value {
-    let mut s = record["scenario"].clone();
-    s["interconnect"] = "nvswitch".into();
-    s["cpu"] = "server".into();
-    s["cudnn_benchmark"] = record["cudnn_benchmark"].as_bool().unwrap_or(false).into();
-    s
+/// The median of `xs` (NaN for none).
+pub fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
 }
 
 /// A case's zoo options as the tools write them (`tools/validate_zoo.py`).
