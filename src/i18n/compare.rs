@@ -13,10 +13,10 @@ texts! {
     /// A string of the comparison view.
     enum C;
     Title => "Compare options", "方案对比";
-    Help => "Each column is a full scenario: the page's workload as it was when the options were built, on other hardware. The best value of each row is marked ★. Edit any option; every row follows.",
-        "每一列都是一个完整场景：建立方案时页面上的工作负载在不同硬件上的结果。每行最优值标 ★。修改任一方案，各行随之更新。";
-    Stale => "No option runs the scenario above any more (its model, data, batch or costs have changed since): rebuild to compare it.",
-        "已没有方案与上方场景一致（之后改动了模型、数据、批大小或成本）：请重建后再比较。";
+    Help => "Each column is a full scenario: the workload the options were built from, on other hardware. The best value of each row is marked ★. Edit any option; every row follows.",
+        "每一列都是一个完整场景：建立方案时的工作负载在不同硬件上的结果。每行最优值标 ★。修改任一方案，各行随之更新。";
+    Stale => "No option runs the scenario above any more: rebuild to compare it.",
+        "已没有方案对应上方的场景：请重建后再比较。";
     Rebuild => "Rebuild from the current scenario", "按当前场景重建";
     AddOption => "Add option", "添加方案";
     Remove => "Remove", "删除";
@@ -43,7 +43,7 @@ texts! {
     MetricBands => "Largest band count", "最多波段数";
     MetricSpeed => "Samples/s", "样本/秒";
     MetricRun => "One run", "单次训练";
-    MetricSweep => "Sweep of K runs", "K 次实验的搜索";
+    MetricSweep => "Sweep of K runs", "K 次实验的超参搜索";
     MetricTco => "TCO", "总拥有成本";
     MetricPerExperiment => "Cost per experiment", "每次实验成本";
     MetricPower => "Power draw", "功耗";
@@ -56,8 +56,8 @@ texts! {
     PriceUnknown => "card price unknown: the cost rows need one (Assumptions, card price)", "显卡价格未知：成本行需要价格（“假设”中的显卡单价）";
     Charts => "Charts", "图表";
     LeverRows => "What would help each option", "每个方案加强哪项资源最有用";
-    LeverRowsHelp => "One resource improved at a time, per option: speed-up · time to a result · cost per experiment at the card's own price (the better resource's price is not known). ★ in each row: the options that resource speeds up most, where that gains more than 2 %. — : the resource does not apply to that option.",
-        "每个方案每次只加强一项资源：加速比 · 出结果时间 · 按该卡现价计的每次实验成本（更强资源的价格未知）。★ 标在每行中该项资源加速最多的方案上（提速超过 2 % 时才标）。— 表示该项资源不适用于该方案。";
+    LeverRowsHelp => "One resource improved at a time, per option: speed-up · time to a result · cost per experiment at the card's own price. ★: the options it speeds up most (by over 2 %). —: it does not apply.",
+        "每个方案每次只加强一项资源：加速比 · 出结果时间 · 按该卡现价计的每次实验成本。★：该资源加速最多的方案（超过 2 %）。—：不适用。";
     LeverNotApplicable => "This resource does not apply to this option (e.g. no better link for its cards), or the option cannot be estimated.",
         "该项资源不适用于此方案（例如其显卡没有更好的互联），或此方案无法估算。";
     ChartMemory => "Memory per GPU / budget", "每卡显存 / 预算";

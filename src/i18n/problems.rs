@@ -137,6 +137,13 @@ mod tests {
                 "Team size (people, each running a sweep): got 99",
                 "团队人数",
             ),
+            // The readers' kinds of value, in words in both languages.
+            ("{\"options\": 5}", "allowed: a list", "允许：列表"),
+            (
+                "{\"ecc\": 1}",
+                "allowed: true or false",
+                "允许：true 或 false",
+            ),
         ] {
             let en_text = errors(text, Lang::En).join("; ");
             let zh_text = errors(text, Lang::Zh).join("; ");

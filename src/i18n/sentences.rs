@@ -246,10 +246,21 @@ pub fn allowed_text(lang: Lang, allowed: &str) -> String {
         format!("{lo} 到 {hi} 之间的数")
     } else if let Some(ids) = allowed.strip_prefix("one of ") {
         format!("以下之一：{ids}")
-    } else if allowed == "a number" {
-        "一个数".into()
+    } else if allowed.starts_with("a list") {
+        "列表".into()
     } else {
-        allowed.to_string()
+        // The JSON readers' other kinds (`core::json`).
+        const KINDS: [[&str; 2]; 4] = [
+            ["a number", "一个数"],
+            ["a string", "文本"],
+            ["true or false", "true 或 false"],
+            ["a JSON object", "一个 JSON 对象"],
+        ];
+        KINDS
+            .iter()
+            .find(|[en, _]| *en == allowed)
+            .map_or(allowed, |[_, zh]| zh)
+            .to_string()
     }
 }
 

@@ -157,7 +157,7 @@ texts! {
     CostOps => "Operations time", "运维人力";
     PerMillionSamples => "Per million training samples", "每百万训练样本";
     PerExperiment => "Per experiment (one run)", "每次实验（一次训练）";
-    PerSweep => "Per sweep", "每轮超参搜索";
+    PerSweep => "Per sweep", "每次超参搜索";
     OwnBox => "This box", "自建";
     Cloud => "Cloud rental", "云租用";
     LoadModel => "Your model (a layer list exported from PyTorch, or a saved scenario)", "自己的模型（从 PyTorch 导出的层列表，或保存的场景文件）";

@@ -69,7 +69,7 @@ pub fn lever_name(lever: Lever, lang: Lang) -> &'static str {
         (Lever::HostCpu, Lang::En) => "Host CPU",
         (Lever::HostCpu, Lang::Zh) => "主机 CPU",
         (Lever::InputPipeline, Lang::En) => "Data cube on the GPU",
-        (Lever::InputPipeline, Lang::Zh) => "数据立方放入显存",
+        (Lever::InputPipeline, Lang::Zh) => "数据立方体放在显卡上",
     }
 }
 
