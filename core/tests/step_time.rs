@@ -222,3 +222,33 @@ fn independent_runs_read_their_own_curve_and_span_no_ring() {
     let ratio = point.samples_per_s / report.perf.time.samples_per_s;
     assert!((ratio - 1.0).abs() < 1e-9, "{ratio}");
 }
+
+#[test]
+fn an_epochs_last_partial_batch_costs_its_share_but_no_less_than_the_hosts_issue() {
+    // Indian Pines' 1,025 training samples at batch 1,024: one full step and one of a
+    // single sample, which the DataLoader keeps (drop_last=False).
+    let s = Scenario {
+        gpu: "rtx_4090".into(),
+        batch_per_gpu: 1024,
+        ..Scenario::default()
+    };
+    let report = hsi_gpu_core::estimate(&s).unwrap();
+    let (time, epoch) = (&report.perf.time, &report.perf.epoch);
+    assert_eq!(epoch.samples_per_epoch, 1025);
+    assert_eq!(epoch.micro_steps_per_epoch, 2);
+    assert!(time.host_s < 0.5 * time.step_s, "{time:?}");
+    let expected = time.step_s + (time.step_s / 1024.0).max(time.host_s);
+    assert!(
+        (epoch.epoch_s - expected).abs() < 1e-12 * expected,
+        "{epoch:?}"
+    );
+    // A batch that divides the epoch runs whole steps only.
+    let whole = Scenario {
+        batch_per_gpu: 41, // 1,025 = 25 x 41
+        ..Scenario::default()
+    };
+    let report = hsi_gpu_core::estimate(&whole).unwrap();
+    let (time, epoch) = (&report.perf.time, &report.perf.epoch);
+    assert_eq!(epoch.micro_steps_per_epoch, 25);
+    assert!((epoch.epoch_s - 25.0 * time.step_s).abs() < 1e-9 * epoch.epoch_s);
+}

@@ -98,7 +98,8 @@ pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warni
     };
     let samples = (dataset.labeled_pixels as f64 * w.train_fraction).ceil() as u64;
     let per_card = samples.div_ceil(u64::from(ranks));
-    let micro_steps = per_card.div_ceil(u64::from(scenario.batch_per_gpu.max(1)));
+    let batch = u64::from(scenario.batch_per_gpu.max(1));
+    let micro_steps = per_card.div_ceil(batch);
     if per_card < u64::from(scenario.batch_per_gpu) {
         warnings.push(Warning::BatchOverEpoch {
             batch: scenario.batch_per_gpu,
@@ -113,7 +114,18 @@ pub fn epoch_time(scenario: &Scenario, time: &StepTime, warnings: &mut Vec<Warni
     let per_update_s =
         time.optimizer_s + time.allreduce_exposed_s + time.ddp_overhead_s + time.optimizer_change_s;
     let per_micro_step_s = (time.step_s - per_update_s) / f64::from(time.accum_steps);
-    let epoch_s = micro_steps as f64 * per_micro_step_s + optimizer_steps as f64 * per_update_s;
+    // The last, partial batch (PyTorch's DataLoader keeps it) takes its share of a step,
+    // but no less than the host's issue of every op, which no batch shrinks.
+    let rest = per_card % batch;
+    let saved_s = if rest > 0 {
+        let share = rest as f64 / batch as f64;
+        ((share * time.step_s).max(time.host_s) - time.step_s).min(0.0)
+            / f64::from(time.accum_steps)
+    } else {
+        0.0
+    };
+    let epoch_s =
+        micro_steps as f64 * per_micro_step_s + optimizer_steps as f64 * per_update_s + saved_s;
     EpochTime {
         samples_per_epoch: samples,
         micro_steps_per_epoch: micro_steps,
