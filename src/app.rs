@@ -10,7 +10,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use hsi_gpu_core::whatifs::estimate_all;
-use hsi_gpu_core::{dataset, estimate, gpu, perf, Scenario};
+use hsi_gpu_core::{estimate, gpu, perf, Scenario};
 use yew::prelude::*;
 
 use crate::components::assumptions::use_assumptions;
@@ -126,22 +126,7 @@ pub fn App(props: &AppProps) -> Html {
         .unwrap_or(s.gpu.as_str())
         .to_string()
         .into();
-    let scene = dataset::dataset_by_id(&s.dataset);
-    let unverified: Vec<String> = [
-        card.map(|g| (g.name, g.unverified)),
-        scene.map(|d| (d.name, d.unverified)),
-    ]
-    .into_iter()
-    .flatten()
-    .filter(|(_, fields)| !fields.is_empty())
-    .map(|(name, fields)| {
-        let words: Vec<&str> = fields
-            .iter()
-            .map(|f| i18n::catalog_field_name(f, lang))
-            .collect();
-        i18n::summary::labelled(lang, name, &i18n::enumerated(lang, &words))
-    })
-    .collect();
+    let unverified = i18n::unverified_figures(s, lang);
     let on_dismiss = {
         let store = store.clone();
         Callback::from(move |()| store.dispatch(Action::DismissNotices))

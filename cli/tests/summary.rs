@@ -401,3 +401,21 @@ fn the_chinese_summary_uses_chinese_commas() {
     let en = summary(&["summary", "-"], "{}");
     assert!(line(&en, T::Scaling.get(Lang::En)).contains("DDP, "));
 }
+
+#[test]
+fn the_summary_names_the_catalog_figures_without_a_primary_source_as_the_page_does() {
+    // The RTX A5500's FP16 rate, NVLink support and launch price are not from a datasheet.
+    let s = scenario_from_json("{}").unwrap();
+    for (lang, code) in LANGS {
+        let said = hsi_gpu_i18n::unverified_figures(&s, lang);
+        assert!(!said.is_empty());
+        let text = squash(&summary(&["summary", "--lang", code, "-"], "{}"));
+        assert!(text.contains(&squash(T::Unverified.get(lang))), "{text}");
+        for figure in &said {
+            assert!(text.contains(&squash(figure)), "{figure}: {text}");
+        }
+    }
+    // A card with every figure sourced says nothing of it.
+    let text = summary(&["summary", "-"], r#"{"gpu": "rtx_4090"}"#);
+    assert!(!text.contains(T::Unverified.get(Lang::En)), "{text}");
+}

@@ -4,13 +4,30 @@
 use hsi_gpu_core::memory::MemoryBreakdown;
 use hsi_gpu_core::perf::{Limiter, StepTime};
 use hsi_gpu_core::steptime::StepBound;
-use hsi_gpu_core::{format, Report};
+use hsi_gpu_core::{dataset, format, gpu, Report, Scenario};
 
 use crate::summary::labelled;
 use crate::{
-    alternative_sentence, at_limit_sentence, fit_sentence, interconnect_name, max_batch_sentence,
-    step_bound_sentence, step_parts_sentence, Lang, T,
+    alternative_sentence, at_limit_sentence, catalog_field_name, enumerated, fit_sentence,
+    interconnect_name, max_batch_sentence, step_bound_sentence, step_parts_sentence, Lang, T,
 };
+
+/// The catalog figures the scenario uses that lack a primary source, per card or scene:
+/// "RTX A5500: FP16 tensor-core compute, NVLink support" (the verdict's caution).
+pub fn unverified_figures(s: &Scenario, lang: Lang) -> Vec<String> {
+    [
+        gpu::gpu_by_id(&s.gpu).map(|g| (g.name, g.unverified)),
+        dataset::dataset_by_id(&s.dataset).map(|d| (d.name, d.unverified)),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|(_, fields)| !fields.is_empty())
+    .map(|(name, fields)| {
+        let words: Vec<&str> = fields.iter().map(|f| catalog_field_name(f, lang)).collect();
+        labelled(lang, name, &enumerated(lang, &words))
+    })
+    .collect()
+}
 
 /// What bounds the step, in words.
 pub fn bound_text(bound: StepBound, lang: Lang) -> &'static str {

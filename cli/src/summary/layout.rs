@@ -38,9 +38,9 @@ fn no_break_before(c: char) -> bool {
     "，。、；：？！）》」』】”’,.;:?!)%×".contains(c)
 }
 
-/// Brackets and quotes a line may not end with.
+/// Brackets, quotes and the list separator a line may not end with.
 fn no_break_after(c: char) -> bool {
-    "（《「『【“‘(".contains(c)
+    "（《「『【“‘(·".contains(c)
 }
 
 /// Pieces a line may break between: a word and its following spaces, one CJK character
@@ -54,8 +54,13 @@ fn pieces(text: &str) -> Vec<String> {
         let wide = char_width(c) == 2;
         let after_space = current.ends_with(' ') && c != ' ';
         let last = current.chars().last();
+        // The last character before any spaces: "a · " keeps its separator with what follows.
         let breaks = !in_note
-            && last.is_some_and(|l| !no_break_after(l))
+            && current
+                .trim_end_matches(' ')
+                .chars()
+                .last()
+                .is_some_and(|l| !no_break_after(l))
             && !no_break_before(c)
             && (after_space || wide || last.is_some_and(|l| char_width(l) == 2));
         match c {

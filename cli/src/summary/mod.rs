@@ -70,6 +70,15 @@ pub fn estimate_summary(s: &Scenario, report: &Report, lang: Lang) -> String {
         perf::ring_cards(s),
     );
     out.extend(wrap(&i18n::paragraph(lang, &verdict), "  "));
+    let unverified = i18n::unverified_figures(s, lang);
+    if !unverified.is_empty() {
+        let caution = labelled(
+            lang,
+            T::Unverified.get(lang),
+            &i18n::grouped(lang, &unverified),
+        );
+        out.extend(wrap(&caution, "  "));
+    }
     out.extend(memory(report, gpu_name, s.memory.headroom, lang));
     out.extend(step(report, lang));
     out.extend(parallel(report, lang));
@@ -181,10 +190,15 @@ fn memory(report: &Report, gpu_name: &str, headroom: f64, lang: Lang) -> Vec<Str
             format::bytes(m.offloaded_to_host),
         ));
     }
+    // The figures under the terms, their values in the same column.
+    rows.extend(
+        figures
+            .into_iter()
+            .map(|(label, value)| vec![label, value, String::new()]),
+    );
     let header = [String::new(), String::new(), S::Share.get(lang).into()];
     let mut out = vec![heading(&format!("{} — {gpu_name}", T::Memory.get(lang)))];
     out.extend(table("  ", &header, &rows, &[]));
-    out.extend(key_values(&figures));
     out
 }
 
@@ -449,7 +463,7 @@ fn levers(report: &Report, lang: Lang) -> Vec<String> {
         return out;
     }
     let header = [
-        S::OtherLevers.get(lang).to_string(),
+        X::Lever.get(lang).to_string(),
         X::Speedup.get(lang).into(),
         X::TimeToResult.get(lang).into(),
         X::LargestBatch.get(lang).into(),
@@ -469,6 +483,11 @@ fn levers(report: &Report, lang: Lang) -> Vec<String> {
         })
         .collect();
     out.push(String::new());
+    out.push(format!(
+        "  {}{}",
+        S::OtherLevers.get(lang),
+        lang.colon().trim_end()
+    ));
     out.extend(table("  ", &header, &rows, &[4]));
     out
 }
