@@ -14,6 +14,7 @@ use hsi_gpu_planner::components::roofline::RooflineView;
 use hsi_gpu_planner::components::scaling_view::{ScalingTable, ScalingView};
 use hsi_gpu_planner::components::verdict::Verdict;
 use hsi_gpu_planner::i18n::{Lang, T};
+use hsi_gpu_planner::SharedReport;
 use ssr_support::{count, render, render_chart, render_view, report, scenario, testid_text};
 
 fn memory_props(lang: Lang, batch: u32) -> MemoryView {
@@ -183,19 +184,24 @@ async fn roofline_plots_every_layer_with_work_and_the_step() {
     assert!(html.contains("the ridge of this roof is at"));
 }
 
+/// The speed panel of `s`'s report (with `ghost`, the report before a change).
+async fn speed_panel(s: &Scenario, r: &SharedReport, ghost: Option<SharedReport>) -> String {
+    render_chart(Chart::Scaling(ScalingView {
+        report: r.clone(),
+        lang: Lang::En,
+        cards: s.cards,
+        mode: s.workload.mode,
+        ghost,
+    }))
+    .await
+}
+
 #[tokio::test]
 async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
     let mut s = scenario();
     s.cards = 4;
     let r = report(&s);
-    let html = render_chart(Chart::Scaling(ScalingView {
-        report: r.clone(),
-        lang: Lang::En,
-        cards: 4,
-        mode: s.workload.mode,
-        ghost: None,
-    }))
-    .await;
+    let html = speed_panel(&s, &r, None).await;
     assert_eq!(
         testid_text(&html, "step-time"),
         Some(format::duration(r.perf.time.step_s).as_str())
@@ -209,16 +215,10 @@ async fn scaling_view_shows_step_time_speedup_and_every_card_count() {
     assert_eq!(count(&html, "<polyline"), r.perf.scaling.ddp.len() + 1);
     assert_eq!(count(&html, "data-testid=\"ghost\""), 0);
     // After a change, the chosen curve from before is drawn faintly as well.
-    s.cards = 2;
-    s.batch_per_gpu *= 2;
-    let ghosted = render_chart(Chart::Scaling(ScalingView {
-        report: r.clone(),
-        lang: Lang::En,
-        cards: 4,
-        mode: s.workload.mode,
-        ghost: Some(report(&s)),
-    }))
-    .await;
+    let mut before = s.clone();
+    before.cards = 2;
+    before.batch_per_gpu *= 2;
+    let ghosted = speed_panel(&s, &r, Some(report(&before))).await;
     assert_eq!(count(&ghosted, "data-testid=\"ghost\""), 1);
     assert_eq!(count(&ghosted, "<polyline"), r.perf.scaling.ddp.len() + 2);
     let table = render_view(
@@ -239,14 +239,7 @@ async fn independent_runs_read_their_speedup_off_their_own_curve() {
     s.cards = 4;
     s.workload.mode = hsi_gpu_core::scenario::ParallelMode::ParallelExperiments;
     let r = report(&s);
-    let html = render_chart(Chart::Scaling(ScalingView {
-        report: r.clone(),
-        lang: Lang::En,
-        cards: 4,
-        mode: s.workload.mode,
-        ghost: None,
-    }))
-    .await;
+    let html = speed_panel(&s, &r, None).await;
     let runs = &r.perf.scaling.parallel_experiments[3];
     let ddp = r.perf.scaling.chosen_point(4).unwrap();
     assert_ne!(format::times(runs.speedup), format::times(ddp.speedup));
