@@ -126,7 +126,7 @@ pub fn App(props: &AppProps) -> Html {
         .unwrap_or(s.gpu.as_str())
         .to_string()
         .into();
-    let unverified = i18n::unverified_figures(s, lang);
+    let unverified = i18n::unverified_caution(s, lang);
     let on_dismiss = {
         let store = store.clone();
         Callback::from(move |()| store.dispatch(Action::DismissNotices))

@@ -102,7 +102,7 @@ async fn verdict_uses_the_core_figures_and_compares_topologies() {
             gpu_name: "RTX 3090".into(),
             headroom: s.memory.headroom,
             cards: s.cards,
-            unverified: Vec::new(),
+            unverified: None,
         }
         .view(),
     )

@@ -131,10 +131,9 @@ impl ScalingReport {
 
     /// The chosen topology's point for `cards` in one box.
     pub fn chosen_point(&self, cards: u32) -> Option<&ScalingPoint> {
-        self.ddp
+        self.mode_curve(ParallelMode::Ddp)
             .iter()
-            .find(|c| c.interconnect == self.chosen)
-            .and_then(|c| c.points.iter().find(|p| p.cards == cards))
+            .find(|p| p.cards == cards)
     }
 }
 

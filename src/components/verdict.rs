@@ -12,8 +12,9 @@ pub struct Verdict {
     pub gpu_name: AttrValue,
     pub headroom: f64,
     pub cards: u32,
-    /// Catalog figures in use that lack a primary source, e.g. "RTX A5500: nvlink".
-    pub unverified: Vec<String>,
+    /// The caution on catalog figures in use that lack a primary source
+    /// (`i18n::unverified_caution`).
+    pub unverified: Option<String>,
 }
 
 impl Verdict {
@@ -36,8 +37,8 @@ impl Verdict {
                 <p data-testid="verdict">{ text }</p>
                 <ul class="warnings" aria-label={T::Warnings.get(lang)}>
                     { for warnings.map(|w| html! { <li>{ i18n::warning_text(w, lang) }</li> }) }
-                    if !self.unverified.is_empty() {
-                        <li data-testid="unverified">{ i18n::summary::labelled(lang, T::Unverified.get(lang), &i18n::grouped(lang, &self.unverified)) }</li>
+                    if let Some(caution) = self.unverified {
+                        <li data-testid="unverified">{ caution }</li>
                     }
                 </ul>
             </section>

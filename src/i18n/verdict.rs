@@ -12,10 +12,11 @@ use crate::{
     interconnect_name, max_batch_sentence, step_bound_sentence, step_parts_sentence, Lang, T,
 };
 
-/// The catalog figures the scenario uses that lack a primary source, per card or scene:
-/// "RTX A5500: FP16 tensor-core compute, NVLink support" (the verdict's caution).
-pub fn unverified_figures(s: &Scenario, lang: Lang) -> Vec<String> {
-    [
+/// The verdict's caution: the catalog figures the scenario uses that lack a primary
+/// source, per card or scene ("... : RTX A5500: FP16 tensor-core compute, NVLink
+/// support"); none where every figure has one.
+pub fn unverified_caution(s: &Scenario, lang: Lang) -> Option<String> {
+    let figures: Vec<String> = [
         gpu::gpu_by_id(&s.gpu).map(|g| (g.name, g.unverified)),
         dataset::dataset_by_id(&s.dataset).map(|d| (d.name, d.unverified)),
     ]
@@ -26,7 +27,14 @@ pub fn unverified_figures(s: &Scenario, lang: Lang) -> Vec<String> {
         let words: Vec<&str> = fields.iter().map(|f| catalog_field_name(f, lang)).collect();
         labelled(lang, name, &enumerated(lang, &words))
     })
-    .collect()
+    .collect();
+    (!figures.is_empty()).then(|| {
+        labelled(
+            lang,
+            T::Unverified.get(lang),
+            &crate::grouped(lang, &figures),
+        )
+    })
 }
 
 /// What bounds the step, in words.

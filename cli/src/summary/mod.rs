@@ -70,13 +70,7 @@ pub fn estimate_summary(s: &Scenario, report: &Report, lang: Lang) -> String {
         perf::ring_cards(s),
     );
     out.extend(wrap(&i18n::paragraph(lang, &verdict), "  "));
-    let unverified = i18n::unverified_figures(s, lang);
-    if !unverified.is_empty() {
-        let caution = labelled(
-            lang,
-            T::Unverified.get(lang),
-            &i18n::grouped(lang, &unverified),
-        );
+    if let Some(caution) = i18n::unverified_caution(s, lang) {
         out.extend(wrap(&caution, "  "));
     }
     out.extend(memory(report, gpu_name, s.memory.headroom, lang));
