@@ -68,7 +68,10 @@ pub fn App(props: &AppProps) -> Html {
             .update(shown.as_ref(), platform::now_ms());
         ghost
     };
-    let what_ifs = use_what_ifs(&store.scenario);
+    let rested = use_what_ifs(&store.scenario);
+    let what_ifs = rested
+        .as_ref()
+        .map(|(s, report)| (report.clone(), *s != store.scenario));
     let levers_tile = use_levers_tile(&store.scenario, store.lang);
     let header = use_header(&store);
     let assumptions = use_assumptions(&store);
@@ -78,9 +81,13 @@ pub fn App(props: &AppProps) -> Html {
         *cell.borrow_mut() = store.scenario.clone();
         Shared(cell)
     };
-    // The comparison's options as last drawn: whether the scenario has left them all.
+    // The comparison's options as last drawn: whether the scenario has left them all,
+    // judged on the rested scenario (the what-ifs'), so that a slider move never redraws
+    // the comparison (a full redraw, 10-15 ms, was the slowest move of a drag).
     let compared = use_mut_ref(Vec::new);
-    let compare_left = left_by(&compared.borrow(), &store.scenario);
+    let compare_left = rested
+        .as_ref()
+        .is_some_and(|(s, _)| left_by(&compared.borrow(), s));
 
     use_effect_with((*store).clone(), |state| {
         platform::set_html_lang(state.lang.html_lang());
@@ -241,10 +248,10 @@ pub fn App(props: &AppProps) -> Html {
 /// slider stays within a frame.
 pub(crate) const WHAT_IFS_DELAY: Duration = Duration::from_millis(150);
 
-/// The scenario's full report with the what-ifs, computed once the scenario has rested
-/// for `WHAT_IFS_DELAY`; `true` while it belongs to an earlier scenario (shown dimmed).
+/// The last scenario that rested for `WHAT_IFS_DELAY`, with its full report (the
+/// what-ifs included); shown dimmed while the page's scenario has moved on.
 #[hook]
-fn use_what_ifs(scenario: &Scenario) -> Option<(SharedReport, bool)> {
+fn use_what_ifs(scenario: &Scenario) -> UseStateHandle<Option<(Scenario, SharedReport)>> {
     let latest = use_state_eq(|| None::<(Scenario, SharedReport)>);
     {
         // At load there is no drag to wait for: right after the first paint.
@@ -273,7 +280,5 @@ fn use_what_ifs(scenario: &Scenario) -> Option<(SharedReport, bool)> {
             }
         });
     }
-    (*latest)
-        .as_ref()
-        .map(|(s, report)| (report.clone(), s != scenario))
+    latest
 }

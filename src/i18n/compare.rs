@@ -15,7 +15,7 @@ texts! {
     Title => "Compare options", "方案对比";
     Help => "Each column is a full scenario: the workload the options were built from, on other hardware. The best value of each row is marked ★. Edit any option; every row follows.",
         "每一列都是一个完整场景：建立方案时的工作负载在不同硬件上的结果。每行最优值标 ★。修改任一方案，各行随之更新。";
-    Stale => "No option runs the scenario above any more: rebuild to compare it.",
+    Stale => "No option runs the scenario above now: rebuild to compare it.",
         "已没有方案对应上方的场景：请重建后再比较。";
     Rebuild => "Rebuild from the current scenario", "按当前场景重建";
     AddOption => "Add option", "添加方案";

@@ -233,10 +233,15 @@ test("a comparison the page's scenario has left says so until it is rebuilt", as
   // The import before left options built around another scenario: rebuilt, they run the page's.
   await app.page.getByTestId("compare-rebuild").click();
   await stale.waitFor({ state: "detached" });
-  await app.page.getByTestId("patch-slider").evaluate((input) => {
+  // The note waits for the scenario to rest: a move's own frame leaves the comparison as
+  // it was (redrawing it cost the first move of a drag 10-15 ms).
+  const drawnInTheMove = await app.page.getByTestId("patch-slider").evaluate(async (input) => {
     input.value = "19";
     input.dispatchEvent(new Event("input", { bubbles: true }));
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    return document.querySelector('[data-testid="compare-stale"]') !== null;
   });
+  assert.equal(drawnInTheMove, false);
   await stale.waitFor();
   await app.page.getByTestId("compare-rebuild").click();
   await stale.waitFor({ state: "detached" });
