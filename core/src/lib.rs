@@ -144,6 +144,20 @@ pub fn linked(s: &Scenario) -> (Cow<'_, Scenario>, Option<Warning>) {
     (Cow::Owned(s), Some(remark))
 }
 
+/// The topologies to offer for `s`: its card's (every one for a card not in the catalog),
+/// and its own choice where that is not one of them, so a select still shows it while
+/// `linked` explains the replacement.
+pub fn interconnect_choices(s: &Scenario) -> Vec<scenario::Interconnect> {
+    let mut links = gpu::gpu_by_id(&s.gpu).map_or_else(
+        || scenario::Interconnect::ALL.to_vec(),
+        scaling::valid_interconnects,
+    );
+    if !links.contains(&s.interconnect) {
+        links.push(s.interconnect);
+    }
+    links
+}
+
 /// The scenario's model on any card, for what-ifs on a modified card (`levers`): the
 /// scenario is assumed valid for the catalog card it names. `max_batch`, when the caller
 /// knows it (a lever that leaves memory as it is), spares the largest-batch search.

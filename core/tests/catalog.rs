@@ -313,3 +313,30 @@ fn every_card_estimates_on_a_link_it_has() {
         nvswitch: false,
     }));
 }
+
+#[test]
+fn the_topologies_offered_are_the_cards_own_and_the_scenarios_choice() {
+    use hsi_gpu_core::interconnect_choices;
+    let on = |gpu: &str, interconnect| Scenario {
+        gpu: gpu.into(),
+        interconnect,
+        ..Scenario::default()
+    };
+    assert_eq!(
+        interconnect_choices(&on("rtx_a5500", Interconnect::Pcie)),
+        [Interconnect::Pcie, Interconnect::NvlinkBridge]
+    );
+    assert_eq!(
+        interconnect_choices(&on("rtx_4090", Interconnect::Pcie)),
+        [Interconnect::Pcie]
+    );
+    // A choice the card lacks stays listed, after the card's own, so a select shows it.
+    assert_eq!(
+        interconnect_choices(&on("h100_sxm", Interconnect::Pcie)),
+        [Interconnect::Nvswitch, Interconnect::Pcie]
+    );
+    assert_eq!(
+        interconnect_choices(&on("no_such_card", Interconnect::Pcie)),
+        Interconnect::ALL
+    );
+}

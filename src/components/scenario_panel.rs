@@ -5,7 +5,7 @@ use hsi_gpu_core::market::{self, Ecc};
 use hsi_gpu_core::scenario::{
     self, CpuClass, Interconnect, ModelChoice, Optimizer, ParallelMode, Precision, VitSize,
 };
-use hsi_gpu_core::{dataset, gpu, scaling, zoo};
+use hsi_gpu_core::{dataset, gpu, zoo};
 use yew::prelude::*;
 
 use crate::components::advanced::advanced_group;
@@ -100,15 +100,7 @@ pub fn ScenarioPanel() -> Html {
             i18n::optimizer_name(*o, lang).to_string(),
         )
     }));
-    // The card's own topologies; a linked scenario's other choice stays listed so the
-    // select shows it, and the core's remark explains the replacement.
-    let mut topologies = gpu::gpu_by_id(&s.gpu)
-        .map(scaling::valid_interconnects)
-        .unwrap_or_else(|| Interconnect::ALL.to_vec());
-    if !topologies.contains(&s.interconnect) {
-        topologies.push(s.interconnect);
-    }
-    let interconnects = options(topologies.iter().map(|i| {
+    let interconnects = options(hsi_gpu_core::interconnect_choices(s).iter().map(|i| {
         (
             i.id().to_string(),
             i18n::interconnect_name(*i, lang).to_string(),

@@ -140,6 +140,25 @@ test("changing an option updates every row of its column and no other column", a
   await changed(0, "cards", "2");
 });
 
+test("an option offers its card's topologies, and a new card takes one it has", async () => {
+  const bridged = 5; // 4x RTX A5500 with NVLink-bridged pairs
+  const links = () =>
+    app.page.getByTestId(`opt-${bridged}-interconnect`).evaluate((select) => [...select.options].map((o) => o.value));
+  const chosen = () => app.page.getByTestId(`opt-${bridged}-interconnect`).inputValue();
+  assert.deepEqual(await links(), ["pcie", "nvlink_bridge"]);
+  assert.equal(await chosen(), "nvlink_bridge");
+  // A card without the bridge connector: PCIe, the only choice.
+  await app.page.getByTestId(`opt-${bridged}-gpu`).selectOption("rtx_4090");
+  await app.page.waitForFunction((i) => document.querySelector(`[data-testid="opt-${i}-interconnect"]`).options.length === 1, bridged);
+  assert.deepEqual(await links(), ["pcie"]);
+  // An SXM module sits on NVSwitch.
+  await app.page.getByTestId(`opt-${bridged}-gpu`).selectOption("h100_sxm");
+  await app.page.waitForFunction((i) => document.querySelector(`[data-testid="opt-${i}-interconnect"]`).value === "nvswitch", bridged);
+  assert.deepEqual(await links(), ["nvswitch"]);
+  await app.page.getByTestId("compare-rebuild").click();
+  await app.page.waitForFunction((i) => document.querySelector(`[data-testid="opt-${i}-interconnect"]`).value === "nvlink_bridge", bridged);
+});
+
 test("exports: JSON, CSV, SVG, PNG and print", async () => {
   const json = await download("export-json");
   assert.match(json.name, /\.json$/);

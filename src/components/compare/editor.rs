@@ -76,7 +76,11 @@ impl OptionEditor<'_> {
             Callback::from(move |e: InputEvent| f(input_value(&e)))
         };
         let on_gpu = {
-            let f = edit(|o, v| o.scenario.gpu = v);
+            // A topology the new card lacks becomes the one the estimate would use.
+            let f = edit(|o, v| {
+                o.scenario.gpu = v;
+                o.scenario.interconnect = hsi_gpu_core::linked(&o.scenario).0.interconnect;
+            });
             Callback::from(move |e: Event| f(select_value(&e)))
         };
         let on_interconnect = {
@@ -129,7 +133,7 @@ impl OptionEditor<'_> {
                     checked={s.cudnn_benchmark} oninput={on_cudnn_benchmark} />
                     { " " }{ C::CudnnBenchmark.get(lang) }</label>
                 <select aria-label={C::Interconnect.get(lang)} data-testid={id("interconnect")} onchange={on_interconnect}>
-                    { for Interconnect::ALL.iter().map(|ic| html! {
+                    { for hsi_gpu_core::interconnect_choices(s).iter().map(|ic| html! {
                         <option value={ic.id()} selected={*ic == s.interconnect}>{ interconnect_name(*ic, lang) }</option>
                     }) }
                 </select>
