@@ -397,6 +397,14 @@ test("presentation mode enlarges the type", async () => {
   await app.page.getByTestId("presentation-toggle").click();
   assert.ok((await size()) > normal * 1.2);
   await addressIncludes(app.page, "present=1");
+  // A room does not hover: the readout's hint leaves its lines to the chart, and a
+  // hovered mark's value shows over the tile's legend.
+  const readout = app.page.getByTestId("roofline-detail");
+  await app.page.mouse.move(0, 0);
+  assert.equal(await readout.isVisible(), false);
+  await app.page.getByTestId("roofline-step").hover();
+  assert.equal(await readout.isVisible(), true);
+  assert.match(await readout.innerText(), /FLOP/);
   await app.screenshot("ui-presentation");
 });
 
