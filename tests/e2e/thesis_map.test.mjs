@@ -31,6 +31,13 @@ test("the map draws the CLI's cells, flips and claims in both languages", async 
     assert.equal(await page.locator('[data-testid="map-cell"]').count(), cli.cells.length);
     assert.equal(await page.locator('[data-testid="map-flip"]').count(), cli.flips.length);
     assert.equal(await page.locator('[data-testid="map-claim"]').count(), cli.claims.length);
+    // Rows by the models' own names (the generic 3-D CNN with its author); the legend
+    // names the white cells, a model that cannot take the patch (HybridSN at 8 px).
+    const chart = await page.getByTestId("thesis-map-chart").textContent();
+    for (const m of cli.models) assert.ok(chart.includes(m.model), m.model);
+    assert.ok(cli.cells.some((c) => c.error));
+    const unbuilt = lang === "en" ? "model cannot take this patch" : "模型不支持该空间块";
+    assert.ok((await page.getByTestId("map-legend").innerText()).includes(unbuilt));
     // A cell reads out the CLI's model and speed-up on focus.
     const i = cli.cells.findIndex((c) => c.best?.speedup && c.params >= 1e9);
     const cell = cli.cells[i];

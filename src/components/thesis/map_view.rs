@@ -138,7 +138,6 @@ fn body(map: Option<&ThesisMap>, lang: Lang, focus: &Focus, frame: &Frame) -> Ht
     };
     let (rows, cols) = (map.models.len(), map.patches.len());
     let (width, height, font) = (frame.size.width, frame.size.height, frame.size.font);
-    let names: Vec<&str> = map.models.iter().map(|m| short_name(&m.model)).collect();
     let sizes: Vec<String> = map
         .models
         .iter()
@@ -147,7 +146,8 @@ fn body(map: Option<&ThesisMap>, lang: Lang, focus: &Focus, frame: &Frame) -> Ht
     let widest = |texts: &mut dyn Iterator<Item = &str>| {
         texts.map(|t| text_width(t, font)).fold(0.0, f64::max)
     };
-    let left = widest(&mut names.iter().copied()) + 6.0;
+    // The models' own names (a generic one with its author: "3-D CNN (Hamida)").
+    let left = widest(&mut map.models.iter().map(|m| m.model.as_str())) + 6.0;
     // `text_width` is an estimate: a few pixels more than it says.
     let right = widest(&mut sizes.iter().map(String::as_str)) + 10.0;
     // Below the grid: the patch labels and the axis title.
@@ -179,10 +179,10 @@ fn body(map: Option<&ThesisMap>, lang: Lang, focus: &Focus, frame: &Frame) -> Ht
         })
         .collect();
     let chart = html! { <>
-        { for names.iter().zip(&sizes).enumerate().filter(|(r, _)| r % stride == 0).map(|(r, (name, size))| {
+        { for map.models.iter().zip(&sizes).enumerate().filter(|(r, _)| r % stride == 0).map(|(r, (m, size))| {
             let y = grid.cell(r, 0).center().1 + font * 0.35;
             html! { <g>
-                { label("tick", left - 4.0, y, "end", name.to_string()) }
+                { label("tick", left - 4.0, y, "end", m.model.clone()) }
                 { label("tick", width - right + 4.0, y, "start", size.clone()) }
             </g> }
         }) }
@@ -229,6 +229,9 @@ fn body(map: Option<&ThesisMap>, lang: Lang, focus: &Focus, frame: &Frame) -> Ht
                         <li>{ swatch(colour(*l).0) }{ lever_name(*l, lang) }</li>
                     }) }
                     <li>{ swatch(NO_LEVER) }{ M::NoLever.get(lang) }</li>
+                    if map.cells.iter().any(|c| c.error.is_some()) {
+                        <li>{ swatch(NOT_BUILT) }{ M::NotBuilt.get(lang) }</li>
+                    }
                 </ul>
                 <h3>{ M::Claims.get(lang) }</h3>
                 <ul class="claims" data-testid="map-claims">
@@ -287,11 +290,6 @@ fn verdict_class(v: Verdict) -> &'static str {
         Verdict::Disagrees => "disagrees",
         Verdict::NotTested => "untested",
     }
-}
-
-/// The row label: the zoo's names without their paper's year ("HybridSN (Roy 2020)").
-fn short_name(model: &str) -> &str {
-    model.split('(').next().map_or(model, str::trim_end)
 }
 
 /// A map (and whether it is for an earlier scenario), and (cells done, all) while one is
