@@ -153,13 +153,20 @@ test("the details below the dashboard stay put while a slider moves and catch up
     input.dispatchEvent(new Event("input", { bubbles: true }));
     for (let k = 0; k < 3; k++) await Promise.resolve();
     const rested = document.querySelector(".rested");
-    return { stale: rested.classList.contains("stale"), text: rested.textContent };
+    // Dimmed: a veil over each block of the details and over the lever tile.
+    const veiled = [...rested.children, document.querySelector(".levers-tile")].every(
+      (el) => getComputedStyle(el, "::after").backgroundColor !== "rgba(0, 0, 0, 0)",
+    );
+    return { stale: rested.classList.contains("stale"), text: rested.textContent, veiled };
   });
   await app.page.locator(".rested:not(.stale)").waitFor({ state: "attached" });
   const after = await details();
   assert.equal(before.stale, false);
   assert.equal(during.stale, true, "the details are not marked stale during the move");
   assert.equal(during.text, before.text, "the details were redrawn during the move");
+  assert.equal(during.veiled, true, "the stale details and lever tile are not dimmed");
+  const unveiled = await app.page.locator(".levers-tile").evaluate((el) => getComputedStyle(el, "::after").content);
+  assert.equal(unveiled, "none", "the lever tile stays dimmed once it has caught up");
   assert.notEqual(after.text, before.text, "the details did not catch up with the new patch size");
 });
 
