@@ -200,3 +200,40 @@ fn an_option_runs_the_workload_it_was_built_from_whatever_its_hardware() {
     };
     assert!(!options.iter().any(|o| runs_workload_of(o, &moved)));
 }
+
+#[test]
+fn a_price_entered_for_the_scenarios_card_stays_with_that_card() {
+    use hsi_gpu_core::compare::presets::{onto_card, runs_workload_of};
+    let mut base = Scenario {
+        gpu: "rtx_3090".into(),
+        ..Scenario::default()
+    };
+    base.cost.card_price_usd = Some(1500.0);
+    base.cost.cloud_usd_per_gpu_hour = Some(0.3);
+    base.cost.bridge_usd_per_pair = Some(80.0);
+    let options = article_options(&base);
+    for o in &options {
+        let own = o.scenario.gpu == base.gpu;
+        assert_eq!(o.scenario.cost.card_price_usd.is_some(), own, "{}", o.label);
+        assert_eq!(o.scenario.cost.cloud_usd_per_gpu_hour.is_some(), own);
+        assert_eq!(o.scenario.cost.bridge_usd_per_pair.is_some(), own);
+        assert!(runs_workload_of(o, &base), "{}", o.label);
+    }
+    // The RTX A6000 is costed at its own dated price, not the RTX 3090's quote.
+    let a6000 = options
+        .iter()
+        .find(|o| o.scenario.gpu == "rtx_a6000")
+        .unwrap();
+    let report = estimate(&a6000.scenario).unwrap();
+    assert!(
+        report.perf.cost.card_price_usd > 3000.0,
+        "{}",
+        report.perf.cost.card_price_usd
+    );
+    // Moving an option to another card drops the quote; back on the same card nothing changes.
+    let mut s = base.clone();
+    onto_card(&mut s, "rtx_3090");
+    assert_eq!(s, base);
+    onto_card(&mut s, "rtx_4090");
+    assert_eq!((s.gpu.as_str(), s.cost.card_price_usd), ("rtx_4090", None));
+}

@@ -15,7 +15,7 @@ pub fn option(
     label: &str,
 ) -> CompareOption {
     let mut scenario = base.clone();
-    scenario.gpu = gpu.into();
+    onto_card(&mut scenario, gpu);
     scenario.cards = cards;
     scenario.interconnect = interconnect;
     scenario.workload.mode = mode;
@@ -28,6 +28,17 @@ pub fn option(
     CompareOption {
         label: label.into(),
         scenario,
+    }
+}
+
+/// `s` on the card `gpu`: the prices entered for its own card (card, NVLink bridge, cloud
+/// rate per GPU-hour) do not carry over to another one, which takes its own dated prices.
+pub fn onto_card(s: &mut Scenario, gpu: &str) {
+    if s.gpu != gpu {
+        s.gpu = gpu.into();
+        s.cost.card_price_usd = None;
+        s.cost.bridge_usd_per_pair = None;
+        s.cost.cloud_usd_per_gpu_hour = None;
     }
 }
 

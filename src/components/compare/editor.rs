@@ -1,6 +1,7 @@
 //! The inputs of one option (label, GPU, cards, tensor parallelism, batch, cudnn.benchmark,
 //! interconnect, use of the cards) and the small form helpers the view shares.
 
+use hsi_gpu_core::compare::presets::onto_card;
 use hsi_gpu_core::compare::{CompareOption, MAX_LABEL_CHARS};
 use hsi_gpu_core::gpu;
 use hsi_gpu_core::scenario::{Interconnect, ParallelMode};
@@ -78,7 +79,7 @@ impl OptionEditor<'_> {
         let on_gpu = {
             // A topology the new card lacks becomes the one the estimate would use.
             let f = edit(|o, v| {
-                o.scenario.gpu = v;
+                onto_card(&mut o.scenario, &v);
                 o.scenario.interconnect = hsi_gpu_core::linked(&o.scenario).0.interconnect;
             });
             Callback::from(move |e: Event| f(select_value(&e)))
