@@ -180,6 +180,13 @@ fn a_budget_below_the_four_card_box_picks_a_single_card() {
         ..DecisionInputs::default()
     };
     let scenarios: Vec<Scenario> = options.iter().map(|o| o.scenario.clone()).collect();
+    // Without a budget every option is within it (no limit), not "unknown".
+    let unlimited = decide_scenarios(&scenarios, &DecisionInputs::default());
+    assert!(unlimited
+        .assessments
+        .iter()
+        .flatten()
+        .all(|a| a.within_budget == Some(true)));
     let decision = decide_scenarios(&scenarios, &inputs);
     // Within budget: the single cards; the 4090 is the fastest of them by far.
     assert_eq!(decision.recommended, Some(RTX_4090));

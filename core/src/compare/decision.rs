@@ -105,7 +105,7 @@ pub struct Assessment {
     pub time_to_result_s: Option<f64>,
     /// None when the card price is unknown.
     pub tco_usd: Option<f64>,
-    /// None when there is no budget or the price is unknown.
+    /// None when the price is unknown against a budget; no budget is no limit.
     pub within_budget: Option<bool>,
     pub ops_hours_per_month: f64,
     pub within_ops: bool,
@@ -119,7 +119,10 @@ fn assess(c: &Candidate, inputs: &DecisionInputs) -> Assessment {
     };
     let concurrent_runs = c.concurrent_runs.max(1);
     let time = f64::from(runs.div_ceil(concurrent_runs)) * c.run_s;
-    let within_budget = inputs.budget_usd.zip(c.tco_usd).map(|(b, t)| t <= b);
+    let within_budget = match (inputs.budget_usd, c.tco_usd) {
+        (None, _) => Some(true),
+        (Some(budget), tco) => tco.map(|t| t <= budget),
+    };
     let within_ops = inputs
         .ops_hours_per_month
         .is_none_or(|h| c.ops_hours_per_month <= h);
