@@ -102,10 +102,14 @@ test("at 390 x 844 (a phone) nothing is wider than the screen", async () => {
   }));
   assert.ok(widths.scroll <= widths.inner, `page ${widths.scroll} px wide in ${widths.inner}: ${widths.wide}`);
   // Sliders and selects are tall enough to hit with a finger (44 px).
-  for (const id of ["patch-slider", "gpu", "lang-toggle"]) {
+  // The comparison's option editor too (its name box, its cudnn.benchmark box).
+  await app.page.getByTestId("opt-0-label").waitFor();
+  for (const id of ["patch-slider", "gpu", "lang-toggle", "opt-0-label", "opt-0-gpu"]) {
     const box = await app.page.getByTestId(id).boundingBox();
     assert.ok(box.height >= 44, `${id} is ${box.height} px tall`);
   }
+  const check = await app.page.getByTestId("opt-0-cudnn-benchmark").boundingBox();
+  assert.ok(check.height >= 20, `the option's checkbox is ${check.height} px`);
   await app.screenshot("dashboard-phone-390x844");
   await app.screenshot("dashboard-phone-390x844-first-screen", { fullPage: false });
 });
