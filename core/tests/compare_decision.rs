@@ -1,8 +1,8 @@
 //! The decision matrix on the article's ready-made set (HybridSN, Indian Pines, batch 64,
 //! fp32 Adam, a sweep of 8 runs), its flips, and the cases where it changes.
 //!
-//! Option indices in the ready-made set: 0 RTX 3090, 1 RTX 4090, 2 V100S 32 GB,
-//! 3 RTX A6000 48 GB, 4 4x A5500 DDP PCIe, 5 4x A5500 DDP NVLink, 6 4x A5500 parallel.
+//! Option indices in the ready-made set: 0 RTX 3090, 1 RTX 4090, 2 V100S PCIe 32 GB,
+//! 3 RTX A6000 (48 GB), 4 4x A5500 DDP PCIe, 5 4x A5500 DDP NVLink, 6 4x A5500 parallel.
 
 use hsi_gpu_core::compare::decision::{decide_scenarios, Condition, DecisionInputs, Priority};
 use hsi_gpu_core::compare::presets::article_options;

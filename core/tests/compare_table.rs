@@ -237,3 +237,43 @@ fn a_price_entered_for_the_scenarios_card_stays_with_that_card() {
     onto_card(&mut s, "rtx_4090");
     assert_eq!((s.gpu.as_str(), s.cost.card_price_usd), ("rtx_4090", None));
 }
+
+#[test]
+fn an_option_named_by_its_hardware_is_renamed_with_it_and_a_written_name_stays() {
+    use hsi_gpu_core::compare::presets::{follow_hardware, hardware_label};
+    let options = article_options(&Scenario::default());
+    let labels: Vec<&str> = options.iter().map(|o| o.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "1x RTX 3090",
+            "1x RTX 4090",
+            "1x V100S PCIe 32 GB",
+            "1x RTX A6000",
+            "4x RTX A5500 DDP PCIe",
+            "4x RTX A5500 DDP NVLink",
+            "4 × (1x RTX A5500)"
+        ]
+    );
+    // 1x RTX 3090 edited to 8 x H100 SXM on NVSwitch with tensor parallelism 2.
+    let before = options[0].clone();
+    let mut after = before.clone();
+    after.scenario.gpu = "h100_sxm".into();
+    after.scenario.cards = 8;
+    after.scenario.interconnect = hsi_gpu_core::scenario::Interconnect::Nvswitch;
+    after.scenario.tensor_parallel = 2;
+    follow_hardware(&before, &mut after);
+    assert_eq!(after.label, "8x H100 SXM DDP NVSwitch TP 2");
+    assert_eq!(after.label, hardware_label(&after.scenario));
+    // A name the user wrote, or is writing in this edit, stays.
+    let mut named = before.clone();
+    named.label = "team box".into();
+    let mut moved = named.clone();
+    moved.scenario.cards = 2;
+    follow_hardware(&named, &mut moved);
+    assert_eq!(moved.label, "team box");
+    let mut typed = before.clone();
+    typed.label = "1x RTX 3090 (ours)".into();
+    follow_hardware(&before, &mut typed);
+    assert_eq!(typed.label, "1x RTX 3090 (ours)");
+}

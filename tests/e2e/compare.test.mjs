@@ -140,7 +140,7 @@ test("changing an option updates every row of its column and no other column", a
   await changed(0, "cards", "2");
 });
 
-test("an option offers its card's topologies, and a new card takes one it has", async () => {
+test("an option offers its card's topologies, a new card takes one it has, and the name follows", async () => {
   const bridged = 5; // 4x RTX A5500 with NVLink-bridged pairs
   const links = () =>
     app.page.getByTestId(`opt-${bridged}-interconnect`).evaluate((select) => [...select.options].map((o) => o.value));
@@ -151,10 +151,13 @@ test("an option offers its card's topologies, and a new card takes one it has", 
   await app.page.getByTestId(`opt-${bridged}-gpu`).selectOption("rtx_4090");
   await app.page.waitForFunction((i) => document.querySelector(`[data-testid="opt-${i}-interconnect"]`).options.length === 1, bridged);
   assert.deepEqual(await links(), ["pcie"]);
+  // Its name follows its hardware: the table and the recommendation say what it now is.
+  assert.equal(await app.page.getByTestId(`opt-${bridged}-label`).inputValue(), "4x RTX 4090 DDP PCIe");
   // An SXM module sits on NVSwitch.
   await app.page.getByTestId(`opt-${bridged}-gpu`).selectOption("h100_sxm");
   await app.page.waitForFunction((i) => document.querySelector(`[data-testid="opt-${i}-interconnect"]`).value === "nvswitch", bridged);
   assert.deepEqual(await links(), ["nvswitch"]);
+  assert.equal(await app.page.getByTestId(`opt-${bridged}-label`).inputValue(), "4x H100 SXM DDP NVSwitch");
   await app.page.getByTestId("compare-rebuild").click();
   await app.page.waitForFunction((i) => document.querySelector(`[data-testid="opt-${i}-interconnect"]`).value === "nvlink_bridge", bridged);
 });

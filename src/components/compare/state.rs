@@ -5,10 +5,10 @@ use std::rc::Rc;
 
 use hsi_gpu_core::compare::decision::{Priority, MAX_BUDGET_USD, MAX_OPS_HOURS, MAX_TEAM_SIZE};
 use hsi_gpu_core::compare::import::{import_any, import_comparison, ImportError, Imported};
-use hsi_gpu_core::compare::presets::article_comparison;
+use hsi_gpu_core::compare::presets::{article_comparison, follow_hardware, hardware_label};
 use hsi_gpu_core::compare::{CompareOption, Comparison, MAX_OPTIONS};
 use hsi_gpu_core::scenario::{ModelChoice, MAX_BATCH, MAX_CARDS};
-use hsi_gpu_core::{gpu, Scenario};
+use hsi_gpu_core::Scenario;
 use yew::{AttrValue, Callback, Reducible};
 
 use crate::components::controls::Typing;
@@ -216,8 +216,9 @@ impl Reducible for CompareState {
         }
         let c = &mut next.comparison;
         match action {
-            CompareAction::SetOption(i, option) => {
+            CompareAction::SetOption(i, mut option) => {
                 if let Some(slot) = c.options.get_mut(i) {
+                    follow_hardware(slot, &mut option);
                     *slot = option;
                 }
             }
@@ -228,11 +229,8 @@ impl Reducible for CompareState {
             }
             CompareAction::Add(scenario) => {
                 if c.options.len() < MAX_OPTIONS {
-                    let name =
-                        gpu::gpu_by_id(&scenario.gpu).map_or(scenario.gpu.as_str(), |g| g.name);
                     c.options.push(CompareOption {
-                        // Named like the ready-made options ("1x RTX 3090").
-                        label: format!("{}x {name}", scenario.cards),
+                        label: hardware_label(&scenario),
                         scenario: scenario.clone(),
                     });
                 }
@@ -244,7 +242,13 @@ impl Reducible for CompareState {
                 }
             }
             CompareAction::Number(field, value) => {
+                let before = field.option().and_then(|i| c.options.get(i).cloned());
                 field.apply(c, value);
+                if let (Some(before), Some(after)) =
+                    (before, field.option().and_then(|i| c.options.get_mut(i)))
+                {
+                    follow_hardware(&before, after);
+                }
                 if next.rejected.as_ref().is_some_and(|r| r.field == field) {
                     next.rejected = None;
                 }
