@@ -489,3 +489,29 @@ fn layouts_round_trip_through_json() {
     let back = hsi_gpu_core::scenario::scenario_from_json(&text).unwrap();
     assert_eq!(back, s);
 }
+
+#[test]
+fn the_all_reduce_share_counts_the_tensor_parallel_all_reduces() {
+    // QA: ViT-L as TP 2 x PP 2 over 8 micro-batches on 4 cards has no data-parallel
+    // all-reduce, but its tensor-parallel ones take a good part of the step.
+    let s = Scenario {
+        tensor_parallel: 2,
+        pipeline_parallel: 2,
+        micro_batches: 8,
+        ..vit(VitSize::Large, 4)
+    };
+    let t = &estimate(&s).unwrap().perf.time;
+    assert_eq!(t.allreduce_exposed_s, 0.0);
+    let tensor_s = f64::from(t.accum_steps.max(1)) * t.tensor_allreduce_s;
+    assert!(tensor_s > 0.0);
+    assert!((t.allreduce_share - tensor_s / t.step_s).abs() < 1e-12);
+    assert!(
+        t.allreduce_share > 0.05 && t.allreduce_share < 1.0,
+        "{}",
+        t.allreduce_share
+    );
+    // Data-parallel only: the exposed all-reduce alone, as before.
+    let ddp = estimate(&vit(VitSize::Base, 4)).unwrap().perf.time;
+    assert_eq!(ddp.tensor_allreduce_s, 0.0);
+    assert!((ddp.allreduce_share - ddp.allreduce_exposed_s / ddp.step_s).abs() < 1e-12);
+}

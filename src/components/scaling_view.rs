@@ -147,7 +147,7 @@ impl ScalingView {
                     if let Some(point) = chosen {
                         { key_figure(T::Speedup.get(lang), Some("speedup"), format::times(point.speedup)) }
                         { key_figure(T::Efficiency.get(lang), Some("scaling-efficiency"), format::percent(point.efficiency)) }
-                        { key_figure(T::AllreduceShare.get(lang), None, format::percent(point.allreduce_share)) }
+                        { key_figure(T::AllreduceShare.get(lang), None, format::percent(time.allreduce_share)) }
                     }
                 </p>
                 { chart_box(frame, T::Scaling.get(lang).to_string(), Some("scaling-chart"), html! {

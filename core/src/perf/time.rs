@@ -31,7 +31,7 @@ pub struct StepTime {
     pub allreduce_exposed_s: f64,
     /// accum x micro-step + optimizer + exposed all-reduce.
     pub step_s: f64,
-    /// Exposed all-reduce / step.
+    /// (Exposed data-parallel all-reduce + the tensor-parallel all-reduces) / step.
     pub allreduce_share: f64,
     /// Seconds of the micro-step whose passes are limited by compute, memory, launches.
     pub compute_limited_s: f64,
