@@ -244,7 +244,12 @@ fn bad_layers_name_the_field_and_what_is_allowed() {
         (
             r#"{"op": "linear", "out_features": -3}"#,
             "out_features",
-            "whole number",
+            "a whole number, 0 or more",
+        ),
+        (
+            r#"{"op": "conv", "dims": 2, "out_channels": -32, "kernel": [3]}"#,
+            "out_channels",
+            "a whole number, 0 or more",
         ),
         (r#"{"op": "act", "kind": "swish"}"#, "kind", "silu"),
         (r#"{"op": "dropout", "p": "0.5"}"#, "p", "a number"),

@@ -144,6 +144,12 @@ mod tests {
                 "allowed: true or false",
                 "允许：true 或 false",
             ),
+            // A whole number without a range of its own: no type limit (2^64 - 1) shown.
+            (
+                r#"{"name": "m", "input": [8], "layers": [{"op": "linear", "out_features": -32}]}"#,
+                "allowed: a whole number, 0 or more",
+                "允许：非负整数",
+            ),
         ] {
             let en_text = errors(text, Lang::En).join("; ");
             let zh_text = errors(text, Lang::Zh).join("; ");

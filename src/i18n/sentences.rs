@@ -250,8 +250,9 @@ pub fn allowed_text(lang: Lang, allowed: &str) -> String {
         "列表".into()
     } else {
         // The JSON readers' other kinds (`core::json`).
-        const KINDS: [[&str; 2]; 4] = [
+        const KINDS: [[&str; 2]; 5] = [
             ["a number", "一个数"],
+            ["a whole number, 0 or more", "非负整数"],
             ["a string", "文本"],
             ["true or false", "true 或 false"],
             ["a JSON object", "一个 JSON 对象"],

@@ -23,7 +23,15 @@ fn whole(v: &Value, max: u64) -> Result<u64, FieldError> {
     v.as_u64()
         .or_else(|| integral().map(|x| x as u64))
         .filter(|n| *n <= max)
-        .ok_or_else(|| wrong(v, format!("a whole number from 0 to {max}")))
+        .ok_or_else(|| {
+            // A type's own limit (2^32 - 1 and up) says nothing to a user: no range then.
+            let allowed = if max >= u64::from(u32::MAX) {
+                "a whole number, 0 or more".to_string()
+            } else {
+                format!("a whole number from 0 to {max}")
+            };
+            wrong(v, allowed)
+        })
 }
 
 macro_rules! whole_numbers {
