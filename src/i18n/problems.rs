@@ -74,8 +74,10 @@ pub fn import_error_text(e: &ImportError, text: &str, lang: Lang) -> String {
         P::NotObject.get(lang).into()
     } else if whole && what.allowed.starts_with("one JSON object") {
         // serde_json's words for a syntax error are English: the Chinese page says where.
+        // They end with where, which the line and column below already say.
+        let words = what.value.split(" at line ").next().unwrap_or_default();
         match lang {
-            Lang::En => format!("{}: {}", P::NotJson.get(lang), what.value),
+            Lang::En => format!("{}: {words}", P::NotJson.get(lang)),
             Lang::Zh => P::NotJson.get(lang).into(),
         }
     } else {
@@ -118,6 +120,11 @@ mod tests {
             ("[1, 2]", "not one JSON object", "不是一个 JSON 对象"),
             ("{\"bands\": ", "Not valid JSON", "不是有效的 JSON"),
             (
+                "{\"bands\": [1, 2\n 3]}",
+                "line 2, column 2: Not valid JSON: expected `,` or `]`",
+                "第 2 行第 2 列：不是有效的 JSON",
+            ),
+            (
                 "{\"bandz\": 200}",
                 "bandz: not a field here",
                 "bandz：此处没有这个字段",
@@ -153,6 +160,10 @@ mod tests {
         ] {
             let en_text = errors(text, Lang::En).join("; ");
             let zh_text = errors(text, Lang::Zh).join("; ");
+            assert!(
+                !en_text.contains(" at line"),
+                "where, said twice: {en_text}"
+            );
             assert!(en_text.contains(en), "{text}: {en_text}");
             assert!(zh_text.contains(zh), "{text}: {zh_text}");
             for shown in [&en_text, &zh_text] {
