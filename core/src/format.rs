@@ -169,6 +169,8 @@ pub fn percent(fraction: f64) -> String {
     let pct = fraction * 100.0;
     if pct.abs() < 10.0 && pct.round() != pct {
         format!("{pct:.1} %")
+    } else if pct >= 1000.0 {
+        format!("{} %", count(pct.round() as u64))
     } else {
         format!("{pct:.0} %")
     }
@@ -253,6 +255,7 @@ mod tests {
         assert_eq!(percent(0.025), "2.5 %");
         assert_eq!(percent(0.05), "5 %");
         assert_eq!(percent(-0.12), "-12 %");
+        assert_eq!(percent(11.58), "1,158 %");
         assert_eq!(times(3.624), "3.62×");
     }
 

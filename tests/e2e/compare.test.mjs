@@ -115,6 +115,11 @@ test("the ready-made set is shown, the 48 GB card marked best for the largest ba
   // help above it says what their "·" means.
   assert.ok((await app.page.locator("td.heat-na").count()) > 0);
   assert.equal(await app.page.locator("p.help", { hasText: "· where the model cannot be built" }).count(), 1);
+  // Figures from 1,000 up with their thousands separators, as everywhere on the page.
+  assert.match(await app.text("limits"), /: \d{1,3}(,\d{3})*$/);
+  for (const cell of await app.page.locator("table.heat td").allInnerTexts()) {
+    assert.match(cell, /^(·|\d{1,3}(,\d{3})*(\.\d)? %)$/, cell);
+  }
   await app.screenshot("compare-default");
 });
 

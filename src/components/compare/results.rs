@@ -297,8 +297,9 @@ pub(super) fn heat_map(
         .get(selected)
         .and_then(|o| o.result.as_ref())
         .map(|r| {
+            let colon = lang.colon();
             format!(
-                "{}: {}{} px · {}: {}{} · {}: {}",
+                "{}{colon}{}{} px · {}{colon}{}{} · {}{colon}{}",
                 C::Patch.get(lang),
                 limit_prefix(r.largest_patch),
                 r.largest_patch
@@ -310,7 +311,7 @@ pub(super) fn heat_map(
                     .value()
                     .map_or("—".into(), |v| v.to_string()),
                 C::MetricMaxBatch.get(lang),
-                r.max_batch,
+                format::count(r.max_batch.into()),
             )
         });
     let grid = gpu::gpu_by_id(&s.gpu).and_then(|g| default_fit_grid(s, g));
