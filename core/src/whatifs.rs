@@ -155,7 +155,7 @@ fn lever_point(
                 accum * t.memory_limited_s,
                 accum * t.compute_limited_s,
                 accum * t.launch_limited_s,
-                t.allreduce_exposed_s + accum * t.tensor_allreduce_s,
+                t.link_s(),
             ),
         },
         usd_per_experiment: (fits && cost.card_price_known).then_some(cost.usd_per_experiment),

@@ -325,10 +325,7 @@ pub fn step_time(one: &OneCard, scaling: &ScalingReport, scenario: &Scenario) ->
         }
         _ => time.step_s = one.step.compute_s_on(cards),
     }
-    // The data-parallel all-reduce left exposed and the tensor-parallel ones of every
-    // micro-step (on the device's stream, none hidden), as the link lever counts them.
-    let tensor_s = f64::from(time.accum_steps.max(1)) * time.tensor_allreduce_s;
-    time.allreduce_share = (time.allreduce_exposed_s + tensor_s) / time.step_s;
+    time.allreduce_share = time.link_s() / time.step_s;
     time.samples_per_s_per_run = f64::from(ranks) * one.step.samples_per_step() / time.step_s;
     time.samples_per_s = if ddp {
         time.samples_per_s_per_run

@@ -31,7 +31,7 @@ pub struct StepTime {
     pub allreduce_exposed_s: f64,
     /// accum x micro-step + optimizer + exposed all-reduce.
     pub step_s: f64,
-    /// (Exposed data-parallel all-reduce + the tensor-parallel all-reduces) / step.
+    /// `link_s` / step.
     pub allreduce_share: f64,
     /// Seconds of the micro-step whose passes are limited by compute, memory, launches.
     pub compute_limited_s: f64,
@@ -64,6 +64,15 @@ pub struct StepTime {
     /// What sharding (the optimizer on 1/Nd of the parameters) and offload (PCIe copies
     /// and CPU Adam) change in the step, seconds; negative when it saves time.
     pub optimizer_change_s: f64,
+}
+
+impl StepTime {
+    /// Seconds of the step on the links: the data-parallel all-reduce left exposed and the
+    /// tensor-parallel all-reduces of every micro-step (on the device's stream, none
+    /// hidden).
+    pub fn link_s(&self) -> f64 {
+        self.allreduce_exposed_s + f64::from(self.accum_steps.max(1)) * self.tensor_allreduce_s
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
