@@ -71,7 +71,7 @@ impl StepTime {
     /// tensor-parallel all-reduces of every micro-step (on the device's stream, none
     /// hidden).
     pub fn link_s(&self) -> f64 {
-        self.allreduce_exposed_s + f64::from(self.accum_steps.max(1)) * self.tensor_allreduce_s
+        self.allreduce_exposed_s + f64::from(self.accum_steps) * self.tensor_allreduce_s
     }
 }
 
