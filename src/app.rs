@@ -152,7 +152,7 @@ pub fn App(props: &AppProps) -> Html {
                 }
                 { Verdict { report: report.clone(), lang, gpu_name: gpu_name.clone(),
                     headroom: s.memory.headroom, cards: perf::ring_cards(s), unverified }.view() }
-                <div class="tiles">
+                <div class={classes!("tiles", (!report.memory.fits).then_some("oom"))}>
                     <ChartTile chart={Chart::Memory(MemoryView { report: report.clone(), lang,
                         gpu_name: gpu_name.clone(), headroom: s.memory.headroom, ghost: ghost.clone() })} />
                     <ChartTile chart={Chart::Scaling(ScalingView { report: report.clone(), lang,
@@ -182,7 +182,7 @@ pub fn App(props: &AppProps) -> Html {
             let stale = what_ifs.as_ref().is_some_and(|(_, stale)| *stale);
             let report = what_ifs.as_ref().map_or(report, |(full, _)| full);
             html! {
-                <div class={classes!("rested", stale.then_some("stale"))}>
+                <div class={classes!("rested", stale.then_some("stale"), (!report.memory.fits).then_some("oom"))}>
                     { ScalingTable { report: report.clone(), lang }.view() }
                     if what_ifs.is_some() {
                         <div class="what-ifs" data-testid="what-ifs">

@@ -126,10 +126,10 @@ pub fn fit_sentence(
             "可以放进 {gpu}，但余量只有 {headroom}，低于要求的 {asked}（{total} / {capacity}：已保留峰值 + CUDA 上下文）。"
         ),
         (Lang::En, false, _) => format!(
-            "Does not fit on {gpu}: needs {total} of {capacity} (reserved peak + CUDA context)."
+            "Does not fit on {gpu}: needs {total} of {capacity} (reserved peak + CUDA context). The times and costs below are for a step that would run out of memory."
         ),
         (Lang::Zh, false, _) => {
-            format!("放不进 {gpu}：需要 {total}（已保留峰值 + CUDA 上下文），容量 {capacity}。")
+            format!("放不进 {gpu}：需要 {total}（已保留峰值 + CUDA 上下文），容量 {capacity}。下面的时间与成本对应的是一个会显存不足的单步。")
         }
     }
 }

@@ -1,6 +1,7 @@
 // A run nothing makes fit: the best-lever line says not even 2x the memory capacity does,
 // with the largest batch now and with more capacity, and the inference panel quotes no
-// share of a training run that cannot start (en, zh).
+// share of a training run that cannot start (en, zh); its times and costs are struck through,
+// the verdict saying why, and a batch that fits shows them plainly.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -37,7 +38,18 @@ for (const [lang, best, share] of [
     const text = await inference.innerText();
     assert.match(text, share);
     assert.ok(!text.includes("%"), text);
+    assert.match(await app.text("verdict"), lang === "en" ? /The times and costs below are for a step that would run out of memory\./ : /下面的时间与成本对应的是一个会显存不足的单步。/);
+    const struck = (testid) =>
+      app.page.getByTestId(testid).first().evaluate((e) => getComputedStyle(e).textDecorationLine);
+    for (const testid of ["run-time", "epoch-time", "cost-per-experiment"]) {
+      assert.equal(await struck(testid), "line-through", testid);
+    }
     assert.deepEqual(app.consoleErrors, []);
     await app.close();
+    const fits = await dist.open(`${dist.url}?lang=${lang}`);
+    await fits.waitForReady();
+    const plain = await fits.page.getByTestId("run-time").evaluate((e) => getComputedStyle(e).textDecorationLine);
+    assert.equal(plain, "none");
+    await fits.close();
   });
 }
