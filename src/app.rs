@@ -156,7 +156,7 @@ pub fn App(props: &AppProps) -> Html {
                     <ChartTile chart={Chart::Memory(MemoryView { report: report.clone(), lang,
                         gpu_name: gpu_name.clone(), headroom: s.memory.headroom, ghost: ghost.clone() })} />
                     <ChartTile chart={Chart::Scaling(ScalingView { report: report.clone(), lang,
-                        cards: s.cards, mode: s.workload.mode, ghost: ghost.clone() })} />
+                        cards: s.cards, nodes: s.nodes, mode: s.workload.mode, ghost: ghost.clone() })} />
                     // Embedded, the page keeps to memory and speed; the full page has the rest.
                     if !embed {
                         <ChartTile chart={Chart::Roofline(RooflineView { report: report.clone(), lang,

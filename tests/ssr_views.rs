@@ -190,6 +190,7 @@ async fn speed_panel(s: &Scenario, r: &SharedReport, ghost: Option<SharedReport>
         report: r.clone(),
         lang: Lang::En,
         cards: s.cards,
+        nodes: s.nodes,
         mode: s.workload.mode,
         ghost,
     }))
@@ -272,6 +273,19 @@ async fn scaling_view_lists_the_node_counts_of_a_cluster() {
     assert_eq!(three.cards, 12);
     assert!(html.contains(&format::duration(three.step_s)));
     assert_eq!(three.step_s, r.perf.time.step_s);
+    // The speed tile's speedup and efficiency are the whole run's, beside its step time
+    // and samples per second, not one node's.
+    let tile = speed_panel(&s, &r, None).await;
+    let one_node = r.perf.scaling.chosen_point(4).unwrap();
+    assert_ne!(format::times(three.speedup), format::times(one_node.speedup));
+    assert_eq!(
+        testid_text(&tile, "speedup"),
+        Some(format::times(three.speedup).as_str())
+    );
+    assert_eq!(
+        testid_text(&tile, "scaling-efficiency"),
+        Some(format::percent(three.efficiency).as_str())
+    );
 }
 
 #[tokio::test]

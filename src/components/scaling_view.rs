@@ -27,6 +27,8 @@ pub struct ScalingView {
     pub report: SharedReport,
     pub lang: Lang,
     pub cards: u32,
+    /// Nodes of `cards` GPUs: the key figures are the whole run's.
+    pub nodes: u32,
     /// DDP or independent runs: which curve the key figures and the marked points read.
     pub mode: ParallelMode,
     /// The report before the last change, drawn faintly.
@@ -109,7 +111,11 @@ impl ScalingView {
             .into_iter()
             .find(|t| text_width(t, font) <= plot_height);
         let chosen_curve = scaling.mode_curve(self.mode);
-        let chosen = chosen_curve.iter().find(|p| p.cards == self.cards);
+        // The key figures are the scenario's, over all its nodes; the curve is one node's.
+        let chosen = match self.mode {
+            ParallelMode::Ddp => scaling.scenario_point(self.cards, self.nodes.max(1)),
+            ParallelMode::ParallelExperiments => chosen_curve.iter().find(|p| p.cards == self.cards),
+        };
         let chosen_colour = match self.mode {
             ParallelMode::Ddp => CURVE_COLOURS[0],
             ParallelMode::ParallelExperiments => PARALLEL_COLOUR,
