@@ -268,3 +268,29 @@ fn the_time_to_a_result_is_the_tables_sweep_time() {
         );
     }
 }
+
+#[test]
+fn under_a_budget_an_option_of_unknown_price_is_not_recommended() {
+    // The QA case: an RTX A6000 priced within the budget against an H100 PCIe with no
+    // price: the H100 is faster but could cost anything.
+    let options: Vec<Scenario> = ["rtx_a6000", "h100_pcie"]
+        .into_iter()
+        .map(|gpu| Scenario {
+            gpu: gpu.into(),
+            ..Scenario::default()
+        })
+        .collect();
+    let a6000 = evaluate(&options[0]).unwrap().tco_usd.expect("a listed price");
+    assert!(evaluate(&options[1]).unwrap().tco_usd.is_none());
+    let inputs = DecisionInputs {
+        budget_usd: Some(a6000 * 1.05),
+        ..DecisionInputs::default()
+    };
+    let decision = decide_scenarios(&options, &inputs);
+    let h100 = decision.assessments[1].as_ref().unwrap();
+    assert_eq!((h100.within_budget, h100.eligible), (None, false));
+    assert_eq!(decision.recommended, Some(0));
+    // Without a budget its price does not matter: the faster card wins.
+    let unlimited = decide_scenarios(&options, &DecisionInputs::default());
+    assert_eq!(unlimited.recommended, Some(1));
+}

@@ -4,8 +4,9 @@
 //! model size decides what fits (memory) and how much DDP loses to all-reduce; budget and
 //! operations capacity rule options out. The rule:
 //!
-//! 1. Eligible: fits the memory budget at its batch, TCO within the budget (when both are
-//!    known), administration within the team's hours.
+//! 1. Eligible: fits the memory budget at its batch, TCO within the budget (an option
+//!    whose card price is unknown is not, where a budget is set: its cost could be
+//!    anything), administration within the team's hours.
 //! 2. Time to result: one run's wall time, or, for sweeps, the wall time for every team
 //!    member's sweep: ceil(team x runs / concurrent runs) x run time.
 //! 3. Among eligible options within `simplicity_margin` of the fastest, the simplest wins
@@ -136,7 +137,7 @@ fn assess(c: &Candidate, inputs: &DecisionInputs) -> Assessment {
         within_budget,
         ops_hours_per_month: c.ops_hours_per_month,
         within_ops,
-        eligible: timed && within_budget != Some(false) && within_ops,
+        eligible: timed && within_budget == Some(true) && within_ops,
     }
 }
 
