@@ -257,7 +257,12 @@ impl Reducible for AppState {
             Action::Cpu(v) => s.cpu = v,
             Action::Workers(v) => s.pipeline.num_workers = v,
             Action::CubeOnGpu(v) => s.pipeline.cube_on_gpu = v,
-            Action::Gpu(id) => s.gpu = id,
+            // A link the new card lacks gives way to the one the estimate would use, as
+            // in the comparison's editor, so the select shows what is estimated.
+            Action::Gpu(id) => {
+                s.gpu = id;
+                s.interconnect = hsi_gpu_core::linked(s).0.interconnect;
+            }
             Action::Attention(v) => s.attention = v,
             Action::FineTuneMode(id) => s.finetune = finetune_of(&id, lora_rank(s).unwrap_or(8)),
             Action::LoraRank(rank) => s.finetune = finetune_of("lora", rank),

@@ -43,7 +43,7 @@ texts! {
     MetricBands => "Largest band count", "最多波段数";
     MetricSpeed => "Samples/s", "样本/秒";
     MetricRun => "One run", "单次训练";
-    MetricSweep => "Sweep of K runs", "K 次实验的超参搜索";
+    MetricSweep => "Sweep wall time", "超参搜索总耗时";
     MetricTco => "TCO", "总拥有成本";
     MetricPerExperiment => "Cost per experiment", "每次实验成本";
     MetricPower => "Power draw", "功耗";
@@ -233,7 +233,6 @@ pub fn flip_sentence(
     condition: &str,
     recommended: Option<&str>,
     no_longer_fit: &[&str],
-    batch: u32,
     lang: Lang,
 ) -> String {
     let mut out = match (recommended, lang) {
@@ -245,8 +244,9 @@ pub fn flip_sentence(
     if !no_longer_fit.is_empty() {
         let names = super::enumerated(lang, no_longer_fit);
         out.push_str(&match lang {
-            Lang::En => format!("; {names} no longer fit batch {batch}"),
-            Lang::Zh => format!("；{names} 放不下批大小 {batch}"),
+            // Each at its own batch.
+            Lang::En => format!("; {names} no longer fit their batch"),
+            Lang::Zh => format!("；{names} 放不下各自的批大小"),
         });
     }
     out
@@ -273,11 +273,10 @@ mod tests {
             "with patches of 157 px or more",
             Some("A6000"),
             &["3090", "4090"],
-            64,
             Lang::En,
         );
-        assert_eq!(s, "with patches of 157 px or more: A6000 is recommended; 3090, 4090 no longer fit batch 64");
-        let z = flip_sentence("x", None, &[], 64, Lang::Zh);
+        assert_eq!(s, "with patches of 157 px or more: A6000 is recommended; 3090, 4090 no longer fit their batch");
+        let z = flip_sentence("x", None, &[], Lang::Zh);
         assert_eq!(z, "x：没有符合条件的方案");
     }
 

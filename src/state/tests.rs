@@ -222,3 +222,23 @@ fn language_choice_is_kept_in_links_and_embed_is_not_shared() {
     assert_eq!(reopened.scenario, state.scenario);
     assert_eq!(reopened.lang, Lang::Zh);
 }
+
+#[test]
+fn a_new_card_takes_the_link_the_estimate_uses_where_it_lacks_the_chosen_one() {
+    use hsi_gpu_core::scenario::Interconnect;
+    let bridged = reduce(initial(), Action::Interconnect(Interconnect::NvlinkBridge));
+    assert_eq!(bridged.scenario.interconnect, Interconnect::NvlinkBridge);
+    // The RTX 4090 has no NVLink: PCIe, as the estimate would use.
+    let geforce = reduce(bridged.clone(), Action::Gpu("rtx_4090".into()));
+    assert_eq!(geforce.scenario.interconnect, Interconnect::Pcie);
+    // An SXM card is on NVSwitch, whatever was chosen.
+    let sxm = reduce(initial(), Action::Gpu("h100_sxm".into()));
+    assert_eq!(
+        sxm.scenario.interconnect,
+        hsi_gpu_core::linked(&sxm.scenario).0.interconnect
+    );
+    assert_ne!(sxm.scenario.interconnect, Interconnect::Pcie);
+    // A card that has the chosen link keeps it.
+    let a6000 = reduce(bridged, Action::Gpu("rtx_a6000".into()));
+    assert_eq!(a6000.scenario.interconnect, Interconnect::NvlinkBridge);
+}

@@ -156,15 +156,10 @@ fn decision(report: &ComparisonReport, names: &[&str], lang: Lang) -> Vec<String
     if d.flips.is_empty() {
         out.extend(wrap(C::NoFlips.get(lang), "    "));
     }
-    let batch = report
-        .options
-        .iter()
-        .find_map(|o| o.result.as_ref())
-        .map_or(0, |r| r.batch_per_gpu);
     for f in &d.flips {
         let lost: Vec<&str> = f.no_longer_fit.iter().map(|&i| name(i)).collect();
         let condition = condition_phrase(&f.condition, lang, format::money);
-        let sentence = flip_sentence(&condition, f.recommended.map(name), &lost, batch, lang);
+        let sentence = flip_sentence(&condition, f.recommended.map(name), &lost, lang);
         out.extend(bullet(&sentence, "    "));
     }
     out

@@ -194,11 +194,6 @@ pub fn CompareView(props: &CompareProps) -> Html {
                     </th>
                 }) }
             };
-            let batch = state
-                .comparison
-                .options
-                .first()
-                .map_or(0, |o| o.scenario.batch_per_gpu);
             let d = &state.comparison.decision;
             let number = |field, label: C, value| {
                 number_box(field, label.get(lang), value, &state, &dispatch, lang)
@@ -223,7 +218,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
                     if state.decision_awaits_value() {
                         <p class="help awaiting" data-testid="decision-awaiting">{ C::AwaitsValidValue.get(lang) }</p>
                     } else {
-                        { decision_view(&r.decision, &r.options, batch, lang) }
+                        { decision_view(&r.decision, &r.options, lang) }
                     }
                     <h3>{ C::Sensitivity.get(lang) }</h3>
                     <label class="no-print">{ C::OptionWord.get(lang) }{ " " }

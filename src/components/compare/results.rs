@@ -204,7 +204,6 @@ pub(super) fn charts(report: &ComparisonReport, lang: Lang) -> Html {
 pub(super) fn decision_view(
     d: &Decision,
     options: &[OptionOutcome],
-    batch: u32,
     lang: Lang,
 ) -> Html {
     let name = |i: usize| {
@@ -274,7 +273,7 @@ pub(super) fn decision_view(
                         let lost: Vec<&str> = lost.iter().map(String::as_str).collect();
                         let condition = condition_phrase(&f.condition, lang, format::money);
                         let recommended = f.recommended.map(name);
-                        html! { <li>{ flip_sentence(&condition, recommended.as_deref(), &lost, batch, lang) }</li> }
+                        html! { <li>{ flip_sentence(&condition, recommended.as_deref(), &lost, lang) }</li> }
                     }) }
                 </ul>
             }
