@@ -81,6 +81,20 @@ async fn memory_view_says_when_the_batch_does_not_fit_and_speaks_chinese() {
     assert!(html.contains("fit bad"));
 }
 
+/// Within the card but short of the headroom asked (10 % past the largest batch that
+/// keeps it; the QA case: batch 1,400 on the A5500, 17 % spare under 20 %): it runs, but the comparison and the levers, which keep
+/// the headroom, call it not fitting, so the tile says which.
+#[tokio::test]
+async fn memory_view_says_when_the_batch_fits_short_of_the_headroom() {
+    let largest = memory_props(Lang::En, 64).report.max_batch;
+    let props = memory_props(Lang::En, largest + largest / 10);
+    let m = &props.report.memory;
+    assert!(m.fits && !m.within_budget, "{m:?}");
+    let html = render_chart(Chart::Memory(props)).await;
+    assert_eq!(testid_text(&html, "fits"), Some(T::FitsShort.get(Lang::En)));
+    assert!(html.contains("fit short"));
+}
+
 #[tokio::test]
 async fn verdict_uses_the_core_figures_and_compares_topologies() {
     let mut s = scenario();

@@ -221,3 +221,20 @@ fn a_cluster_in_the_comparison_counts_all_its_gpus_power_and_price() {
     assert!((two.power_watts / one.power_watts - 2.0).abs() < 1e-9);
     assert!(two.tco_usd.unwrap() > 2.0 * one.tco_usd.unwrap());
 }
+
+#[test]
+fn independent_runs_stay_in_one_box_whatever_the_nodes() {
+    // Nodes are a data-parallel run's (`perf::usage`); independent runs are one per card
+    // of one box, so no node table is offered as theirs and nothing changes with nodes.
+    let mut s = Scenario::default();
+    s.cards = 4;
+    s.workload.mode = hsi_gpu_core::scenario::ParallelMode::ParallelExperiments;
+    let one = run(&s);
+    let two = run(&Scenario { nodes: 2, ..s.clone() });
+    assert!(two.perf.scaling.nodes.is_empty());
+    assert_eq!(one.perf.time.samples_per_s, two.perf.time.samples_per_s);
+    assert_eq!(one.perf.cost.tco_usd, two.perf.cost.tco_usd);
+    // DDP over the same nodes has them.
+    s.workload.mode = hsi_gpu_core::scenario::ParallelMode::Ddp;
+    assert!(!run(&Scenario { nodes: 2, ..s }).perf.scaling.nodes.is_empty());
+}

@@ -73,7 +73,13 @@ impl MemoryView {
         } else {
             (capacity_x + 4.0, "start")
         };
-        let status = if m.fits { T::Fits } else { T::DoesNotFit };
+        // Short of the headroom asked, it runs, but the comparison and the levers (which
+        // keep the headroom) call it not fitting: say which.
+        let (status, class) = match (m.fits, m.within_budget) {
+            (true, true) => (T::Fits, "ok"),
+            (true, false) => (T::FitsShort, "short"),
+            (false, _) => (T::DoesNotFit, "bad"),
+        };
         let headroom_text = format::percent(self.headroom);
         // A mark's own label tells its value; the readout adds the value before the change.
         let labels: Vec<String> = terms
@@ -101,7 +107,7 @@ impl MemoryView {
                     if m.ecc_reserved > 0.0 {
                         { key_figure(X::EccReserved.get(lang), Some("ecc-reserved"), format::bytes(m.ecc_reserved)) }
                     }
-                    <span class={classes!("fit", if m.fits { "ok" } else { "bad" })} data-testid="fits">
+                    <span class={classes!("fit", class)} data-testid="fits">
                         { status.get(lang) }</span>
                     { key_figure(T::MaxBatch.get(lang), Some("max-batch"), format::count(self.report.max_batch.into())) }
                 </p>
