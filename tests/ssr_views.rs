@@ -291,7 +291,10 @@ async fn scaling_view_lists_the_node_counts_of_a_cluster() {
     // and samples per second, not one node's.
     let tile = speed_panel(&s, &r, None).await;
     let one_node = r.perf.scaling.chosen_point(4).unwrap();
-    assert_ne!(format::times(three.speedup), format::times(one_node.speedup));
+    assert_ne!(
+        format::times(three.speedup),
+        format::times(one_node.speedup)
+    );
     assert_eq!(
         testid_text(&tile, "speedup"),
         Some(format::times(three.speedup).as_str())

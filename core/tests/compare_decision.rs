@@ -280,7 +280,10 @@ fn under_a_budget_an_option_of_unknown_price_is_not_recommended() {
             ..Scenario::default()
         })
         .collect();
-    let a6000 = evaluate(&options[0]).unwrap().tco_usd.expect("a listed price");
+    let a6000 = evaluate(&options[0])
+        .unwrap()
+        .tco_usd
+        .expect("a listed price");
     assert!(evaluate(&options[1]).unwrap().tco_usd.is_none());
     let inputs = DecisionInputs {
         budget_usd: Some(a6000 * 1.05),

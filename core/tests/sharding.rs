@@ -226,15 +226,24 @@ fn a_cluster_in_the_comparison_counts_all_its_gpus_power_and_price() {
 fn independent_runs_stay_in_one_box_whatever_the_nodes() {
     // Nodes are a data-parallel run's (`perf::usage`); independent runs are one per card
     // of one box, so no node table is offered as theirs and nothing changes with nodes.
-    let mut s = Scenario::default();
-    s.cards = 4;
+    let mut s = Scenario {
+        cards: 4,
+        ..Scenario::default()
+    };
     s.workload.mode = hsi_gpu_core::scenario::ParallelMode::ParallelExperiments;
     let one = run(&s);
-    let two = run(&Scenario { nodes: 2, ..s.clone() });
+    let two = run(&Scenario {
+        nodes: 2,
+        ..s.clone()
+    });
     assert!(two.perf.scaling.nodes.is_empty());
     assert_eq!(one.perf.time.samples_per_s, two.perf.time.samples_per_s);
     assert_eq!(one.perf.cost.tco_usd, two.perf.cost.tco_usd);
     // DDP over the same nodes has them.
     s.workload.mode = hsi_gpu_core::scenario::ParallelMode::Ddp;
-    assert!(!run(&Scenario { nodes: 2, ..s }).perf.scaling.nodes.is_empty());
+    assert!(!run(&Scenario { nodes: 2, ..s })
+        .perf
+        .scaling
+        .nodes
+        .is_empty());
 }

@@ -117,11 +117,7 @@ fn text_box(
         })
     };
     let error = rejected.map(|r| match &r.allowed {
-        Some(allowed) => format!(
-            "{}: {}",
-            T::Allowed.get(lang),
-            i18n::allowed_text(lang, allowed)
-        ),
+        Some(allowed) => crate::components::messages::allowed(lang, allowed),
         None => T::InvalidValue.get(lang).to_string(),
     });
     let error_id = format!("{id}-error");

@@ -207,11 +207,17 @@ impl CostChart {
         }
         let labels: Vec<String> = entries
             .iter()
-            .map(|(n, now, _)| format!("{n}: {now}"))
+            .map(|(n, now, _)| format!("{n}{}{now}", lang.colon()))
             .collect();
         let texts: Vec<String> = entries
             .iter()
-            .map(|(n, now, then)| format!("{n}: {}", with_before(now.clone(), then.clone(), word)))
+            .map(|(n, now, then)| {
+                format!(
+                    "{n}{}{}",
+                    lang.colon(),
+                    with_before(now.clone(), then.clone(), word)
+                )
+            })
             .collect();
         let bar = |v: Option<f64>| [v.unwrap_or(0.0)];
         // Drawn at the box's size: the row names set the left edge, the longest total the

@@ -84,7 +84,14 @@ impl MemoryView {
         // A mark's own label tells its value; the readout adds the value before the change.
         let labels: Vec<String> = terms
             .iter()
-            .map(|(term, bytes)| format!("{}: {}", term.get(lang), format::bytes(*bytes)))
+            .map(|(term, bytes)| {
+                format!(
+                    "{}{}{}",
+                    term.get(lang),
+                    lang.colon(),
+                    format::bytes(*bytes)
+                )
+            })
             .collect();
         let texts: Vec<String> = terms
             .iter()
@@ -92,7 +99,7 @@ impl MemoryView {
             .map(|(i, (term, bytes))| {
                 let then = before.as_ref().map(|b| format::bytes(b[i].1));
                 let value = with_before(format::bytes(*bytes), then, T::BeforeChange.get(lang));
-                format!("{}: {value}", term.get(lang))
+                format!("{}{}{value}", term.get(lang), lang.colon())
             })
             .collect();
 
@@ -151,7 +158,7 @@ impl MemoryView {
                     { for terms.iter().enumerate().filter(|(_, (_, bytes))| *bytes > 0.0).map(|(i, (term, bytes))| html! {
                         <li>
                             { swatch(OKABE_ITO[i % OKABE_ITO.len()]) }
-                            { term.get(lang) }{ ": " }<span class="figure">{ format::bytes(*bytes) }</span>
+                            { term.get(lang) }{ lang.colon() }<span class="figure">{ format::bytes(*bytes) }</span>
                         </li>
                     }) }
                     <li><span class="swatch line-solid"></span>{ T::Capacity.get(lang) }</li>

@@ -18,10 +18,12 @@ fn problem(field: &str, value: &str, why: String, lang: Lang) -> Html {
     }
 }
 
-fn allowed(lang: Lang, allowed: &str) -> String {
+/// "Allowed: …" in the language, its colon full-width in Chinese.
+pub fn allowed(lang: Lang, allowed: &str) -> String {
     format!(
-        "{}: {}",
+        "{}{}{}",
         T::Allowed.get(lang),
+        lang.colon(),
         i18n::allowed_text(lang, allowed)
     )
 }

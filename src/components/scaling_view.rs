@@ -114,7 +114,9 @@ impl ScalingView {
         // The key figures are the scenario's, over all its nodes; the curve is one node's.
         let chosen = match self.mode {
             ParallelMode::Ddp => scaling.scenario_point(self.cards, self.nodes.max(1)),
-            ParallelMode::ParallelExperiments => chosen_curve.iter().find(|p| p.cards == self.cards),
+            ParallelMode::ParallelExperiments => {
+                chosen_curve.iter().find(|p| p.cards == self.cards)
+            }
         };
         let chosen_colour = match self.mode {
             ParallelMode::Ddp => CURVE_COLOURS[0],
@@ -127,10 +129,13 @@ impl ScalingView {
         let texts: Vec<String> = chosen_curve
             .iter()
             .map(|p| {
+                // "Cards 4: speed-up 3.6×, …", the colon and commas full-width in Chinese.
+                let comma = lang.comma();
                 format!(
-                    "{} × {}: {} {}, {} {}, {} {}",
-                    p.cards,
+                    "{} {}{}{} {}{comma}{} {}{comma}{} {}",
                     T::Cards.get(lang),
+                    p.cards,
+                    lang.colon(),
                     T::Speedup.get(lang),
                     format::times(p.speedup),
                     T::Efficiency.get(lang),
@@ -270,7 +275,7 @@ impl ScalingTable {
                     <p data-testid="layout-line">{ line }</p>
                 }
                 if !scaling.nodes.is_empty() {
-                    <p data-testid="nodes-line">{ T::Nodes.get(lang) }{ ": " }{
+                    <p data-testid="nodes-line">{ T::Nodes.get(lang) }{ lang.colon() }{
                         scaling.nodes.iter().map(|p| format!("{} ({}×): {}, {}", p.nodes, p.cards,
                             format::duration(p.step_s), format::percent(p.efficiency)))
                             .collect::<Vec<_>>().join(" · ")

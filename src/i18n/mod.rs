@@ -63,6 +63,14 @@ impl Lang {
         }
     }
 
+    /// A list's separator: full-width in Chinese.
+    pub fn comma(self) -> &'static str {
+        match self {
+            Lang::En => ", ",
+            Lang::Zh => "，",
+        }
+    }
+
     pub fn code(self) -> &'static str {
         match self {
             Lang::En => "en",

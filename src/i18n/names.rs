@@ -388,7 +388,11 @@ const FIELD_LABELS: &[(&str, &str, &str)] = &[
         "Optimizer states offloaded to the CPU",
         "优化器状态卸载到 CPU",
     ),
-    ("nodes", "Nodes (a data-parallel run)", "节点数（数据并行训练）"),
+    (
+        "nodes",
+        "Nodes (a data-parallel run)",
+        "节点数（数据并行训练）",
+    ),
     ("node_link", "Network between nodes", "节点间网络"),
     ("nics_per_node", "NICs per node", "每节点网卡数"),
     (

@@ -96,10 +96,7 @@ pub fn chassis_text(fit: &ChassisFit, lang: Lang) -> String {
     if fit.fits() {
         return X::ChassisFits.get(lang).to_string();
     }
-    let sep = match lang {
-        Lang::En => ", ",
-        Lang::Zh => "，",
-    };
+    let sep = lang.comma();
     fit.issues
         .iter()
         .map(|issue| {
@@ -120,7 +117,9 @@ pub fn chassis_text(fit: &ChassisFit, lang: Lang) -> String {
 pub fn best_lever_sentence(lang: Lang, lever: &str, speedup: Option<&str>) -> String {
     match (lang, speedup) {
         (Lang::En, Some(s)) => format!("{lever} pays most: {s} faster to a result."),
-        (Lang::En, None) => format!("{lever} is the smallest step that makes it fit with the headroom kept."),
+        (Lang::En, None) => {
+            format!("{lever} is the smallest step that makes it fit with the headroom kept.")
+        }
         (Lang::Zh, Some(s)) => format!("收益最大的是{lever}：完成训练快 {s}。"),
         (Lang::Zh, None) => format!("保留余量后让训练放得下的最小一步是{lever}。"),
     }

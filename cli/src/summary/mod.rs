@@ -331,10 +331,7 @@ fn scaling(s: &Scenario, report: &Report, lang: Lang) -> Vec<String> {
             },
             i18n::interconnect_name(scaling.chosen, lang),
         ]
-        .join(match lang {
-            Lang::En => ", ",
-            Lang::Zh => "，",
-        }),
+        .join(lang.comma()),
     };
     let shown = |p: &&ScalingPoint| [1, 2, 4, 8].contains(&p.cards) || p.cards == s.cards;
     let row = |first: String, p: &ScalingPoint| {

@@ -201,11 +201,7 @@ pub(super) fn charts(report: &ComparisonReport, lang: Lang) -> Html {
     }
 }
 
-pub(super) fn decision_view(
-    d: &Decision,
-    options: &[OptionOutcome],
-    lang: Lang,
-) -> Html {
+pub(super) fn decision_view(d: &Decision, options: &[OptionOutcome], lang: Lang) -> Html {
     let name = |i: usize| {
         options
             .get(i)
@@ -219,7 +215,7 @@ pub(super) fn decision_view(
     let recommended = match d.recommended {
         Some(i) => html! {
             <p class="verdict" data-testid="recommended">
-                { C::Recommended.get(lang) }{ ": " }<strong>{ name(i) }</strong>
+                { C::Recommended.get(lang) }{ lang.colon() }<strong>{ name(i) }</strong>
                 { d.assessments[i].as_ref().and_then(|a| a.time_to_result_s).map(|t|
                     format!(" · {} {}", C::TimeToResult.get(lang), format::duration(t))).unwrap_or_default() }
             </p>

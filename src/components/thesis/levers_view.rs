@@ -131,7 +131,9 @@ impl LeversView {
             .map(|(o, name)| {
                 let speedup = o.speedup.map(format::times).unwrap_or_else(|| "—".into());
                 format!(
-                    "{name}: {speedup}, {} {}",
+                    "{name}{}{speedup}{}{} {}",
+                    lang.colon(),
+                    lang.comma(),
                     X::TimeToResult.get(lang),
                     time_text(o.time_to_result_s, lang)
                 )
