@@ -14,6 +14,7 @@ use crate::components::chart_parts::{
 };
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
+use crate::i18n::summary::labelled;
 use crate::i18n::{Lang, T};
 use crate::SharedReport;
 
@@ -207,17 +208,11 @@ impl CostChart {
         }
         let labels: Vec<String> = entries
             .iter()
-            .map(|(n, now, _)| format!("{n}{}{now}", lang.colon()))
+            .map(|(n, now, _)| labelled(lang, n, now))
             .collect();
         let texts: Vec<String> = entries
             .iter()
-            .map(|(n, now, then)| {
-                format!(
-                    "{n}{}{}",
-                    lang.colon(),
-                    with_before(now.clone(), then.clone(), word)
-                )
-            })
+            .map(|(n, now, then)| labelled(lang, n, &with_before(now.clone(), then.clone(), word)))
             .collect();
         let bar = |v: Option<f64>| [v.unwrap_or(0.0)];
         // Drawn at the box's size: the row names set the left edge, the longest total the

@@ -11,6 +11,7 @@ use crate::components::chart_parts::{
 };
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
+use crate::i18n::summary::labelled;
 use crate::i18n::{memory_terms, Lang, T};
 use crate::SharedReport;
 
@@ -84,14 +85,7 @@ impl MemoryView {
         // A mark's own label tells its value; the readout adds the value before the change.
         let labels: Vec<String> = terms
             .iter()
-            .map(|(term, bytes)| {
-                format!(
-                    "{}{}{}",
-                    term.get(lang),
-                    lang.colon(),
-                    format::bytes(*bytes)
-                )
-            })
+            .map(|(term, bytes)| labelled(lang, term.get(lang), &format::bytes(*bytes)))
             .collect();
         let texts: Vec<String> = terms
             .iter()
@@ -99,7 +93,7 @@ impl MemoryView {
             .map(|(i, (term, bytes))| {
                 let then = before.as_ref().map(|b| format::bytes(b[i].1));
                 let value = with_before(format::bytes(*bytes), then, T::BeforeChange.get(lang));
-                format!("{}{}{value}", term.get(lang), lang.colon())
+                labelled(lang, term.get(lang), &value)
             })
             .collect();
 

@@ -20,11 +20,10 @@ fn problem(field: &str, value: &str, why: String, lang: Lang) -> Html {
 
 /// "Allowed: …" in the language, its colon full-width in Chinese.
 pub fn allowed(lang: Lang, allowed: &str) -> String {
-    format!(
-        "{}{}{}",
+    i18n::summary::labelled(
+        lang,
         T::Allowed.get(lang),
-        lang.colon(),
-        i18n::allowed_text(lang, allowed)
+        &i18n::allowed_text(lang, allowed),
     )
 }
 

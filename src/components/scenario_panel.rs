@@ -86,7 +86,7 @@ pub fn ScenarioPanel() -> Html {
             .map(|e| (e.id.to_string(), i18n::zoo_name(e, lang).to_string())),
     );
     if let ModelChoice::Custom { spec } = &s.model {
-        let label = format!("{}{}{}", T::Custom.get(lang), lang.colon(), spec.name);
+        let label = crate::i18n::summary::labelled(lang, T::Custom.get(lang), &spec.name);
         models.insert(0, ("".into(), label.into()));
     }
     let gpus = options(

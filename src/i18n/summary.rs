@@ -25,10 +25,7 @@ texts! {
 
 /// "label: value" with the language's colon.
 pub fn labelled(lang: Lang, label: &str, value: &str) -> String {
-    match lang {
-        Lang::En => format!("{label}: {value}"),
-        Lang::Zh => format!("{label}：{value}"),
-    }
+    format!("{label}{}{value}", lang.colon())
 }
 
 /// The input pipeline's own rate: "18,931 samples/s on its own".
