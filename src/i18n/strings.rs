@@ -102,7 +102,7 @@ texts! {
     Verdict => "Verdict", "结论";
     Fits => "fits", "可以放下";
     DoesNotFit => "does not fit", "放不下";
-    FitsShort => "fits, short of the headroom", "可以放下，但余量不足";
+    FitsShort => "short of headroom", "余量不足";
     Layers => "Per-layer breakdown", "逐层明细";
     LaunchBound => "limited by the least time per kernel", "受单个内核最短时间限制";
     Layer => "Layer", "层";
