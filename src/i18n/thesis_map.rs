@@ -33,7 +33,7 @@ texts! {
     MixedPrecision => "mixed precision", "混合精度";
     Checkpointing => "activation checkpointing", "激活检查点";
     Offload => "optimizer offload", "优化器卸载到主机";
-    FitShort => "3.2: HSI models fit one card", "3.2：高光谱模型单卡放得下";
+    FitShort => "3.2: HSI models' parameters fit one card", "3.2：高光谱模型的参数单卡放得下";
     FirstShort => "3.2, 12: capacity, bandwidth pay most", "3.2、12：容量与带宽收益最大";
     OutgrowShort => "11: foundation models outgrow a card", "11：基础模型单卡放不下";
     LinkShort => "7, 11: NVLink pays more for big models", "7、11：模型越大越需要 NVLink";
