@@ -10,8 +10,8 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     ),
     (
         "perf.device.fp32_conv_efficiency",
-        "FP32 convolution efficiency (fraction of peak)",
-        "FP32 卷积效率（峰值比例）",
+        "FP32 convolution efficiency (of peak, direct-convolution FLOPs: Winograd passes 1)",
+        "FP32 卷积效率（按直接卷积 FLOPs 计的峰值比例，Winograd 可超过 1）",
     ),
     (
         "perf.device.conv3d_tensor_factor",
