@@ -120,7 +120,7 @@ fn run(args: &[String]) -> Result<String, String> {
             let report = compare(&comparison).map_err(|errors| one_line(&errors))?;
             let levers = compare_levers(&comparison);
             Ok(match lang {
-                Some(lang) => summary::options_summary(&report, &levers, lang),
+                Some(lang) => summary::options_summary(&report, &levers, lang, comparison.money()),
                 None => pretty(&json!({"report": report, "levers": levers})),
             })
         }

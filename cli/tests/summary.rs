@@ -392,6 +392,26 @@ fn options_summary_names_a_box_the_cards_do_not_fit() {
     }
 }
 
+/// Money in the options' currency, as the page shows it: a comparison built in yuan
+/// writes its TCO in yuan (the QA case: the dashboard in ¥, the comparison in $).
+#[test]
+fn options_summary_writes_money_in_the_options_currency() {
+    let options = |currency: &str| {
+        format!(
+            r#"{{"options": [{{"label": "A6000", "scenario": {{"gpu": "rtx_a6000", "cost": {{"currency": "{currency}"}}}}}}]}}"#
+        )
+    };
+    let out = json(&run(&["options", "-"], &options("cny")));
+    let tco = out["report"]["options"][0]["result"]["tco_usd"].as_f64().unwrap();
+    let yuan = format::money_cny(tco * 7.1);
+    for (_, code) in LANGS {
+        let text = summary(&["options", "--summary", "--lang", code, "-"], &options("cny"));
+        assert!(text.contains(&yuan) && !text.contains('$'), "{yuan} in\n{text}");
+        let text = summary(&["options", "--summary", "--lang", code, "-"], &options("usd"));
+        assert!(text.contains(&format::money(tco)), "{text}");
+    }
+}
+
 /// Chinese text punctuates in Chinese: the scaling title's list has a full-width comma.
 #[test]
 fn the_chinese_summary_uses_chinese_commas() {

@@ -115,13 +115,37 @@ pub struct CostReport {
     pub cloud_usd_same_usage: f64,
 }
 
-impl CostReport {
-    /// A USD amount in the currency the scenario shows costs in.
-    pub fn money(&self, usd: f64) -> String {
+/// How a scenario writes a USD amount: in its currency, at its rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Money {
+    pub currency: Currency,
+    pub cny_per_usd: f64,
+}
+
+impl Money {
+    pub fn of(a: &CostAssumptions) -> Money {
+        Money {
+            currency: a.currency,
+            cny_per_usd: a.cny_per_usd,
+        }
+    }
+
+    pub fn text(self, usd: f64) -> String {
         match self.currency {
             Currency::Usd => crate::format::money(usd),
             Currency::Cny => crate::format::money_cny(usd * self.cny_per_usd),
         }
+    }
+}
+
+impl CostReport {
+    /// A USD amount in the currency the scenario shows costs in.
+    pub fn money(&self, usd: f64) -> String {
+        Money {
+            currency: self.currency,
+            cny_per_usd: self.cny_per_usd,
+        }
+        .text(usd)
     }
 }
 

@@ -4,6 +4,7 @@
 use hsi_gpu_core::compare::decision::{Condition, Priority};
 use hsi_gpu_core::compare::sensitivity::Largest;
 use hsi_gpu_core::compare::Metric;
+use hsi_gpu_core::cost::Money;
 use hsi_gpu_core::format;
 use hsi_gpu_core::scenario::{ParallelMode, VitSize};
 
@@ -123,8 +124,8 @@ pub fn metric_name(m: Metric, lang: Lang) -> &'static str {
     key.get(lang)
 }
 
-/// A metric's figure as the table and the charts show it.
-pub fn metric_text(metric: Metric, value: Option<f64>, lang: Lang) -> String {
+/// A metric's figure as the table and the charts show it, money in `money`'s currency.
+pub fn metric_text(metric: Metric, value: Option<f64>, lang: Lang, money: Money) -> String {
     let Some(v) = value else {
         return C::NoFigure.get(lang).into();
     };
@@ -135,7 +136,7 @@ pub fn metric_text(metric: Metric, value: Option<f64>, lang: Lang) -> String {
         }
         Metric::SamplesPerS => format::si(v, "/s"),
         Metric::RunTime | Metric::SweepTime => format::duration(v),
-        Metric::Tco | Metric::CostPerExperiment => format::money(v),
+        Metric::Tco | Metric::CostPerExperiment => money.text(v),
         Metric::Power => format::si(v, "W"),
         Metric::OpsHours => format!("{v:.1} h"),
     }

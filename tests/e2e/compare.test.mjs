@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 
-import { startApp } from "./harness.mjs";
+import { openApp, startApp } from "./harness.mjs";
 
 const ROWS = [
   "memory_per_budget",
@@ -276,4 +276,20 @@ test("a comparison the page's scenario has left says so until it is rebuilt", as
 
 test("no console errors", () => {
   assert.deepEqual(app.consoleErrors, []);
+});
+
+test("a page in yuan writes the comparison's money in yuan", async () => {
+  const cny = await openApp(started.browser, `${started.server.url}?cost.currency=cny`);
+  await cny.waitForReady();
+  await cny.page.getByTestId("compare").scrollIntoViewIfNeeded();
+  await cny.page.waitForFunction(
+    () => document.querySelector('[data-testid="compare-table"]')?.innerText.length > 0,
+  );
+  for (let i = 0; i < READY_MADE_OPTIONS; i++) {
+    const tco = await cny.text(`cell-tco_usd-${i}`);
+    assert.ok(!tco.includes("$"), `option ${i}: ${tco}`);
+  }
+  assert.match(await cny.text("cell-usd_per_experiment-0"), /¥/);
+  assert.ok(!(await cny.page.getByTestId("compare").innerText()).includes("$"));
+  await cny.close();
 });

@@ -3,6 +3,7 @@
 //! the lever that helps each option most.
 
 use hsi_gpu_core::compare::{ComparisonReport, Metric};
+use hsi_gpu_core::cost::Money;
 use hsi_gpu_core::format;
 use hsi_gpu_core::whatifs::LeverRow;
 use hsi_gpu_i18n::compare::{
@@ -43,16 +44,22 @@ const GROUPS: [(T, &[Metric]); 3] = [
 ];
 
 /// The comparison in a screen or two: its tables, the decision and the levers.
-pub fn options_summary(report: &ComparisonReport, levers: &[LeverRow], lang: Lang) -> String {
+/// Money in `money`'s currency (`Comparison::money`, as the page shows it).
+pub fn options_summary(
+    report: &ComparisonReport,
+    levers: &[LeverRow],
+    lang: Lang,
+    money: Money,
+) -> String {
     let names: Vec<&str> = report.options.iter().map(|o| o.label.as_str()).collect();
     let count = format!("{} {}", names.len(), S::Options.get(lang));
     let mut out = vec![labelled(lang, C::Title.get(lang), &count)];
     for (title, metrics) in GROUPS {
         out.push(heading(title.get(lang)));
-        out.extend(group(report, metrics, lang));
+        out.extend(group(report, metrics, lang, money));
     }
-    out.extend(decision(report, &names, lang));
-    out.extend(best_levers(levers, &names, lang));
+    out.extend(decision(report, &names, lang, money));
+    out.extend(best_levers(levers, &names, lang, money));
     // What stops an option: no estimate, or cards that do not fit one workstation (the
     // recommendation does not weigh the chassis, so it is said here).
     let errors: Vec<String> = report
@@ -82,7 +89,7 @@ pub fn options_summary(report: &ComparisonReport, levers: &[LeverRow], lang: Lan
 }
 
 /// One table: an option per row, the fit first in the memory table, ★ on each best.
-fn group(report: &ComparisonReport, metrics: &[Metric], lang: Lang) -> Vec<String> {
+fn group(report: &ComparisonReport, metrics: &[Metric], lang: Lang, money: Money) -> Vec<String> {
     let memory_table = metrics.contains(&Metric::MemoryUtilization);
     let mut header = vec![String::new()];
     if memory_table {
@@ -116,7 +123,7 @@ fn group(report: &ComparisonReport, metrics: &[Metric], lang: Lang) -> Vec<Strin
                 let star = if r.best.contains(&i) { " ★" } else { "" };
                 row.push(format!(
                     "{prefix}{}{star}",
-                    metric_text(*metric, r.values[i], lang)
+                    metric_text(*metric, r.values[i], lang, money)
                 ));
             }
             row
@@ -128,7 +135,7 @@ fn group(report: &ComparisonReport, metrics: &[Metric], lang: Lang) -> Vec<Strin
 
 /// The recommendation for the decision's inputs, and each computed condition that
 /// changes it.
-fn decision(report: &ComparisonReport, names: &[&str], lang: Lang) -> Vec<String> {
+fn decision(report: &ComparisonReport, names: &[&str], lang: Lang, money: Money) -> Vec<String> {
     let d = &report.decision;
     let name = |i: usize| names.get(i).copied().unwrap_or("?");
     let mut out = vec![heading(C::Decision.get(lang))];
@@ -158,7 +165,7 @@ fn decision(report: &ComparisonReport, names: &[&str], lang: Lang) -> Vec<String
     }
     for f in &d.flips {
         let lost: Vec<&str> = f.no_longer_fit.iter().map(|&i| name(i)).collect();
-        let condition = condition_phrase(&f.condition, lang, format::money);
+        let condition = condition_phrase(&f.condition, lang, |usd| money.text(usd));
         let sentence = flip_sentence(&condition, f.recommended.map(name), &lost, lang);
         out.extend(bullet(&sentence, "    "));
     }
@@ -167,7 +174,7 @@ fn decision(report: &ComparisonReport, names: &[&str], lang: Lang) -> Vec<String
 
 /// Per option, the lever row with its largest speed-up: speed-up, time to a result and
 /// cost per experiment at the card's own price.
-fn best_levers(rows: &[LeverRow], names: &[&str], lang: Lang) -> Vec<String> {
+fn best_levers(rows: &[LeverRow], names: &[&str], lang: Lang, money: Money) -> Vec<String> {
     let header = [
         String::new(),
         S::BestLever.get(lang).into(),
@@ -197,7 +204,7 @@ fn best_levers(rows: &[LeverRow], names: &[&str], lang: Lang) -> Vec<String> {
                     .map_or_else(String::new, format::duration),
                 outcome
                     .usd_per_experiment
-                    .map_or_else(String::new, format::money),
+                    .map_or_else(String::new, |usd| money.text(usd)),
             ])
         })
         .collect();

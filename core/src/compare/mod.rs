@@ -92,6 +92,15 @@ json_struct! {
 }
 
 impl Comparison {
+    /// The currency the comparison writes money in: its first option's (the page builds
+    /// the options from its scenario).
+    pub fn money(&self) -> crate::cost::Money {
+        self.options.first().map_or_else(
+            || crate::cost::Money::of(&Default::default()),
+            |o| crate::cost::Money::of(&o.scenario.cost),
+        )
+    }
+
     /// Problems with the option list and the decision inputs (each scenario is checked
     /// by `compare`, so one bad option does not hide the others).
     pub fn validate(&self) -> Vec<FieldError> {

@@ -186,6 +186,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
     let body = match &*report {
         Ok(r) => {
             let removable = state.comparison.options.len() > 1;
+            let money = state.comparison.money();
             let editors = html! {
                 { for state.comparison.options.iter().enumerate().map(|(i, o)| html! {
                     <th scope="col">
@@ -200,9 +201,9 @@ pub fn CompareView(props: &CompareProps) -> Html {
             };
             html! {
                 <>
-                    { table(r, &levers, lang, editors, state.option_awaiting_value()) }
+                    { table(r, &levers, lang, money, editors, state.option_awaiting_value()) }
                     <h3>{ C::Charts.get(lang) }</h3>
-                    { charts(r, lang) }
+                    { charts(r, lang, money) }
                     <h3>{ C::Decision.get(lang) }</h3>
                     <div class="decision-inputs no-print">
                         { number(NumberField::TeamSize, C::TeamSize, Some(f64::from(d.team_size))) }
@@ -218,7 +219,7 @@ pub fn CompareView(props: &CompareProps) -> Html {
                     if state.decision_awaits_value() {
                         <p class="help awaiting" data-testid="decision-awaiting">{ C::AwaitsValidValue.get(lang) }</p>
                     } else {
-                        { decision_view(&r.decision, &r.options, lang) }
+                        { decision_view(&r.decision, &r.options, lang, money) }
                     }
                     <h3>{ C::Sensitivity.get(lang) }</h3>
                     <label class="no-print">{ C::OptionWord.get(lang) }{ " " }

@@ -5,6 +5,7 @@ use hsi_gpu_core::compare::decision::Decision;
 use hsi_gpu_core::compare::import::ImportError;
 use hsi_gpu_core::compare::sensitivity::default_fit_grid;
 use hsi_gpu_core::compare::{Comparison, ComparisonReport, Metric, OptionOutcome};
+use hsi_gpu_core::cost::Money;
 use hsi_gpu_core::scenario::FieldError;
 use hsi_gpu_core::whatifs::LeverRow;
 use hsi_gpu_core::{format, gpu};
@@ -51,6 +52,7 @@ pub(super) fn table(
     report: &ComparisonReport,
     levers: &[LeverRow],
     lang: Lang,
+    money: Money,
     editors: Html,
     awaiting: Option<usize>,
 ) -> Html {
@@ -122,7 +124,7 @@ pub(super) fn table(
                                         <td class={classes!("num", best.then_some("best"))}
                                             data-testid={format!("cell-{name}-{i}")}
                                             title={best.then(|| C::Best.get(lang))}>
-                                            { prefix }{ metric_text(row.metric, *v, lang) }{ if best { " ★" } else { "" } }
+                                            { prefix }{ metric_text(row.metric, *v, lang, money) }{ if best { " ★" } else { "" } }
                                         </td>
                                     }
                                 }) }
@@ -130,7 +132,7 @@ pub(super) fn table(
                         }
                     }) }
                     <tr><th scope="row">{ C::Complexity.get(lang) }</th>{ for complexity_row }</tr>
-                    { lever_rows(levers, awaiting, lang) }
+                    { lever_rows(levers, awaiting, lang, money) }
                 </tbody>
             </table>
             if price_unknown {
@@ -144,7 +146,7 @@ pub(super) fn table(
 /// to a result and cost per experiment at the card's own price; ★ on the options the lever
 /// speeds up most, where that is a real gain (the core's `best`). A lever that does not
 /// apply to an option (e.g. no better link) reads "—" with why.
-fn lever_rows(rows: &[LeverRow], awaiting: Option<usize>, lang: Lang) -> Html {
+fn lever_rows(rows: &[LeverRow], awaiting: Option<usize>, lang: Lang, money: Money) -> Html {
     let cell = |r: &LeverRow, i: usize| match r.outcomes[i] {
         _ if awaiting == Some(i) => awaiting_cell(None, lang),
         None => html! {
@@ -155,7 +157,7 @@ fn lever_rows(rows: &[LeverRow], awaiting: Option<usize>, lang: Lang) -> Html {
                 "{} · {} · {}{}",
                 o.speedup.map_or_else(String::new, format::times),
                 o.time_to_result_s.map_or_else(String::new, format::duration),
-                o.usd_per_experiment.map_or_else(String::new, format::money),
+                o.usd_per_experiment.map_or_else(String::new, |usd| money.text(usd)),
                 if r.best.contains(&i) { " ★" } else { "" }
             ) }</td>
         },
@@ -176,7 +178,7 @@ fn lever_rows(rows: &[LeverRow], awaiting: Option<usize>, lang: Lang) -> Html {
     }
 }
 
-pub(super) fn charts(report: &ComparisonReport, lang: Lang) -> Html {
+pub(super) fn charts(report: &ComparisonReport, lang: Lang, money: Money) -> Html {
     let row = |m: Metric| report.rows.iter().find(|r| r.metric == m);
     let chart = |id: &'static str, title: C, metric: Metric, reference: Option<f64>| {
         let Some(r) = row(metric) else {
@@ -185,7 +187,7 @@ pub(super) fn charts(report: &ComparisonReport, lang: Lang) -> Html {
         let texts: Vec<AttrValue> = r
             .values
             .iter()
-            .map(|v| metric_text(metric, *v, lang).into())
+            .map(|v| metric_text(metric, *v, lang, money).into())
             .collect();
         html! {
             { CompareBars { id: id.into(), title: title.get(lang).into(), labels: labels(report, lang),
@@ -201,7 +203,12 @@ pub(super) fn charts(report: &ComparisonReport, lang: Lang) -> Html {
     }
 }
 
-pub(super) fn decision_view(d: &Decision, options: &[OptionOutcome], lang: Lang) -> Html {
+pub(super) fn decision_view(
+    d: &Decision,
+    options: &[OptionOutcome],
+    lang: Lang,
+    money: Money,
+) -> Html {
     let name = |i: usize| {
         options
             .get(i)
@@ -248,7 +255,7 @@ pub(super) fn decision_view(d: &Decision, options: &[OptionOutcome], lang: Lang)
                             vec![
                                 a.runs.to_string(),
                                 a.time_to_result_s.map_or_else(|| C::DoesNotFit.get(lang).to_string(), format::duration),
-                                a.tco_usd.map_or_else(|| C::Unknown.get(lang).to_string(), format::money),
+                                a.tco_usd.map_or_else(|| C::Unknown.get(lang).to_string(), |usd| money.text(usd)),
                                 yes_no(a.within_budget).to_string(),
                                 format!("{:.1}", a.ops_hours_per_month),
                                 yes_no(Some(a.within_ops)).to_string(),
@@ -267,7 +274,7 @@ pub(super) fn decision_view(d: &Decision, options: &[OptionOutcome], lang: Lang)
                     { for d.flips.iter().map(|f| {
                         let lost: Vec<String> = f.no_longer_fit.iter().map(|&i| name(i)).collect();
                         let lost: Vec<&str> = lost.iter().map(String::as_str).collect();
-                        let condition = condition_phrase(&f.condition, lang, format::money);
+                        let condition = condition_phrase(&f.condition, lang, |usd| money.text(usd));
                         let recommended = f.recommended.map(name);
                         html! { <li>{ flip_sentence(&condition, recommended.as_deref(), &lost, lang) }</li> }
                     }) }
