@@ -392,6 +392,21 @@ fn options_summary_names_a_box_the_cards_do_not_fit() {
     }
 }
 
+/// With tensor parallelism the scenario's row reads the all-reduce share the page's speed
+/// tile does (the tensor-parallel all-reduces included), not the data-parallel one alone.
+#[test]
+fn the_scenarios_scaling_row_counts_tensor_parallel_all_reduces() {
+    let vit = r#"{"model": {"kind": "preset", "id": "vit", "size": "giant"}, "patch": 64,
+        "gpu": "a100_80_sxm", "cards": 8, "interconnect": "nvswitch", "tensor_parallel": 4,
+        "pipeline_parallel": 2, "micro_batches": 4, "precision": "amp_bf16"}"#;
+    let report = json(&run(&["estimate", "-"], vit));
+    let share = f(&report["perf"]["time"]["allreduce_share"]);
+    assert!(share > 0.01, "{share}");
+    let text = summary(&["summary", "-"], vit);
+    let row = line(&text, "8 (this scenario)");
+    assert!(row.ends_with(&format::percent(share)), "{row}");
+}
+
 /// Money in the options' currency, as the page shows it: a comparison built in yuan
 /// writes its TCO in yuan (the QA case: the dashboard in ¥, the comparison in $).
 #[test]
@@ -402,12 +417,23 @@ fn options_summary_writes_money_in_the_options_currency() {
         )
     };
     let out = json(&run(&["options", "-"], &options("cny")));
-    let tco = out["report"]["options"][0]["result"]["tco_usd"].as_f64().unwrap();
+    let tco = out["report"]["options"][0]["result"]["tco_usd"]
+        .as_f64()
+        .unwrap();
     let yuan = format::money_cny(tco * 7.1);
     for (_, code) in LANGS {
-        let text = summary(&["options", "--summary", "--lang", code, "-"], &options("cny"));
-        assert!(text.contains(&yuan) && !text.contains('$'), "{yuan} in\n{text}");
-        let text = summary(&["options", "--summary", "--lang", code, "-"], &options("usd"));
+        let text = summary(
+            &["options", "--summary", "--lang", code, "-"],
+            &options("cny"),
+        );
+        assert!(
+            text.contains(&yuan) && !text.contains('$'),
+            "{yuan} in\n{text}"
+        );
+        let text = summary(
+            &["options", "--summary", "--lang", code, "-"],
+            &options("usd"),
+        );
         assert!(text.contains(&format::money(tco)), "{text}");
     }
 }

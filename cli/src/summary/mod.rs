@@ -334,14 +334,28 @@ fn scaling(s: &Scenario, report: &Report, lang: Lang) -> Vec<String> {
         .join(lang.comma()),
     };
     let shown = |p: &&ScalingPoint| [1, 2, 4, 8].contains(&p.cards) || p.cards == s.cards;
-    let row = |first: String, p: &ScalingPoint| {
+    let mark = |n: u32, here: bool| {
+        if here {
+            with_note(lang, &n.to_string(), S::ThisScenario.get(lang))
+        } else {
+            n.to_string()
+        }
+    };
+    // The scenario's own row reads its share as the page does, tensor-parallel
+    // all-reduces included (`StepTime::link_s`); the others have data-parallel ones only.
+    let row = |n: u32, here: bool, p: &ScalingPoint| {
+        let share = if here {
+            report.perf.time.allreduce_share
+        } else {
+            p.allreduce_share
+        };
         vec![
-            first,
+            mark(n, here),
             format::duration(p.step_s),
             format!("{}/s", format::significant(p.samples_per_s)),
             format::times(p.speedup),
             format::percent(p.efficiency),
-            format::percent(p.allreduce_share),
+            format::percent(share),
         ]
     };
     let columns = |first: T| {
@@ -354,17 +368,10 @@ fn scaling(s: &Scenario, report: &Report, lang: Lang) -> Vec<String> {
             S::AllreduceShort.get(lang).into(),
         ]
     };
-    let mark = |n: u32, here: bool| {
-        if here {
-            with_note(lang, &n.to_string(), S::ThisScenario.get(lang))
-        } else {
-            n.to_string()
-        }
-    };
     let rows: Vec<Vec<String>> = points
         .iter()
         .filter(shown)
-        .map(|p| row(mark(p.cards, p.cards == s.cards), p))
+        .map(|p| row(p.cards, p.cards == s.cards && s.nodes <= 1, p))
         .collect();
     let mut out = vec![heading(&labelled(lang, T::Scaling.get(lang), &title))];
     out.extend(table("  ", &columns(T::Cards), &rows, &[]));
@@ -373,7 +380,7 @@ fn scaling(s: &Scenario, report: &Report, lang: Lang) -> Vec<String> {
             .nodes
             .iter()
             .filter(|p| [1, 2, 4, 8, most, s.nodes].contains(&p.nodes))
-            .map(|p| row(mark(p.nodes, p.nodes == s.nodes), p))
+            .map(|p| row(p.nodes, p.nodes == s.nodes, p))
             .collect();
         out.push(String::new());
         out.extend(table("  ", &columns(T::Nodes), &rows, &[]));
