@@ -83,6 +83,10 @@ fn term_value(name: &str, value: f64) -> String {
 fn constant_value(field: &str, value: f64) -> String {
     if field.ends_with("_bytes") {
         format::bytes(value)
+    } else if value != 0.0 && value.abs() < 1e-3 {
+        // Seconds per op and per launch: "2.5e-6" as the assumptions show them, where
+        // fixed decimals would read 0.000003.
+        format!("{value:e}")
     } else {
         format::significant(value)
     }
@@ -341,6 +345,13 @@ pub fn use_measured_view(store: &Store) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_constants_keep_their_digits() {
+        assert_eq!(constant_value("perf.kernel_launch_s", 2.5e-6), "2.5e-6");
+        assert_eq!(constant_value("perf.host.op_forward_s", 3.19e-5), "3.19e-5");
+        assert_eq!(constant_value("perf.compute_efficiency", 0.64), "0.64");
+    }
 
     const SAMPLE: &str = include_str!("../../tools/samples/synthetic_hybridsn_a5500_b64.json");
 

@@ -292,10 +292,25 @@ pub fn calibrate(
             timed.len()
         );
         let (old, new) = (&s.perf, &out.perf);
-        let changes = [
+        // Every field the factor changed, in `SPEED_FIELDS`' order: the table lists them
+        // all (it once listed the first three of thirteen).
+        let changes: [(f64, f64); SPEED_FIELDS.len()] = [
             (old.compute_efficiency, new.compute_efficiency),
             (old.memory_efficiency, new.memory_efficiency),
             (old.kernel_launch_s, new.kernel_launch_s),
+            (old.device.conv_efficiency, new.device.conv_efficiency),
+            (
+                old.device.fp32_conv_efficiency,
+                new.device.fp32_conv_efficiency,
+            ),
+            (old.device.grouped_efficiency, new.device.grouped_efficiency),
+            (old.cudnn.lowered_rate_fp32, new.cudnn.lowered_rate_fp32),
+            (old.cudnn.lowered_rate_tensor, new.cudnn.lowered_rate_tensor),
+            (old.host.op_forward_s, new.host.op_forward_s),
+            (old.host.op_backward_s, new.host.op_backward_s),
+            (old.host.optimizer_op_s, new.host.optimizer_op_s),
+            (old.host.foreach_tensor_s, new.host.foreach_tensor_s),
+            (old.host.step_fixed_s, new.host.step_fixed_s),
         ];
         for (field, (before, after)) in SPEED_FIELDS.into_iter().zip(changes) {
             fitted.push(Fitted {
