@@ -85,8 +85,10 @@ fn constant_value(field: &str, value: f64) -> String {
         format::bytes(value)
     } else if value != 0.0 && value.abs() < 1e-3 {
         // Seconds per op and per launch: "2.5e-6" as the assumptions show them, where
-        // fixed decimals would read 0.000003.
-        format!("{value:e}")
+        // fixed decimals would read 0.000003 (`{:e}` would cost the page 1 kB).
+        let exponent = value.abs().log10().floor() as i32;
+        let mantissa = value / 10f64.powi(exponent);
+        format!("{}e{exponent}", format::significant(mantissa))
     } else {
         format::significant(value)
     }

@@ -70,43 +70,116 @@ fn rounded(x: f64) -> f64 {
     }
 }
 
-/// The constants the speed factor scales (see `scaled_perf`).
-const SPEED_FIELDS: [&str; 13] = [
-    "perf.compute_efficiency",
-    "perf.memory_efficiency",
-    "perf.kernel_launch_s",
-    "perf.device.conv_efficiency",
-    "perf.device.fp32_conv_efficiency",
-    "perf.device.grouped_efficiency",
-    "perf.cudnn.lowered_rate_fp32",
-    "perf.cudnn.lowered_rate_tensor",
-    "perf.host.op_forward_s",
-    "perf.host.op_backward_s",
-    "perf.host.optimizer_op_s",
-    "perf.host.foreach_tensor_s",
-    "perf.host.step_fixed_s",
+/// How the speed factor scales a constant: an efficiency (a rate) is divided by it, a
+/// time (the device's least kernel time, the host's costs) multiplied.
+#[derive(Clone, Copy)]
+enum Scaled {
+    Rate,
+    Time,
+}
+
+/// A constant the speed factor scales: its field, where it sits in the assumptions, its
+/// scaling and the upper end of its range.
+type SpeedTerm = (
+    &'static str,
+    fn(&mut PerfAssumptions) -> &mut f64,
+    Scaled,
+    f64,
+);
+
+/// The constants the speed factor scales (see `scaled_perf`), each kept within its range.
+const SPEED_TERMS: [SpeedTerm; 13] = [
+    (
+        "perf.compute_efficiency",
+        |p| &mut p.compute_efficiency,
+        Scaled::Rate,
+        1.0,
+    ),
+    (
+        "perf.memory_efficiency",
+        |p| &mut p.memory_efficiency,
+        Scaled::Rate,
+        1.0,
+    ),
+    (
+        "perf.kernel_launch_s",
+        |p| &mut p.kernel_launch_s,
+        Scaled::Time,
+        1e-2,
+    ),
+    (
+        "perf.device.conv_efficiency",
+        |p| &mut p.device.conv_efficiency,
+        Scaled::Rate,
+        1.0,
+    ),
+    // Winograd and FFT kernels beat the direct-convolution count this is measured in.
+    (
+        "perf.device.fp32_conv_efficiency",
+        |p| &mut p.device.fp32_conv_efficiency,
+        Scaled::Rate,
+        4.0,
+    ),
+    (
+        "perf.device.grouped_efficiency",
+        |p| &mut p.device.grouped_efficiency,
+        Scaled::Rate,
+        1.0,
+    ),
+    (
+        "perf.cudnn.lowered_rate_fp32",
+        |p| &mut p.cudnn.lowered_rate_fp32,
+        Scaled::Rate,
+        10.0,
+    ),
+    (
+        "perf.cudnn.lowered_rate_tensor",
+        |p| &mut p.cudnn.lowered_rate_tensor,
+        Scaled::Rate,
+        10.0,
+    ),
+    (
+        "perf.host.op_forward_s",
+        |p| &mut p.host.op_forward_s,
+        Scaled::Time,
+        1e-2,
+    ),
+    (
+        "perf.host.op_backward_s",
+        |p| &mut p.host.op_backward_s,
+        Scaled::Time,
+        1e-2,
+    ),
+    (
+        "perf.host.optimizer_op_s",
+        |p| &mut p.host.optimizer_op_s,
+        Scaled::Time,
+        1e-2,
+    ),
+    (
+        "perf.host.foreach_tensor_s",
+        |p| &mut p.host.foreach_tensor_s,
+        Scaled::Time,
+        1e-2,
+    ),
+    (
+        "perf.host.step_fixed_s",
+        |p| &mut p.host.step_fixed_s,
+        Scaled::Time,
+        1.0,
+    ),
 ];
 
-/// `a` with every time term scaled by `factor`: efficiencies divided, the device's
-/// least kernel time and the host's costs multiplied, each kept within its range.
+/// `a` with every time term scaled by `factor` (`SPEED_TERMS`).
 fn scaled_perf(a: &PerfAssumptions, factor: f64) -> PerfAssumptions {
-    let efficiency = |x: f64, hi: f64| rounded((x / factor).clamp(0.01, hi));
-    let seconds = |x: f64, hi: f64| rounded((x * factor).clamp(0.0, hi));
     let mut out = a.clone();
-    out.compute_efficiency = efficiency(a.compute_efficiency, 1.0);
-    out.memory_efficiency = efficiency(a.memory_efficiency, 1.0);
-    out.kernel_launch_s = seconds(a.kernel_launch_s, 1e-2);
-    out.device.conv_efficiency = efficiency(a.device.conv_efficiency, 1.0);
-    // Winograd and FFT kernels beat the direct-convolution count this is measured in.
-    out.device.fp32_conv_efficiency = efficiency(a.device.fp32_conv_efficiency, 4.0);
-    out.device.grouped_efficiency = efficiency(a.device.grouped_efficiency, 1.0);
-    out.cudnn.lowered_rate_fp32 = efficiency(a.cudnn.lowered_rate_fp32, 10.0);
-    out.cudnn.lowered_rate_tensor = efficiency(a.cudnn.lowered_rate_tensor, 10.0);
-    out.host.op_forward_s = seconds(a.host.op_forward_s, 1e-2);
-    out.host.op_backward_s = seconds(a.host.op_backward_s, 1e-2);
-    out.host.optimizer_op_s = seconds(a.host.optimizer_op_s, 1e-2);
-    out.host.foreach_tensor_s = seconds(a.host.foreach_tensor_s, 1e-2);
-    out.host.step_fixed_s = seconds(a.host.step_fixed_s, 1.0);
+    for (_, value, scaled, hi) in SPEED_TERMS {
+        let x = value(&mut out);
+        *x = rounded(match scaled {
+            Scaled::Rate => (*x / factor).clamp(0.01, hi),
+            Scaled::Time => (*x * factor).clamp(0.0, hi),
+        });
+    }
     out
 }
 
@@ -119,7 +192,7 @@ fn scaled_perf(a: &PerfAssumptions, factor: f64) -> PerfAssumptions {
 ///   the measured card is the scenario's;
 /// - perf: one speed factor shared by the device's and the host's terms (the
 ///   efficiencies divided by it, `kernel_launch_s` and the host's costs per op
-///   multiplied: `SPEED_FIELDS`), chosen so the geometric mean of predicted / measured
+///   multiplied: `SPEED_TERMS`), chosen so the geometric mean of predicted / measured
 ///   step time is 1.
 ///   With measurements that differ in what limits them a per-term fit would be
 ///   possible; one factor is what a few measurements support. Only step times measured
@@ -255,7 +328,7 @@ pub fn calibrate(
         .filter_map(|(m, scenario)| m.step_time_s.map(|t| (scenario, t)))
         .collect();
     if timed.is_empty() {
-        not_fitted.extend(SPEED_FIELDS.map(|field| NotFitted {
+        not_fitted.extend(SPEED_TERMS.map(|(field, ..)| NotFitted {
             field: field.into(),
             why: format!("no step time measured on a {}", gpu.name),
         }));
@@ -291,32 +364,14 @@ pub fn calibrate(
             "one speed factor {factor:.4} over {} timed measurement(s): efficiencies / factor, launch floor x factor, within the allowed ranges, 6 significant digits",
             timed.len()
         );
-        let (old, new) = (&s.perf, &out.perf);
-        // Every field the factor changed, in `SPEED_FIELDS`' order: the table lists them
-        // all (it once listed the first three of thirteen).
-        let changes: [(f64, f64); SPEED_FIELDS.len()] = [
-            (old.compute_efficiency, new.compute_efficiency),
-            (old.memory_efficiency, new.memory_efficiency),
-            (old.kernel_launch_s, new.kernel_launch_s),
-            (old.device.conv_efficiency, new.device.conv_efficiency),
-            (
-                old.device.fp32_conv_efficiency,
-                new.device.fp32_conv_efficiency,
-            ),
-            (old.device.grouped_efficiency, new.device.grouped_efficiency),
-            (old.cudnn.lowered_rate_fp32, new.cudnn.lowered_rate_fp32),
-            (old.cudnn.lowered_rate_tensor, new.cudnn.lowered_rate_tensor),
-            (old.host.op_forward_s, new.host.op_forward_s),
-            (old.host.op_backward_s, new.host.op_backward_s),
-            (old.host.optimizer_op_s, new.host.optimizer_op_s),
-            (old.host.foreach_tensor_s, new.host.foreach_tensor_s),
-            (old.host.step_fixed_s, new.host.step_fixed_s),
-        ];
-        for (field, (before, after)) in SPEED_FIELDS.into_iter().zip(changes) {
+        // Every constant the factor changed: the table lists them all (it once listed the
+        // first three of thirteen).
+        let (mut old, mut new) = (s.perf.clone(), out.perf.clone());
+        for (field, value, ..) in SPEED_TERMS {
             fitted.push(Fitted {
                 field: field.into(),
-                before,
-                after,
+                before: *value(&mut old),
+                after: *value(&mut new),
                 measurements: timed.len(),
                 how: how.clone(),
             });
