@@ -25,7 +25,7 @@ pub fn LayerTable(props: &LayerTableProps) -> Html {
     html! {
         <details class="panel view layers" data-testid="layer-table" open={open} ontoggle={on_toggle}>
             <summary>
-                { T::Layers.get(lang) }{ " — " }{ &r.model_name }{ ", " }
+                { T::Layers.get(lang) }{ " — " }{ &r.model_name }{ lang.comma() }
                 <span class="figure" data-testid="params">{ format::count(r.params) }</span>
                 { " " }{ T::Params.get(lang) }
             </summary>

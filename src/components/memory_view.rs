@@ -11,7 +11,7 @@ use crate::components::chart_parts::{
 };
 use crate::components::palette::{swatch, OKABE_ITO};
 use crate::components::thesis::text::X;
-use crate::i18n::summary::labelled;
+use crate::i18n::summary::{labelled, with_note};
 use crate::i18n::{memory_terms, Lang, T};
 use crate::SharedReport;
 
@@ -156,7 +156,7 @@ impl MemoryView {
                         </li>
                     }) }
                     <li><span class="swatch line-solid"></span>{ T::Capacity.get(lang) }</li>
-                    <li><span class="swatch line-dashed"></span>{ T::HeadroomLine.get(lang) }{ " (" }{ &headroom_text }{ ")" }</li>
+                    <li><span class="swatch line-dashed"></span>{ with_note(lang, T::HeadroomLine.get(lang), &headroom_text) }</li>
                     if ghost_segments.is_some() {
                         <li class="ghost-legend">{ T::GhostLegend.get(lang) }</li>
                     }

@@ -209,7 +209,7 @@ impl ScalingView {
                 <ul class="legend">
                     { for scaling.ddp.iter().enumerate().map(|(i, curve)| html! {
                         <li>{ swatch(CURVE_COLOURS[i % CURVE_COLOURS.len()]) }
-                            { format!("DDP, {}", i18n::interconnect_name(curve.interconnect, lang)) }</li>
+                            { "DDP" }{ lang.comma() }{ i18n::interconnect_name(curve.interconnect, lang) }</li>
                     }) }
                     <li>{ swatch(PARALLEL_COLOUR) }{ T::ParallelExperiments.get(lang) }</li>
                     <li><span class="swatch line-dashed"></span>{ T::Ideal.get(lang) }</li>
