@@ -281,16 +281,11 @@ fn performance_of(
     let trainable = one_card.step.params;
     warnings.extend(one_card.peak.warning.clone());
     let a = &s.perf.scaling;
-    let run_nodes = match s.workload.mode {
-        scenario::ParallelMode::Ddp => s.nodes,
-        scenario::ParallelMode::ParallelExperiments => 1,
-    };
     let dp = cluster::DataParallel {
         sharding: s.sharding,
         offload: s.offload,
         traffic: shard::traffic(s, replica.params as f64, trainable),
-        // Independent runs stay in one box (`perf::usage`): no nodes to scale over.
-        network: cluster::Network::new(s.node_link, s.nics_per_node, run_nodes, a),
+        network: cluster::Network::new(s.node_link, s.nics_per_node, perf::run_nodes(s), a),
         pcie_bytes_per_s: scaling::pcie_x16_bytes_per_s(gpu.pcie_gen)
             * s.perf.pipeline.pcie_efficiency,
         offload_bytes_per_param: shard::Layout::of(s).grad + shard::Layout::of(s).weight,

@@ -46,7 +46,7 @@ mod time;
 
 use roofline::{largest, layer_perf};
 pub use roofline::{Bound, LayerPerf, Limiter, PassPerf, Roofline};
-pub use time::{epoch_time, ring_cards, run_cards, usage, EpochTime, StepTime};
+pub use time::{epoch_time, ring_cards, run_cards, run_nodes, usage, EpochTime, StepTime};
 
 /// Kernels of one optimizer update with PyTorch's default `foreach` implementation, one
 /// launch per `_foreach_*` op (enough for models with fewer than ~100 parameter tensors).

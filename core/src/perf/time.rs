@@ -156,6 +156,14 @@ pub fn run_cards(scenario: &Scenario) -> u32 {
     }
 }
 
+/// Nodes one run spans: the scenario's with DDP; independent runs stay in one box.
+pub fn run_nodes(scenario: &Scenario) -> u32 {
+    match scenario.workload.mode {
+        ParallelMode::Ddp => scenario.nodes.max(1),
+        ParallelMode::ParallelExperiments => 1,
+    }
+}
+
 /// Cards in one box that one run's all-reduce spans: the scenario's with DDP, 1 (none)
 /// with parallel experiments.
 pub fn ring_cards(scenario: &Scenario) -> u32 {
@@ -171,7 +179,7 @@ pub fn usage(scenario: &Scenario, time: &StepTime, epoch: &EpochTime) -> Usage {
     let ddp = scenario.workload.mode == ParallelMode::Ddp;
     Usage {
         cards,
-        nodes: if ddp { scenario.nodes.max(1) } else { 1 },
+        nodes: run_nodes(scenario),
         nics_per_node: scenario.nics_per_node,
         samples_per_s: time.samples_per_s,
         run_s: epoch.run_s,
