@@ -80,9 +80,12 @@ node_major="$(node -p 'process.versions.node.split(".")[0]')"
 # Trunk.toml pins the wasm-opt version Trunk accepts; tools/package.json pins the npm
 # binaryen that provides it. Check they agree rather than trusting either.
 wasm_opt_wanted="$(sed -n 's/^wasm_opt = "\(.*\)"/\1/p' Trunk.toml)"
-say "wasm-opt $wasm_opt_wanted (npm binaryen in tools/node_modules)"
+say "wasm-opt $wasm_opt_wanted and terser (npm binaryen and terser in tools/node_modules)"
 wasm_opt_found() { tools/node_modules/.bin/wasm-opt --version 2>/dev/null | awk '{print "version_" $3}'; }
-if [ "$(wasm_opt_found)" != "$wasm_opt_wanted" ]; then
+# terser minifies the release build's JavaScript glue (Trunk.toml's post-build hook).
+terser_wanted="$(node -p 'require("./tools/package.json").dependencies.terser')"
+terser_found() { node -p 'require("./tools/node_modules/terser/package.json").version' 2>/dev/null; }
+if [ "$(wasm_opt_found)" != "$wasm_opt_wanted" ] || [ "$(terser_found)" != "$terser_wanted" ]; then
   npm ci --prefix tools --no-audit --no-fund
 fi
 [ "$(wasm_opt_found)" = "$wasm_opt_wanted" ] ||
