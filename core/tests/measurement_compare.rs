@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use hsi_gpu_core::measurement::{compare, measurement_from_json, Measurement, Note};
+use hsi_gpu_core::measurement::{compare, measurement_from_json, Measurement, Note, Setting};
 use hsi_gpu_core::scenario::{scenario_from_json, Precision};
 use hsi_gpu_core::{estimate, Scenario};
 
@@ -71,8 +71,8 @@ fn the_measured_batch_and_precision_are_the_ones_estimated() {
         c.warnings,
         [Note::Setting {
             field: "precision",
-            measured: "amp_bf16".into(),
-            scenario: "fp32".into()
+            measured: Setting::Precision(Precision::AmpBf16),
+            scenario: Setting::Precision(Precision::Fp32)
         }]
     );
     assert!(c.warnings[0].to_string().contains("estimating amp_bf16"));
@@ -95,8 +95,8 @@ fn a_run_with_cudnn_benchmark_is_estimated_with_it() {
         c.warnings,
         [Note::Setting {
             field: "cudnn_benchmark",
-            measured: "true".into(),
-            scenario: "false".into()
+            measured: Setting::Switch(true),
+            scenario: Setting::Switch(false)
         }]
     );
     // The same as a scenario that has it on, measured without saying.
@@ -237,8 +237,8 @@ fn the_measured_geometry_is_estimated_and_another_model_is_named() {
         c.warnings,
         [Note::Setting {
             field: "bands",
-            measured: "60".into(),
-            scenario: "30".into()
+            measured: Setting::Count(60),
+            scenario: Setting::Count(30)
         }]
     );
 

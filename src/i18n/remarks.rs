@@ -3,7 +3,10 @@
 
 use hsi_gpu_core::format::count;
 
-use super::{Lang, T};
+use hsi_gpu_core::zoo::zoo_entry;
+
+use super::compare::C;
+use super::{optimizer_name, precision_name, zoo_name, Lang, T};
 
 /// Label of a predicted-versus-measured term (`measurement::Term::name`).
 pub fn measured_term_label(name: &str, lang: Lang) -> String {
@@ -46,39 +49,61 @@ pub fn measured_caption(
     }
 }
 
-/// Why a comparison may not set like beside like (`measurement::Note`).
+/// Why a comparison may not set like beside like (`measurement::Note`), with the page's
+/// names for settings and models where the core's sentence has their ids.
 pub fn note_text(note: &hsi_gpu_core::measurement::Note, lang: Lang) -> String {
-    use hsi_gpu_core::measurement::Note;
-    let Lang::Zh = lang else {
-        return note.to_string();
-    };
-    match note {
-        Note::OneCard(cards) => format!("场景为 {cards} 张卡；测量只针对单卡，按单卡对比"),
-        Note::Setting {
-            field,
-            measured,
-            scenario,
-        } => {
+    use hsi_gpu_core::measurement::{Note, Setting};
+    let model = |id: &str| zoo_entry(id).map_or(id.to_string(), |e| zoo_name(e, lang).into());
+    match (note, lang) {
+        (
+            Note::Setting {
+                field,
+                measured,
+                scenario,
+            },
+            _,
+        ) => {
             let label = match *field {
-                "bands" => T::Bands.get(lang),
-                "patch" => T::Patch.get(lang),
-                "classes" => T::Classes.get(lang),
-                "precision" => T::Precision.get(lang),
-                "optimizer" => T::Optimizer.get(lang),
-                "checkpointing" => T::Checkpointing.get(lang),
-                "cudnn_benchmark" => T::CudnnBenchmark.get(lang),
-                other => other,
+                "bands" => T::Bands,
+                "patch" => T::Patch,
+                "classes" => T::Classes,
+                "precision" => T::Precision,
+                "optimizer" => T::Optimizer,
+                "checkpointing" => T::Checkpointing,
+                _ => T::CudnnBenchmark,
+            }
+            .get(lang);
+            let value = |setting: &Setting| match *setting {
+                Setting::Count(n) => n.to_string(),
+                Setting::Precision(p) => precision_name(p, lang).into(),
+                Setting::Optimizer(o) => optimizer_name(o, lang).into(),
+                Setting::Switch(on) => if on { C::Yes } else { C::No }.get(lang).into(),
             };
-            format!("实测的{label}为 {measured}，场景为 {scenario}：按 {measured} 估算")
+            let (measured, scenario) = (value(measured), value(scenario));
+            match lang {
+                Lang::En => format!(
+                    "{label}: measured {measured}, the scenario has {scenario}; estimating {measured}"
+                ),
+                Lang::Zh => format!("实测的{label}为 {measured}，场景为 {scenario}：按 {measured} 估算"),
+            }
         }
-        Note::OtherModel { measured, scenario } => {
-            format!("实测模型为 {measured}，场景模型为 {scenario}：数字可能不可比")
-        }
-        Note::OtherCard { measured, scenario } => {
+        (Note::OtherModel { measured, scenario }, Lang::En) => format!(
+            "measured model {}, the scenario's is {}: the figures may not compare",
+            model(measured),
+            model(scenario)
+        ),
+        (Note::OtherModel { measured, scenario }, Lang::Zh) => format!(
+            "实测模型为 {}，场景模型为 {}：数字可能不可比",
+            model(measured),
+            model(scenario)
+        ),
+        (_, Lang::En) => note.to_string(),
+        (Note::OneCard(cards), _) => format!("场景为 {cards} 张卡；测量只针对单卡，按单卡对比"),
+        (Note::OtherCard { measured, scenario }, _) => {
             format!("在 {measured} 上实测，场景显卡为 {scenario}")
         }
-        Note::Synthetic => "合成示例：虚构数字，并非实测".into(),
-        Note::DryRun => "CPU 试运行：没有 CUDA 数据，其单步时间也不代表显卡".into(),
+        (Note::Synthetic, _) => "合成示例：虚构数字，并非实测".into(),
+        (Note::DryRun, _) => "CPU 试运行：没有 CUDA 数据，其单步时间也不代表显卡".into(),
     }
 }
 
@@ -146,13 +171,13 @@ mod tests {
 
     #[test]
     fn measurement_notes_and_terms_are_worded_in_both_languages() {
-        use hsi_gpu_core::measurement::Note;
+        use hsi_gpu_core::measurement::{Note, Setting};
         let notes = [
             Note::OneCard(4),
             Note::Setting {
                 field: "bands",
-                measured: "60".into(),
-                scenario: "30".into(),
+                measured: Setting::Count(60),
+                scenario: Setting::Count(30),
             },
             Note::OtherModel {
                 measured: "ssrn".into(),
@@ -166,10 +191,59 @@ mod tests {
             Note::DryRun,
         ];
         for note in &notes {
-            assert_eq!(note_text(note, Lang::En), note.to_string());
-            assert_ne!(note_text(note, Lang::Zh), note.to_string());
+            assert_ne!(note_text(note, Lang::Zh), note_text(note, Lang::En));
         }
+        assert_eq!(note_text(&notes[0], Lang::En), notes[0].to_string());
         assert!(note_text(&notes[1], Lang::Zh).contains(T::Bands.get(Lang::Zh)));
+        assert!(note_text(&notes[1], Lang::En).starts_with("Spectral bands: measured 60,"));
+    }
+
+    /// The core's notes carry ids (`torch_default`, `mou_rnn`, `true`); the page names them.
+    #[test]
+    fn measurement_notes_name_settings_and_models_not_their_ids() {
+        use hsi_gpu_core::measurement::{Note, Setting};
+        use hsi_gpu_core::scenario::Precision;
+        let precision = Note::Setting {
+            field: "precision",
+            measured: Setting::Precision(Precision::TorchDefault),
+            scenario: Setting::Precision(Precision::AmpBf16),
+        };
+        let benchmark = Note::Setting {
+            field: "cudnn_benchmark",
+            measured: Setting::Switch(true),
+            scenario: Setting::Switch(false),
+        };
+        let model = Note::OtherModel {
+            measured: "mou_rnn".into(),
+            scenario: "unmixing_ae".into(),
+        };
+        assert!(
+            precision.to_string().contains("torch_default"),
+            "the CLI keeps ids"
+        );
+        let said = |note: &Note, lang| note_text(note, lang);
+        assert_eq!(
+            said(&precision, Lang::En),
+            "Precision: measured PyTorch default (TF32 conv), the scenario has AMP BF16; \
+             estimating PyTorch default (TF32 conv)"
+        );
+        assert_eq!(
+            said(&precision, Lang::Zh),
+            "实测的精度为 PyTorch 默认（卷积 TF32），场景为 混合精度 BF16：按 PyTorch 默认（卷积 TF32） 估算"
+        );
+        assert!(said(&benchmark, Lang::En)
+            .starts_with("cudnn.benchmark: measured yes, the scenario has no;"));
+        assert!(said(&benchmark, Lang::Zh).contains("为 是，场景为 否"));
+        assert_eq!(
+            said(&model, Lang::En),
+            "measured model GRU RNN (Mou 2017), the scenario's is Unmixing autoencoder (Palsson 2018): the figures may not compare"
+        );
+        assert!(said(&model, Lang::Zh).contains("解混自编码器"));
+        for lang in [Lang::En, Lang::Zh] {
+            for note in [&precision, &benchmark, &model] {
+                assert!(!said(note, lang).contains('_'), "{}", said(note, lang));
+            }
+        }
         for term in [
             "peak_allocated_bytes",
             "peak_reserved_bytes",

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::Measurement;
 use crate::gpu::GpuSpec;
 use crate::problems::FieldError;
-use crate::scenario::{ModelChoice, Pipeline, Scenario};
+use crate::scenario::{ModelChoice, Optimizer, Pipeline, Precision, Scenario};
 use crate::{build_model, estimate, memory};
 
 /// One figure, predicted and measured.
@@ -63,8 +63,8 @@ pub enum Note {
     /// the estimate uses the measured value.
     Setting {
         field: &'static str,
-        measured: String,
-        scenario: String,
+        measured: Setting,
+        scenario: Setting,
     },
     /// The run names another model than the scenario's: the figures may not be comparable.
     OtherModel { measured: String, scenario: String },
@@ -74,6 +74,27 @@ pub enum Note {
     Synthetic,
     /// `measure.py --dry-run` on a CPU: no CUDA figures.
     DryRun,
+}
+
+/// A recorded setting's value, kept typed so that each reader can name it in its words.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Setting {
+    Count(u32),
+    Precision(Precision),
+    Optimizer(Optimizer),
+    Switch(bool),
+}
+
+/// The value as the JSON formats write it (`amp_bf16`, `true`).
+impl std::fmt::Display for Setting {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Setting::Count(n) => write!(f, "{n}"),
+            Setting::Precision(p) => f.write_str(p.id()),
+            Setting::Optimizer(o) => f.write_str(o.id()),
+            Setting::Switch(on) => write!(f, "{on}"),
+        }
+    }
 }
 
 impl std::fmt::Display for Note {
@@ -151,57 +172,65 @@ pub(super) fn measured_scenario(s: &Scenario, m: &Measurement) -> (Scenario, Vec
         field: &'static str,
         recorded: Option<T>,
         slot: &mut T,
-        text: impl Fn(T) -> String,
+        setting: impl Fn(T) -> Setting,
     ) {
         if let Some(value) = recorded.filter(|v| v != slot) {
             notes.push(Note::Setting {
                 field,
-                measured: text(value),
-                scenario: text(*slot),
+                measured: setting(value),
+                scenario: setting(*slot),
             });
             *slot = value;
         }
     }
-    take(&mut notes, "bands", m.bands, &mut measured.bands, |v| {
-        v.to_string()
-    });
-    take(&mut notes, "patch", m.patch, &mut measured.patch, |v| {
-        v.to_string()
-    });
+    take(
+        &mut notes,
+        "bands",
+        m.bands,
+        &mut measured.bands,
+        Setting::Count,
+    );
+    take(
+        &mut notes,
+        "patch",
+        m.patch,
+        &mut measured.patch,
+        Setting::Count,
+    );
     take(
         &mut notes,
         "classes",
         m.classes,
         &mut measured.classes,
-        |v| v.to_string(),
+        Setting::Count,
     );
     take(
         &mut notes,
         "precision",
         m.precision,
         &mut measured.precision,
-        |p| p.id().into(),
+        Setting::Precision,
     );
     take(
         &mut notes,
         "optimizer",
         m.optimizer,
         &mut measured.optimizer,
-        |o| o.id().into(),
+        Setting::Optimizer,
     );
     take(
         &mut notes,
         "checkpointing",
         m.checkpointing,
         &mut measured.checkpointing,
-        |c| c.to_string(),
+        Setting::Switch,
     );
     take(
         &mut notes,
         "cudnn_benchmark",
         m.cudnn_benchmark,
         &mut measured.cudnn_benchmark,
-        |c| c.to_string(),
+        Setting::Switch,
     );
     (measured, notes)
 }

@@ -22,7 +22,7 @@ mod calibrate;
 mod compare;
 
 pub use calibrate::{calibrate, CalibrationReport, Fitted, NotFitted};
-pub use compare::{compare, mean_abs_errors, Note, PredictedVsMeasured, Term};
+pub use compare::{compare, mean_abs_errors, Note, PredictedVsMeasured, Setting, Term};
 
 use crate::choices::{Optimizer, Precision};
 use crate::json::{self, json_object_value, json_struct, Check, JsonDocument};
