@@ -93,8 +93,7 @@ pub fn App(props: &AppProps) -> Html {
         platform::set_html_lang(state.lang.html_lang());
         let state = state.clone();
         platform::persist_soon(move || {
-            // An embedded view only reads: it must not overwrite the full page's saved scenario.
-            let saved = (!state.embed).then(|| state.share_query());
+            let saved = state.saves.then(|| state.share_query());
             (state.location_query(), saved)
         });
     });

@@ -21,6 +21,10 @@ pub struct AppState {
     pub lang_chosen: bool,
     pub embed: bool,
     pub presentation: bool,
+    /// Whether the scenario is written to storage for the next bare visit. Not from an
+    /// embedded view (it only reads), nor from a link opened over another saved scenario:
+    /// a colleague's link must not replace yours; its state lives in the address bar.
+    pub saves: bool,
     /// Link parameters that were dropped, shown until dismissed.
     pub notices: Vec<Notice>,
     /// Text typed into a box that is not an allowed value: kept out of the Scenario (which
@@ -46,6 +50,7 @@ impl AppState {
             lang_chosen: parsed.view.lang.is_some(),
             embed: parsed.view.embed,
             presentation: parsed.view.presentation,
+            saves: !parsed.view.embed,
             notices: parsed.notices,
             rejected: None,
         }
@@ -56,6 +61,9 @@ impl AppState {
     /// presentation, language) still apply. Notices come from whichever was read.
     pub fn at_load(url_query: &str, saved_query: Option<&str>, browser_lang: Lang) -> Self {
         let url = query::parse_query(url_query);
+        // A reload of this page's own address reads the saved scenario back: it goes on saving.
+        let keeps_saved = url.has_scenario
+            && saved_query.is_some_and(|saved| query::parse_query(saved).scenario != url.scenario);
         let parsed = match saved_query {
             Some(saved) if !url.has_scenario => {
                 let saved = query::parse_query(saved);
@@ -71,7 +79,9 @@ impl AppState {
             }
             _ => url,
         };
-        Self::from_parsed(parsed, browser_lang)
+        let mut state = Self::from_parsed(parsed, browser_lang);
+        state.saves &= !keeps_saved;
+        state
     }
 
     /// The query string that reproduces this view (without embed: a copied link opens the

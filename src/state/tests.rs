@@ -210,6 +210,23 @@ fn a_link_wins_over_storage_and_storage_fills_a_bare_link() {
 }
 
 #[test]
+fn a_link_never_replaces_the_saved_scenario() {
+    let saved = "bands=103";
+    // A colleague's link over your saved scenario: shown, kept in the address bar only.
+    assert!(!AppState::at_load("patch=9", Some(saved), Lang::En).saves);
+    // A reload: the address is the saved scenario's own.
+    assert!(AppState::at_load("bands=103&lang=zh", Some(saved), Lang::En).saves);
+    // Nothing saved yet: the link's scenario becomes the one the bare page opens.
+    assert!(AppState::at_load("patch=9", None, Lang::En).saves);
+    // The bare page and a link with only view settings go on saving yours.
+    assert!(AppState::at_load("", Some(saved), Lang::En).saves);
+    assert!(AppState::at_load("lang=zh", Some(saved), Lang::En).saves);
+    // An embedded view only reads.
+    assert!(!AppState::at_load("embed=1", Some(saved), Lang::En).saves);
+    assert!(!AppState::at_load("embed=1&patch=9", None, Lang::En).saves);
+}
+
+#[test]
 fn language_choice_is_kept_in_links_and_embed_is_not_shared() {
     let mut state = AppState::from_parsed(query::parse_query("embed=1&bands=50"), Lang::En);
     assert!(!state.share_query().contains("lang="));

@@ -240,6 +240,23 @@ test("reload restores the scenario from the address and from storage", async () 
   assert.equal(await app.text("total-memory"), total);
 });
 
+test("a colleague's link, even edited, leaves the saved scenario as it was", async () => {
+  const app = await open();
+  await app.page.getByTestId("bands-input").fill("144");
+  await addressIncludes(app.page, "bands=144");
+  await app.page.goto(`${dist.url}?patch=9&bands=60`);
+  await app.waitForReady();
+  await app.page.getByTestId("bands-input").fill("61");
+  await addressIncludes(app.page, "bands=61");
+  // Its own address reloads as edited.
+  await app.page.reload();
+  await app.waitForReady();
+  assert.equal(await app.page.getByTestId("bands-input").inputValue(), "61");
+  await app.page.goto(dist.url);
+  await app.waitForReady();
+  assert.equal(await app.page.getByTestId("bands-input").inputValue(), "144");
+});
+
 test("a scenario saved before storage went through gloo-storage (a bare query) still loads", async () => {
   const app = await open();
   // gloo-storage keeps values as JSON (the default scenario's query is ""); earlier
