@@ -117,7 +117,7 @@ fn text_box(
         })
     };
     let error = rejected.map(|r| match &r.allowed {
-        Some(allowed) => crate::components::messages::allowed(lang, allowed),
+        Some(allowed) => i18n::allowed_sentence(lang, allowed),
         None => T::InvalidValue.get(lang).to_string(),
     });
     let error_id = format!("{id}-error");

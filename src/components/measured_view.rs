@@ -103,7 +103,7 @@ fn field_error_view(e: &FieldError, lang: Lang) -> Html {
     html! {
         <>
             <code>{ &e.field }</code>{ " = " }<code>{ &e.value }</code>
-            { format!(" — {}: {}", T::Allowed.get(lang), e.allowed) }
+            { " — " }{ i18n::allowed_sentence(lang, &e.allowed) }
         </>
     }
 }

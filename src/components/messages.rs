@@ -18,15 +18,6 @@ fn problem(field: &str, value: &str, why: String, lang: Lang) -> Html {
     }
 }
 
-/// "Allowed: …" in the language, its colon full-width in Chinese.
-pub fn allowed(lang: Lang, allowed: &str) -> String {
-    i18n::summary::labelled(
-        lang,
-        T::Allowed.get(lang),
-        &i18n::allowed_text(lang, allowed),
-    )
-}
-
 /// The link's dropped parameters, with a button that dismisses them.
 pub fn notices(notices: &[Notice], lang: Lang, on_dismiss: Callback<()>) -> Html {
     if notices.is_empty() {
@@ -54,7 +45,7 @@ pub fn errors(errors: &[FieldError], lang: Lang) -> Html {
             <h2>{ T::Errors.get(lang) }</h2>
             <ul>
                 { for errors.iter().map(|e| html! {
-                    <li>{ problem(&e.field, &e.value, allowed(lang, &e.allowed), lang) }</li>
+                    <li>{ problem(&e.field, &e.value, i18n::allowed_sentence(lang, &e.allowed), lang) }</li>
                 }) }
             </ul>
         </section>

@@ -28,6 +28,7 @@ macro_rules! texts {
     };
 }
 pub mod compare;
+mod limits;
 mod names;
 pub mod problems;
 mod remarks;

@@ -232,6 +232,9 @@ pub fn allowed_text(lang: Lang, allowed: &str) -> String {
     if lang == Lang::En {
         return allowed.to_string();
     }
+    if let Some(text) = super::limits::limit_text(allowed) {
+        return text;
+    }
     // "from LO to HI", read word by word (a substring search would cost the page bytes).
     let range = |prefix: &str| {
         let mut words = allowed.strip_prefix(prefix)?.split(' ');
@@ -329,6 +332,12 @@ fn layout_text(lang: Lang, allowed: &str) -> Option<String> {
     ))
 }
 
+/// "Allowed: …" in the reader's language, its colon full-width in Chinese.
+pub fn allowed_sentence(lang: Lang, allowed: &str) -> String {
+    let allowed = allowed_text(lang, allowed);
+    super::summary::labelled(lang, super::T::Allowed.get(lang), &allowed)
+}
+
 /// Why a link parameter was dropped (`query::Notice::reason`, English) in the reader's
 /// language: the query's own reasons, or the core's "allowed" text.
 pub fn notice_reason(lang: Lang, reason: &str) -> String {
@@ -344,7 +353,7 @@ pub fn notice_reason(lang: Lang, reason: &str) -> String {
         _ if reason.contains(": got unknown field ") => T::NotAField,
         "a group of fields, not one value" => T::GroupOfFields,
         _ => {
-            return format!("{}: {}", T::Allowed.get(lang), allowed_text(lang, allowed));
+            return allowed_sentence(lang, allowed);
         }
     };
     known.get(lang).to_string()

@@ -324,6 +324,17 @@ test("malformed link values fall back to defaults with a visible notice", async 
   assert.equal(await app.page.getByTestId("notices").count(), 0);
 });
 
+test("a model's least patch reads in Chinese on the Chinese page, in the verdict and in a link's notice", async () => {
+  const app = await open("?lang=zh");
+  await app.page.getByTestId("patch-input").fill("5");
+  const errors = await app.text("errors");
+  assert.ok(errors.includes("至少 9（四层无填充 3x3 卷积共去掉 8 个像素）"), errors);
+  assert.ok(!/at least|unpadded/.test(errors), errors);
+  const linked = await open("?lang=zh&patch=5");
+  const notice = await linked.text("notices");
+  assert.ok(notice.includes("允许：至少 9（"), notice);
+});
+
 test("extreme links never blank the page: every preset at the input limits", async () => {
   const models = await (await open()).page.evaluate(() =>
     [...document.querySelectorAll('[data-testid="model"] option')].map((o) => o.value),
