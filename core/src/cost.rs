@@ -130,6 +130,14 @@ impl Money {
         }
     }
 
+    /// Units of the currency per US dollar.
+    pub fn per_usd(self) -> f64 {
+        match self.currency {
+            Currency::Usd => 1.0,
+            Currency::Cny => self.cny_per_usd,
+        }
+    }
+
     pub fn text(self, usd: f64) -> String {
         match self.currency {
             Currency::Usd => crate::format::money(usd),

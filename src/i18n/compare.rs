@@ -70,6 +70,7 @@ texts! {
     GoalSingleRun => "Fastest single run", "单次训练最快";
     GoalSweep => "Finish everyone's sweeps", "尽快完成所有人的搜索";
     Budget => "Budget over the box's life, USD (empty: none)", "整机生命周期预算（美元，留空为不限）";
+    BudgetCny => "Budget over the box's life, CNY (empty: none)", "整机生命周期预算（元，留空为不限）";
     OpsHours => "Admin hours per month you can spare (empty: none)", "每月可投入运维小时（留空为不限）";
     Recommended => "Recommended", "推荐";
     NothingEligible => "No option fits within the budget and the operations time.", "没有方案同时满足显存、预算与运维时间。";

@@ -179,10 +179,14 @@ test("exports: JSON, CSV, SVG, PNG and print", async () => {
   assert.deepEqual(csv.slice(1).map((line) => line.split(",")[0]), ROWS);
 
   // The comparison's charts (compare-*; the page's own dashboard charts are chart-*).
-  for (const chart of ["compare-memory", "compare-time", "compare-cost"]) {
+  // Each keeps its title outside the page (for slides).
+  const titles = { "compare-memory": "Memory per GPU / budget", "compare-time": "Time to result", "compare-cost": "TCO" };
+  for (const [chart, title] of Object.entries(titles)) {
     const svg = await download(`${chart}-svg`);
     assert.equal(svg.name, `${chart}.svg`);
-    assert.match(svg.content.toString("utf8"), /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    const text = svg.content.toString("utf8");
+    assert.match(text, /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.ok(text.includes(`>${title}</text>`), `${chart}.svg lacks its title`);
   }
   const png = await download("compare-time-png");
   assert.equal(png.name, "compare-time.png");
@@ -291,5 +295,15 @@ test("a page in yuan writes the comparison's money in yuan", async () => {
   }
   assert.match(await cny.text("cell-usd_per_experiment-0"), /¥/);
   assert.ok(!(await cny.page.getByTestId("compare").innerText()).includes("$"));
+  // The budget is typed in yuan: the cheapest option's TCO in yuan admits it, a yuan less
+  // admits none.
+  assert.match(await cny.page.locator('label[for="budget-input"]').innerText(), /CNY/);
+  const yuan = (i) => cny.text(`cell-tco_usd-${i}`).then((t) => Number(t.replace(/[^0-9.]/g, "")));
+  const tcos = await Promise.all([...Array(READY_MADE_OPTIONS).keys()].map(yuan));
+  const cheapest = Math.min(...tcos);
+  await cny.page.getByTestId("budget-input").fill(String(Math.ceil(cheapest * 1.01)));
+  await cny.page.waitForFunction(() => !document.querySelector('[data-testid="recommended"]')?.innerText.startsWith("No option"));
+  await cny.page.getByTestId("budget-input").fill(String(Math.floor(cheapest * 0.99)));
+  await cny.page.waitForFunction(() => document.querySelector('[data-testid="recommended"]')?.innerText.startsWith("No option"));
   await cny.close();
 });

@@ -15,7 +15,8 @@ pub const WIDTH: u32 = 560;
 const LABEL_WIDTH: f64 = 210.0;
 const RIGHT_MARGIN: f64 = 70.0;
 const ROW: f64 = 22.0;
-const TOP: f64 = 8.0;
+/// Room for the title, drawn in the SVG so that an exported chart keeps it.
+const TOP: f64 = 30.0;
 const AXIS_ROOM: f64 = 26.0;
 const BAR_COLOUR: &str = OKABE_ITO[1];
 const BEST_COLOUR: &str = OKABE_ITO[4];
@@ -106,11 +107,11 @@ impl CompareBars {
         let lang = self.lang;
         html! {
             <figure class="compare-chart">
-                <figcaption>{ &self.title }</figcaption>
                 <svg xmlns="http://www.w3.org/2000/svg" data-testid={self.id.clone()} role="img"
                     aria-label={self.title.clone()} viewBox={format!("0 0 {WIDTH} {h}")}
                     width={WIDTH.to_string()} height={h.to_string()}>
                     <rect x="0" y="0" width={WIDTH.to_string()} height={h.to_string()} fill="#ffffff" />
+                    <text x="4" y="17" font-size="14" font-weight="600" font-family="system-ui, sans-serif" fill="#111827">{ &self.title }</text>
                     { for ticks }
                     { for bars }
                     <line x1={px(LABEL_WIDTH)} x2={px(f64::from(WIDTH) - RIGHT_MARGIN)}

@@ -13,6 +13,7 @@ pub use crate::i18n::compare as text;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use hsi_gpu_core::choices::Currency;
 use hsi_gpu_core::compare::decision::Priority;
 use hsi_gpu_core::compare::export::results_csv;
 use hsi_gpu_core::compare::presets::runs_workload_of;
@@ -212,7 +213,8 @@ pub fn CompareView(props: &CompareProps) -> Html {
                                 <option value="sweep" selected={d.priority == Priority::Sweep}>{ priority_name(Priority::Sweep, lang) }</option>
                                 <option value="single_run" selected={d.priority == Priority::SingleRun}>{ priority_name(Priority::SingleRun, lang) }</option>
                             </select></label>
-                        { number(NumberField::Budget, C::Budget, d.budget_usd) }
+                        { number(NumberField::Budget, if money.currency == Currency::Cny { C::BudgetCny } else { C::Budget },
+                            d.budget_usd.map(|usd| (usd * money.per_usd()).round())) }
                         { number(NumberField::OpsHours, C::OpsHours, d.ops_hours_per_month) }
                     </div>
                     // Its figures would be for a value the boxes no longer show.

@@ -73,7 +73,7 @@ impl NumberField {
     }
 
     /// The whole numbers the box takes (min, max): the ranges `Comparison::validate`
-    /// accepts, budget and hours in whole units.
+    /// accepts, budget and hours in whole units (the budget's bound in any currency).
     pub fn allowed(self) -> (u32, u32) {
         use NumberField::*;
         match self {
@@ -90,12 +90,14 @@ impl NumberField {
         matches!(self, NumberField::Budget | NumberField::OpsHours)
     }
 
-    /// Puts a valid typed value in its place; None (an empty box) is no limit.
+    /// Puts a valid typed value in its place; None (an empty box) is no limit. The budget
+    /// is typed in the comparison's currency.
     fn apply(self, c: &mut Comparison, value: Option<u32>) {
         use NumberField::*;
+        let per_usd = c.money().per_usd();
         let decision = &mut c.decision;
         match (self, value) {
-            (Budget, usd) => decision.budget_usd = usd.map(f64::from),
+            (Budget, amount) => decision.budget_usd = amount.map(|a| f64::from(a) / per_usd),
             (OpsHours, hours) => decision.ops_hours_per_month = hours.map(f64::from),
             (TeamSize, Some(n)) => decision.team_size = n.clamp(1, MAX_TEAM_SIZE),
             (Cards(i) | TensorParallel(i) | Batch(i), Some(n)) => {
@@ -332,6 +334,24 @@ mod tests {
             state = reduce(state, CompareAction::Remove(0));
         }
         assert_eq!(state.comparison.options.len(), 1);
+    }
+
+    /// A page in yuan takes the budget in yuan; the decision keeps dollars.
+    #[test]
+    fn the_budget_is_typed_in_the_comparisons_currency() {
+        use hsi_gpu_core::choices::Currency;
+        let mut yuan = Scenario::default();
+        yuan.cost.currency = Currency::Cny;
+        yuan.cost.cny_per_usd = 7.2;
+        let budget = |state, amount| {
+            let state = reduce(
+                state,
+                CompareAction::Number(NumberField::Budget, Some(amount)),
+            );
+            state.comparison.decision.budget_usd.unwrap()
+        };
+        assert!((budget(CompareState::new(&yuan), 72_000) - 10_000.0).abs() < 1e-6);
+        assert_eq!(budget(initial(), 72_000), 72_000.0);
     }
 
     #[test]
