@@ -237,6 +237,12 @@ for (const viewport of VIEWPORTS.filter((v) => v.width > 800)) {
       assert.deepEqual(await outsideFirstScreen(app.page, ["verdict", ...CHARTS, "patch-slider", "gpu"]), []);
       // The rest of the inputs wait in a drawer.
       assert.equal(await app.page.getByTestId("more-inputs").evaluate((d) => d.open), false);
+      // The memory chart's drawing fills its box: no box left mostly empty on a tall screen.
+      const filled = await app.page.evaluate(() => {
+        const svg = document.querySelector(".memory .chart-box svg");
+        return svg.getBBox().height / svg.getBoundingClientRect().height;
+      });
+      assert.ok(filled > 0.75, `the memory chart fills ${(filled * 100).toFixed(0)} % of its box`);
       await app.screenshot(`room-presentation-${name(viewport)}-${lang}`, { fullPage: false });
     });
   }
