@@ -175,8 +175,8 @@ fn vit_size_name(size: VitSize) -> &'static str {
     }
 }
 
-/// The condition of a flip, as a phrase; money and hours come pre-formatted.
-pub fn condition_phrase(c: &Condition, lang: Lang, money: impl Fn(f64) -> String) -> String {
+/// The condition of a flip, as a phrase; budgets in the comparison's currency (`money`).
+pub fn condition_phrase(c: &Condition, lang: Lang, money: Money) -> String {
     match (c, lang) {
         (Condition::PatchAbove { patch }, Lang::En) => {
             format!("with patches of {patch} px or more")
@@ -197,14 +197,14 @@ pub fn condition_phrase(c: &Condition, lang: Lang, money: impl Fn(f64) -> String
         (Condition::TeamSize { people }, Lang::En) => format!("with a team of {people}"),
         (Condition::TeamSize { people }, Lang::Zh) => format!("团队为 {people} 人时"),
         (Condition::BudgetBelow { usd }, Lang::En) => {
-            format!("with a budget below {}", money(*usd))
+            format!("with a budget below {}", money.text(*usd))
         }
-        (Condition::BudgetBelow { usd }, Lang::Zh) => format!("预算低于 {} 时", money(*usd)),
+        (Condition::BudgetBelow { usd }, Lang::Zh) => format!("预算低于 {} 时", money.text(*usd)),
         (Condition::BudgetAtLeast { usd }, Lang::En) => {
-            format!("with a budget of {} or more", money(*usd))
+            format!("with a budget of {} or more", money.text(*usd))
         }
         (Condition::BudgetAtLeast { usd }, Lang::Zh) => {
-            format!("预算达到 {} 及以上时", money(*usd))
+            format!("预算达到 {} 及以上时", money.text(*usd))
         }
         (Condition::OpsHoursBelow { hours }, Lang::En) => {
             format!("with less than {hours:.1} admin hours per month")
@@ -290,7 +290,7 @@ mod tests {
                 size,
                 patch: 64,
             };
-            condition_phrase(&c, lang, |_| String::new())
+            condition_phrase(&c, lang, Money::of(&Default::default()))
         };
         let huge = Some(VitSize::Huge);
         assert_eq!(

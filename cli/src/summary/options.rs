@@ -165,7 +165,7 @@ fn decision(report: &ComparisonReport, names: &[&str], lang: Lang, money: Money)
     }
     for f in &d.flips {
         let lost: Vec<&str> = f.no_longer_fit.iter().map(|&i| name(i)).collect();
-        let condition = condition_phrase(&f.condition, lang, |usd| money.text(usd));
+        let condition = condition_phrase(&f.condition, lang, money);
         let sentence = flip_sentence(&condition, f.recommended.map(name), &lost, lang);
         out.extend(bullet(&sentence, "    "));
     }

@@ -274,7 +274,7 @@ pub(super) fn decision_view(
                     { for d.flips.iter().map(|f| {
                         let lost: Vec<String> = f.no_longer_fit.iter().map(|&i| name(i)).collect();
                         let lost: Vec<&str> = lost.iter().map(String::as_str).collect();
-                        let condition = condition_phrase(&f.condition, lang, |usd| money.text(usd));
+                        let condition = condition_phrase(&f.condition, lang, money);
                         let recommended = f.recommended.map(name);
                         html! { <li>{ flip_sentence(&condition, recommended.as_deref(), &lost, lang) }</li> }
                     }) }
