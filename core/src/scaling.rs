@@ -217,7 +217,8 @@ fn ddp_point(
         samples_per_s,
         speedup,
         efficiency: speedup / f64::from(cards),
-        allreduce_share: comm.exposed_s / step_s,
+        // Every all-reduce on the step's path: data-parallel (exposed) and tensor-parallel.
+        allreduce_share: (comm.exposed_s + step.tensor_allreduce_s) / step_s,
     })
 }
 

@@ -135,6 +135,33 @@ fn tensor_parallel_over_an_nvlink_bridge_beats_pcie() {
     );
 }
 
+/// The all-reduce share has one meaning on every card count: data-parallel (exposed) and
+/// tensor-parallel all-reduces, whether or not the count is the scenario's.
+#[test]
+fn every_card_count_counts_the_tensor_parallel_all_reduces_in_its_share() {
+    let with_cards = |cards| {
+        run(&Scenario {
+            tensor_parallel: 2,
+            ..vit(VitSize::Base, cards)
+        })
+    };
+    let (two, four) = (with_cards(2), with_cards(4));
+    let share_at = |r: &Report, cards| {
+        r.perf
+            .scaling
+            .scenario_point(cards, 1)
+            .unwrap()
+            .allreduce_share
+    };
+    for (r, cards) in [(&two, 2), (&four, 4)] {
+        assert_eq!(r.perf.time.allreduce_share, share_at(r, cards));
+    }
+    assert_eq!(share_at(&two, 4), share_at(&four, 4));
+    // Two cards are one tensor-parallel pair: no data-parallel ring, still all-reduces.
+    let tensor_share = two.parallel.tensor_allreduce_s / two.perf.time.step_s;
+    assert!((share_at(&two, 2) - tensor_share).abs() < 1e-9 && tensor_share > 0.05);
+}
+
 #[test]
 fn the_scaling_draws_the_other_links_only_where_the_model_is_whole_on_each_card() {
     let links = |tensor_parallel| {

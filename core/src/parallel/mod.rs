@@ -354,6 +354,9 @@ fn pipelined(
         host_backward_s: cards[heaviest].step.host_backward_s.clone(),
         host_serial_s: cards[heaviest].step.host_serial_s.clone(),
         params: cards[heaviest].step.params,
+        // The slowest stage's, once per micro-step it runs.
+        tensor_allreduce_s: f64::from(accum * m) * cards[slowest].step.tensor_allreduce_s
+            / f64::from(cards[slowest].step.accum_steps.max(1)),
     };
     let memories: Vec<MemoryBreakdown> = shares
         .iter()

@@ -277,6 +277,7 @@ pub fn one_card_with(
             .map(|h| h.host.total_s + accum * h.input.main_s)
             .collect(),
         params: params as f64,
+        tensor_allreduce_s: accum * time.tensor_allreduce_s,
     };
 
     let optimizer_bytes =
@@ -320,12 +321,15 @@ pub fn step_time(one: &OneCard, scaling: &ScalingReport, scenario: &Scenario) ->
             time.optimizer_change_s = point.optimizer_change_s;
             time.ddp_overhead_s = point.ddp_overhead_s;
             time.step_s = point.step_s;
+            time.allreduce_share = point.allreduce_share;
             let parts = time.host_s.max(time.input_s).max(time.device_s);
             time.bound = steptime::across_cards(time.bound, parts, point);
         }
-        _ => time.step_s = one.step.compute_s_on(cards),
+        _ => {
+            time.step_s = one.step.compute_s_on(cards);
+            time.allreduce_share = time.link_s() / time.step_s;
+        }
     }
-    time.allreduce_share = time.link_s() / time.step_s;
     time.samples_per_s_per_run = f64::from(ranks) * one.step.samples_per_step() / time.step_s;
     time.samples_per_s = if ddp {
         time.samples_per_s_per_run

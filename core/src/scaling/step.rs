@@ -28,6 +28,9 @@ pub struct StepCompute {
     pub host_serial_s: Vec<f64>,
     /// Trainable parameters: what an offloaded optimizer copies and updates.
     pub params: f64,
+    /// Seconds of tensor-parallel all-reduces per optimizer step, within the micro-steps'
+    /// time (0 without a tensor split).
+    pub tensor_allreduce_s: f64,
 }
 
 /// The entry of a list by processes on the host (index = processes - 1), the last one
