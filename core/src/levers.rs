@@ -72,9 +72,12 @@ pub enum Limit {
     Bandwidth,
     /// Compute-bound kernels take the most time.
     Compute,
-    /// The host CPU (eager dispatch, autograd, the optimizer loop) or the device's
-    /// kernel launch floor takes the most time.
+    /// The host CPU (eager dispatch, autograd, the optimizer loop) bounds the step.
     Host,
+    /// Kernels held to the least time one takes on the device (its launch floor) take
+    /// the most time: the GPU bounds the step, and neither a faster host nor more FLOPs
+    /// shorten those kernels.
+    KernelFloor,
     /// The input pipeline (cutting and copying patches) bounds the step.
     Input,
     /// The exposed all-reduce takes more than any kind of kernel.
@@ -306,7 +309,7 @@ pub fn limit_of(
     }
     [
         (compute_s, Limit::Compute),
-        (launch_s, Limit::Host),
+        (launch_s, Limit::KernelFloor),
         (allreduce_s, Limit::Interconnect),
     ]
     .into_iter()
@@ -368,5 +371,6 @@ mod tests {
         assert_eq!(limit_of(true, 3.0, 2.0, 0.5, 0.1), Limit::Bandwidth);
         assert_eq!(limit_of(true, 1.0, 1.0, 1.0, 1.5), Limit::Interconnect);
         assert_eq!(limit_of(false, 3.0, 2.0, 0.5, 0.1), Limit::Capacity);
+        assert_eq!(limit_of(true, 1.0, 2.0, 2.5, 0.1), Limit::KernelFloor);
     }
 }

@@ -20,16 +20,17 @@ fn of(outcomes: &[LeverOutcome], lever: Lever) -> Vec<&LeverOutcome> {
     outcomes.iter().filter(|o| o.lever == lever).collect()
 }
 
-/// The lever that relieves a limit.
-fn lever_for(limit: Limit) -> Lever {
+/// The lever that relieves a limit; none shortens kernels held to the device's least time
+/// per kernel.
+fn lever_for(limit: Limit) -> Option<Lever> {
     match limit {
-        Limit::Capacity => Lever::MemoryCapacity,
-        Limit::Bandwidth => Lever::MemoryBandwidth,
-        Limit::Compute => Lever::Compute,
-        Limit::Host => Lever::HostCpu,
-        Limit::Input => Lever::InputPipeline,
-        Limit::Interconnect => Lever::Interconnect,
-        Limit::Offload => Lever::HostCpu,
+        Limit::Capacity => Some(Lever::MemoryCapacity),
+        Limit::Bandwidth => Some(Lever::MemoryBandwidth),
+        Limit::Compute => Some(Lever::Compute),
+        Limit::Host | Limit::Offload => Some(Lever::HostCpu),
+        Limit::Input => Some(Lever::InputPipeline),
+        Limit::Interconnect => Some(Lever::Interconnect),
+        Limit::KernelFloor => None,
     }
 }
 
@@ -79,7 +80,7 @@ fn the_lever_for_the_binding_resource_helps() {
         r#"{"batch_per_gpu": 4}"#,
     ] {
         let (base, outcomes) = table(json);
-        let lever = lever_for(base.limit);
+        let lever = lever_for(base.limit).unwrap_or_else(|| panic!("{json}: {:?}", base.limit));
         let best = of(&outcomes, lever)
             .iter()
             .filter_map(|o| o.speedup)

@@ -83,6 +83,8 @@ pub fn limit_name(limit: Limit, lang: Lang) -> &'static str {
         (Limit::Compute, Lang::Zh) => "算力",
         (Limit::Host, Lang::En) => "host CPU (dispatch, launches)",
         (Limit::Host, Lang::Zh) => "主机 CPU（调度、内核启动）",
+        (Limit::KernelFloor, Lang::En) => "the least time per kernel (on the GPU)",
+        (Limit::KernelFloor, Lang::Zh) => "单个内核的最短时间（GPU 上）",
         (Limit::Input, Lang::En) => "input pipeline",
         (Limit::Input, Lang::Zh) => "输入管线",
         (Limit::Interconnect, Lang::En) => "interconnect",
