@@ -193,9 +193,27 @@ async fn roofline_plots_every_layer_with_work_and_the_step() {
         testid_text(&html, "peak-flops"),
         Some(format::flop_rate(r.perf.peak_flops).as_str())
     );
-    // Each point's label says why it is bound.
-    assert!(html.contains("memory-bound") || html.contains("compute-bound"));
-    assert!(html.contains("the ridge of this roof is at"));
+    // Each point's label says why it is bound, and where its own ridge lies: a
+    // compute-bound pass right of it, a memory-bound one left of it.
+    let number = |text: &str| text.trim().replace(',', "").parse::<f64>().unwrap();
+    let pieces: Vec<&str> = html
+        .split(" (its ridge, at the rate its kernels reach: ")
+        .collect();
+    let mut sides = 0;
+    for pair in pieces.windows(2) {
+        let (before, after) = (pair[0], pair[1]);
+        let head = &before[..before.rfind(" FLOP/B, ").unwrap()];
+        let intensity = number(&head[head.rfind(": ").unwrap() + 2..]);
+        let ridge = number(&after[..after.find(" FLOP/B)").unwrap()]);
+        if before.ends_with("compute-bound") {
+            assert!(intensity >= ridge, "{intensity} left of {ridge}: {before}");
+            sides += 1;
+        } else if before.ends_with("memory-bound") {
+            assert!(intensity <= ridge, "{intensity} right of {ridge}: {before}");
+            sides += 1;
+        }
+    }
+    assert!(sides >= 3, "{sides} points checked");
 }
 
 /// The speed panel of `s`'s report (with `ghost`, the report before a change).

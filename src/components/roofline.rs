@@ -27,7 +27,10 @@ struct Point {
     flops_per_s: f64,
     /// What the modelled time is limited by (as the layer table and the verdict say).
     limiter: Limiter,
-    ridge: f64,
+    /// Where this pass's compute and memory times would meet, on the chart's intensity
+    /// axis, at the rate its kernels reach (below the drawn roof's ridge where they reach
+    /// less than the peak); None for the whole step, a sum of passes.
+    ridge: Option<f64>,
     is_step: bool,
 }
 
@@ -46,7 +49,9 @@ fn describe(p: &Point, lang: Lang) -> String {
         &format!("{} FLOP/B", format::significant(p.intensity)),
         &format::flop_rate(p.flops_per_s),
         i18n::limiter_text(p.limiter, lang),
-        &format!("{} FLOP/B", format::significant(p.ridge)),
+        p.ridge
+            .map(|r| format!("{} FLOP/B", format::significant(r)))
+            .as_deref(),
     )
 }
 
@@ -62,7 +67,8 @@ fn plotted(report: &Report, lang: Lang) -> Vec<Point> {
             intensity: l.forward.roofline.intensity,
             flops_per_s: l.forward.achieved_flops,
             limiter: l.forward.limiter,
-            ridge: l.forward.roofline.ridge,
+            ridge: (l.forward.compute_s > 0.0)
+                .then(|| l.forward.roofline.intensity * l.forward.memory_s / l.forward.compute_s),
             is_step: false,
         })
         .collect();
@@ -73,7 +79,7 @@ fn plotted(report: &Report, lang: Lang) -> Vec<Point> {
             intensity: step.intensity,
             flops_per_s: perf.step_achieved_flops,
             limiter: perf.time.limiter,
-            ridge: step.ridge,
+            ridge: None,
             is_step: true,
         });
     }

@@ -3,20 +3,24 @@
 use super::Lang;
 use hsi_gpu_core::format;
 
-/// Tooltip of a roofline point.
+/// Tooltip of a roofline point; `ridge` where its compute and memory times meet, at the
+/// rate its kernels reach.
 pub fn roofline_point_sentence(
     lang: Lang,
     label: &str,
     intensity: &str,
     rate: &str,
     bound: &str,
-    ridge: &str,
+    ridge: Option<&str>,
 ) -> String {
+    let ridge = match (ridge, lang) {
+        (None, _) => String::new(),
+        (Some(r), Lang::En) => format!(" (its ridge, at the rate its kernels reach: {r})"),
+        (Some(r), Lang::Zh) => format!("（按其内核可达算力，拐点为 {r}）"),
+    };
     match lang {
-        Lang::En => {
-            format!("{label}: {intensity}, {rate}; {bound} (the ridge of this roof is at {ridge}).")
-        }
-        Lang::Zh => format!("{label}：{intensity}，{rate}；{bound}（此上限的拐点为 {ridge}）。"),
+        Lang::En => format!("{label}: {intensity}, {rate}; {bound}{ridge}."),
+        Lang::Zh => format!("{label}：{intensity}，{rate}；{bound}{ridge}。"),
     }
 }
 
