@@ -98,13 +98,17 @@ fn nothing_fits_when_even_the_smallest_patch_is_too_big() {
 }
 
 #[test]
-fn a_model_that_ignores_the_patch_fits_up_to_the_limit() {
-    // The 1-D CNN sees one pixel's spectrum: the patch does not change its memory.
-    let s = preset("hu1d", 1, 200, 64, "rtx_3090");
-    assert_eq!(
-        largest_patch(&s, card(&s)),
-        Largest::UpToLimit(hsi_gpu_core::scenario::MAX_PATCH)
-    );
+fn a_model_that_ignores_the_patch_has_no_largest_patch() {
+    // The 1-D CNN, the GRU and the unmixing autoencoder see one pixel's spectrum: the
+    // patch does not change their memory, and "up to 4,096 px" would mean nothing.
+    for id in ["hu1d", "mou_rnn", "unmixing_ae"] {
+        let s = preset(id, 1, 200, 64, "rtx_3090");
+        let limit = with_patch(&s, hsi_gpu_core::scenario::MAX_PATCH);
+        assert_eq!(fits_directly(&limit), Some(true), "{id}");
+        assert_eq!(largest_patch(&s, card(&s)), Largest::NotApplicable, "{id}");
+        // Their band count still has a largest value.
+        assert!(largest_bands(&s, card(&s)).value().is_some(), "{id}");
+    }
 }
 
 #[test]
