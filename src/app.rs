@@ -189,7 +189,7 @@ pub fn App(props: &AppProps) -> Html {
                         </div>
                     }
                     { CostView { report: report.clone(), lang }.view() }
-                    <LayerTable report={report.clone()} lang={lang} />
+                    <LayerTable report={report.clone()} preset={store.model_id().map(|id| AttrValue::from(id.to_string()))} lang={lang} />
                 </div>
             }
         }

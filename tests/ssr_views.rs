@@ -352,10 +352,15 @@ async fn layer_table_has_one_row_per_layer() {
     let r = report(&scenario());
     let closed = render::<LayerTable>(LayerTableProps {
         report: r.clone(),
+        preset: Some("hybridsn".into()),
         lang: Lang::En,
         initially_open: false,
     })
     .await;
+    assert!(
+        closed.contains("HybridSN (Roy 2020)"),
+        "the name it is given"
+    );
     assert_eq!(
         count(&closed, "<th scope=\"row\">"),
         0,
@@ -363,6 +368,7 @@ async fn layer_table_has_one_row_per_layer() {
     );
     let html = render::<LayerTable>(LayerTableProps {
         report: r.clone(),
+        preset: Some("hybridsn".into()),
         lang: Lang::En,
         initially_open: true,
     })

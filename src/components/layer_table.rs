@@ -1,6 +1,7 @@
 //! Per-layer table: shape, parameters, forward FLOPs and bytes kept for backward.
 
 use hsi_gpu_core::format;
+use hsi_gpu_core::zoo::zoo_entry;
 use yew::prelude::*;
 
 use crate::components::controls::use_open;
@@ -10,6 +11,8 @@ use crate::SharedReport;
 #[derive(Properties, PartialEq)]
 pub struct LayerTableProps {
     pub report: SharedReport,
+    /// The zoo model's id, named as its select names it; None for a layer list (its own name).
+    pub preset: Option<AttrValue>,
     pub lang: Lang,
     #[prop_or_default]
     pub initially_open: bool,
@@ -20,12 +23,17 @@ pub fn LayerTable(props: &LayerTableProps) -> Html {
     let lang = props.lang;
     let r = &props.report;
     let (open, on_toggle) = use_open(props.initially_open);
+    let name = props
+        .preset
+        .as_deref()
+        .and_then(zoo_entry)
+        .map_or(r.model_name.as_str(), |e| i18n::zoo_name(e, lang));
     // Closed, the table renders no rows: large models have hundreds of layers.
     let layers = if open { r.layers.as_slice() } else { &[] };
     html! {
         <details class="panel view layers" data-testid="layer-table" open={open} ontoggle={on_toggle}>
             <summary>
-                { T::Layers.get(lang) }{ " — " }{ &r.model_name }{ lang.comma() }
+                { T::Layers.get(lang) }{ " — " }{ name }{ lang.comma() }
                 <span class="figure" data-testid="params">{ format::count(r.params) }</span>
                 { " " }{ T::Params.get(lang) }
             </summary>

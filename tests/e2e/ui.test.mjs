@@ -335,6 +335,13 @@ test("a model's least patch reads in Chinese on the Chinese page, in the verdict
   assert.ok(notice.includes("允许：至少 9（"), notice);
 });
 
+test("the layer table names the model as its select does, in Chinese on the Chinese page", async () => {
+  const app = await open("?lang=zh&model.id=unet&patch=64");
+  await app.page.getByTestId("layer-table").waitFor();
+  const heading = await app.page.locator('[data-testid="layer-table"] summary').innerText();
+  assert.ok(heading.includes("U-Net 分割网络（整幅场景）"), heading);
+});
+
 test("extreme links never blank the page: every preset at the input limits", async () => {
   const models = await (await open()).page.evaluate(() =>
     [...document.querySelectorAll('[data-testid="model"] option')].map((o) => o.value),

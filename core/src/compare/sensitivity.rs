@@ -22,7 +22,7 @@ pub enum Largest {
     /// Not even the smallest value the model accepts fits.
     NoneFits,
     /// A custom model's input fixes the dimension, or the model does not use it (a
-    /// pixel-wise model's patch: its layers are the same at every patch).
+    /// pixel-wise model's patch: its input is the same at every patch).
     NotApplicable,
 }
 
@@ -128,9 +128,13 @@ pub fn largest(s: &Scenario, gpu: &GpuSpec, dim: Dimension) -> Largest {
         }
         if hi > k_max {
             if ok(k_max) {
-                // The same layers at the limit as at the scenario's value: unused.
-                let model = |k| crate::build_model(&dim.with(s, value(k))).ok();
-                if model(k_max) == model(0) {
+                // The same input at the limit as at the scenario's value: unused.
+                let input = |k| {
+                    crate::build_model(&dim.with(s, value(k)))
+                        .ok()
+                        .map(|m| m.input)
+                };
+                if input(k_max) == input(0) {
                     return Largest::NotApplicable;
                 }
                 return Largest::UpToLimit(value(k_max));
