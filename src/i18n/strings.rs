@@ -48,8 +48,8 @@ texts! {
     NoticeFallback => "the default is used instead", "已改用默认值";
     Dismiss => "Dismiss", "关闭";
     Errors => "This scenario cannot be estimated", "无法估算此场景";
-    StaleNote => "The charts show the last valid estimate until the marked input is fixed (Esc restores it).",
-        "图表显示的是上一次有效输入的估算结果，请修正标出的输入（按 Esc 恢复）。";
+    StaleNote => "The charts show the last valid estimate until the input is fixed.",
+        "图表显示的是上一次有效输入的估算结果，请修正输入。";
     Allowed => "allowed", "允许";
     Memory => "Memory per GPU", "每卡显存";
     MemoryHelp => "Stacked terms of the peak memory on one card; the line marks the usable capacity, the dashed line the capacity less the headroom you keep free. The bars reach the device total: the caching allocator's reserved peak (simulated) plus the CUDA context.",

@@ -156,6 +156,12 @@ test("typed numbers and arrow keys drive the same figures", async () => {
   assert.equal(await app.page.getByTestId("bands-input").inputValue(), "5000");
   assert.equal(await app.text("total-memory"), keyed.total);
   assert.equal(await app.page.getByTestId("stale").count(), 1);
+  // The box says Esc restores it; the banner promises nothing a value the model refuses
+  // (bands 5 for HybridSN, within the box's range) does not do.
+  await app.page.getByTestId("bands-input").press("Escape");
+  await app.page.getByTestId("bands-input").fill("5");
+  const banner = await app.text("stale");
+  assert.ok(banner.includes("at least 13") && !/Esc|marked/.test(banner), banner);
 });
 
 test("picking a dataset fills its band and class counts", async () => {
