@@ -296,14 +296,15 @@ fn layout_text(lang: Lang, allowed: &str) -> Option<String> {
             }
             _ => what.to_string(),
         };
-        let colon = if zh { "：" } else { ": it " };
-        return Some(format!("{sizes}{colon}{}{what}", node(cards)));
+        // After "Allowed:" a second colon would read badly in Chinese: the reason in brackets.
+        let (open, close) = if zh { ("（", "）") } else { (": it ", "") };
+        return Some(format!("{sizes}{open}{}{what}{close}", node(cards)));
     }
     if let Some((sizes, rest)) = allowed.split_once(": tensor_parallel (") {
         let (tp, rest) = rest.split_once(") x pipeline_parallel must divide the ")?;
         let cards = rest.strip_suffix(" cards per node")?;
         return Some(if zh {
-            format!("{sizes}：张量并行（{tp}）× 流水线级数{}", node(cards))
+            format!("{sizes}（张量并行（{tp}）× 流水线级数{}）", node(cards))
         } else {
             format!(
                 "{sizes}: tensor parallel ({tp}) × pipeline stages {}",
@@ -404,6 +405,7 @@ mod tests {
                 assert!(!text.contains('_') && !text.contains(" 1 cards"), "{text}");
             }
             for text in &zh {
+                assert!(!text.contains('：'), "{text}: 'Allowed：' comes before it");
                 // Numbers, model and layer names stay; no English sentence does.
                 for word in ["must", "without", "divide", "cards", "layers"] {
                     assert!(!text.contains(word), "{text}");
