@@ -34,6 +34,14 @@ async function reload(app) {
   await comparisonShown(app);
 }
 
+/** The table's text once its lever rows, drawn after the table is painted, are in it. */
+async function settledTable(app) {
+  await app.page.waitForFunction(
+    () => document.querySelector('[data-testid="compare-levers"]')?.nextElementSibling,
+  );
+  return app.page.getByTestId("compare-table").innerText();
+}
+
 async function labels(app) {
   return app.page.$$eval('[data-testid^="opt-"][data-testid$="-label"]', (boxes) =>
     boxes.map((box) => box.value),
@@ -59,14 +67,14 @@ test("an edited comparison and its decision inputs come back after a reload", as
   await app.page.getByTestId("goal").selectOption("single_run");
   const edited = await labels(app);
   assert.equal(edited.length, ready.length - 1);
-  const table = await app.page.getByTestId("compare-table").innerText();
+  const table = await settledTable(app);
 
   await reload(app);
   assert.deepEqual(await labels(app), edited);
   assert.equal(await app.page.getByTestId("opt-1-batch-input").inputValue(), "128");
   assert.equal(await app.page.getByTestId("team-size-input").inputValue(), "5");
   assert.equal(await app.page.getByTestId("goal").inputValue(), "single_run");
-  assert.equal(await app.page.getByTestId("compare-table").innerText(), table);
+  assert.equal(await settledTable(app), table);
   // Stored as the comparison JSON that Export writes.
   const stored = JSON.parse(await app.page.evaluate((key) => localStorage.getItem(key), STORAGE_KEY));
   assert.equal(stored.options[1].label, "Our lab box");
