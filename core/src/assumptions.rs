@@ -216,6 +216,7 @@ json_struct! {
         /// PyTorch's default precision (a fit model; its allocated peak within 2 % from
         /// batch 2,048 to 8,192, where it grows by 8.5 MB per sample, about 4.9 MB above
         /// its tensors; 0.39 before, read off its batch-256 steps, came out 19 % low there).
+        /// Untimed 1-D and 2-D convolutions in FP32 or TF32 take the same share.
         pub workspace_cuda_core: f64 [0.0, 16.0] = 0.54,
         /// The same for a tensor-core algorithm (timed TF32, 16 bit): about 0.8 MB per
         /// sample on HybridSN.

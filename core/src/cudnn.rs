@@ -41,7 +41,17 @@
 //!   the counted FLOPs is input positions / output positions, about 1.4 for HybridSN's
 //!   valid 3 x 3 x 3 kernels but 251 for SSRN's 3 x 3 x 128 kernel over a 7 x 7 x 128
 //!   input. Apache SystemML saw the same pick (`CUDNN_CONVOLUTION_BWD_DATA_ALGO_1`) run
-//!   200x slower than ALGO_0 on a kernel as wide as its input (apache/systemds PR 682).
+//!   200x slower than ALGO_0 on a kernel as wide as its input (apache/systemds PR 682);
+//! - 1-D and 2-D convolutions (ATen's `view4d` hands cuDNN a 1-D one as 2-D) in FP32 or
+//!   TF32 held a workspace beside their tensors that bf16 did not: from batch 64 to 512
+//!   SSFTT's allocated peak grew 1.09 MB a sample in the default precision, its tensors
+//!   0.58 (in bf16 0.27 measured, 0.31 counted); its 3-D convolution has one input
+//!   channel, its 2-D one lowers 0.65 MB a sample. At batch 64 U-Net's tensors came 13 %
+//!   under its peak. They are given the CUDA-core share of their lowered input, untimed
+//!   only, except a 1 x 1 kernel, whose lowered input is the input itself (HybridSN's
+//!   peaks, which its 2-D convolution does not set, and the timed steps do not move).
+//!   Read off held-out models' steps: no constant was fitted, but SSFTT's and U-Net's
+//!   memory rows no longer check a rule they did not shape.
 //!
 //! Timed single convolutions (`tools/measure_conv.py`) cannot show any of this: the
 //! script timed every shape with `benchmark = True` first, and the plan cache then
@@ -247,12 +257,16 @@ pub fn conv_algos(c: &ConvShape, maths: Maths, a: &CudnnAssumptions) -> Vec<Pass
     } else {
         1.0
     };
-    let workspace_share = if !spans_three_dims(c) {
-        0.0
-    } else if math == MathMode::Fp32 {
+    // cuDNN runs a 1-D convolution as a 2-D one (ATen's `view4d`); untimed in FP32 or
+    // TF32 those take a pick that lowers its input, as 3-D ones on CUDA cores do.
+    let untimed_flat =
+        c.input.len() <= 2 && kvol > 1.0 && math != MathMode::Half && !maths.cudnn_benchmark;
+    let workspace_share = if untimed_flat || (spans_three_dims(c) && math == MathMode::Fp32) {
         a.workspace_cuda_core
-    } else {
+    } else if spans_three_dims(c) {
         a.workspace_tensor_core
+    } else {
+        0.0
     };
     // The lowered input (im2col) matrix: input channels x kernel volume per output
     // position.

@@ -96,10 +96,56 @@ fn workspaces_grow_with_the_whole_batch() {
         forward.workspace_bytes(16_384),
         2.0 * forward.workspace_bytes(8_192)
     );
-    // The 2-D convolution allocates none.
-    assert!(conv_algos(&hybridsn[3], tf32(), &a)
+}
+
+/// A 2-D (or 1-D) convolution in FP32 or TF32 lowers its input when the heuristics pick,
+/// not when timed, not on 16-bit tensor cores, and not for a 1 x 1 kernel.
+#[test]
+fn flat_convolutions_lower_their_input_untimed_in_full_precision() {
+    let a = CudnnAssumptions::default();
+    let hybridsn = convs("hybridsn", 30, 25);
+    let flat = &hybridsn[3];
+    assert_eq!(flat.input.len(), 2);
+    let kvol: u64 = flat.kernel.iter().product();
+    let out_pos: u64 = flat.output.iter().product();
+    // FP32 (4 bytes) from `convs`.
+    let lowered = (flat.in_channels * kvol * out_pos * 4) as f64;
+    let per_sample = |maths: Maths| -> Vec<f64> {
+        conv_algos(flat, maths, &a)
+            .iter()
+            .map(|p| p.workspace_per_sample)
+            .collect()
+    };
+    for maths in [tf32(), Maths::fp32()] {
+        assert!(per_sample(maths)
+            .iter()
+            .all(|&w| w == a.workspace_cuda_core * lowered));
+        assert!(per_sample(maths.benchmarked(true))
+            .iter()
+            .all(|&w| w == 0.0));
+    }
+    assert!(per_sample(Maths::half(true, true))
         .iter()
-        .all(|p| p.workspace_per_sample == 0.0));
+        .all(|&w| w == 0.0));
+    // SSFTT's one 2-D convolution and Hu's 1-D one lower theirs; a 1 x 1 kernel has none.
+    let ssftt = convs("ssftt", 30, 13);
+    assert!(ssftt
+        .iter()
+        .any(|c| c.input.len() == 2 && conv_algos(c, tf32(), &a)[0].workspace_per_sample > 0.0));
+    let hu = convs("hu1d", 200, 1);
+    assert!(hu
+        .iter()
+        .all(|c| c.input.len() == 1
+            && conv_algos(c, Maths::fp32(), &a)[0].workspace_per_sample > 0.0));
+    let unet = convs("unet", 30, 64);
+    let pointwise: Vec<&ConvShape> = unet
+        .iter()
+        .filter(|c| c.kernel.iter().all(|&k| k == 1))
+        .collect();
+    assert!(!pointwise.is_empty());
+    assert!(pointwise.iter().all(|c| conv_algos(c, tf32(), &a)
+        .iter()
+        .all(|p| p.workspace_per_sample == 0.0)));
 }
 
 #[test]

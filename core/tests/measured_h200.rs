@@ -31,6 +31,8 @@ struct Errors {
     steps: usize,
     median: f64,
     worst: f64,
+    /// The worst factor among the optimistic estimates (measured over estimated).
+    worst_low: f64,
     optimistic: usize,
 }
 
@@ -49,6 +51,10 @@ fn errors(cases: &[&Case], term: &str, split: Option<bool>) -> Option<Errors> {
         worst: e
             .iter()
             .map(|x| (1.0 + x / 100.0).max(1.0 / (1.0 + x / 100.0)))
+            .fold(1.0, f64::max),
+        worst_low: e
+            .iter()
+            .map(|x| 1.0 / (1.0 + x / 100.0))
             .fold(1.0, f64::max),
         optimistic: e.iter().filter(|x| **x < 0.0).count(),
     })
@@ -201,7 +207,9 @@ fn the_estimate_against_the_h200_measurements() {
     // Issue 22's median targets (allocated 5 %, reserved 10 %) are met; the worst (1.2x,
     // 1.25x) are not. Before cuDNN's RNN reserve space and workspaces (`perf.cudnn.rnn_*`):
     // allocated 1.92x, 31/55; reserved 8.6 %, 2.48x, 35/55 (the GRU the furthest off);
-    // now SSFTT is (1.68x allocated, 1.54x reserved).
+    // then SSFTT was (1.68x allocated, 1.54x reserved, 29/55 and 33/55 optimistic). With
+    // untimed 2-D convolutions' workspaces: 1.44x, 1.53x (both HybridSN at batch 64 on the
+    // safe side, a step measured 0.71 and 0.50 GB), 28/55 and 32/55.
     // The page's note on how well the estimate was checked says these medians, in both
     // languages (src/i18n/strings.rs, `EstimatesNote`).
     let note = common::repo_file("src/i18n/strings.rs");
@@ -218,7 +226,7 @@ fn the_estimate_against_the_h200_measurements() {
     // So does the guide's "how far to trust the numbers", in both languages.
     let guide = |file: &str, join: &str| common::repo_file(file).replace('\n', join);
     let (so, sn) = (step.optimistic, step.steps);
-    let (ro, rn, rw) = (reserved.optimistic, reserved.steps, reserved.worst);
+    let (ro, rn, rw) = (reserved.optimistic, reserved.steps, reserved.worst_low);
     for (text, said) in [
         (
             guide("docs/guide.md", " "),
@@ -240,15 +248,15 @@ fn the_estimate_against_the_h200_measurements() {
     ] {
         assert!(text.contains(&said), "the guide should say: {said}");
     }
-    within(&allocated, 5.0, 1.7, "allocated peak");
-    within(&reserved, 6.0, 1.6, "reserved peak");
+    within(&allocated, 4.0, 1.45, "allocated peak");
+    within(&reserved, 6.0, 1.55, "reserved peak");
     assert!(
-        allocated.optimistic <= 29,
+        allocated.optimistic <= 28,
         "allocated: {} optimistic",
         allocated.optimistic
     );
     assert!(
-        reserved.optimistic <= 33,
+        reserved.optimistic <= 32,
         "reserved: {} optimistic",
         reserved.optimistic
     );

@@ -130,8 +130,8 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     ),
     (
         "perf.cudnn.workspace_cuda_core",
-        "cuDNN workspace, CUDA-core 3-D conv (x im2col)",
-        "cuDNN 工作空间，CUDA 核 3-D 卷积（im2col 的倍数）",
+        "cuDNN workspace, CUDA-core 3-D and FP32/TF32 2-D conv (x im2col)",
+        "cuDNN 工作空间，CUDA 核 3-D 与 FP32/TF32 2-D 卷积（im2col 的倍数）",
     ),
     (
         "perf.cudnn.workspace_tensor_core",
