@@ -436,3 +436,38 @@ async fn cost_chart_draws_tco_by_term_and_one_run_against_the_cloud() {
     );
     assert!(ghosted.contains(&run_label), "{run_label} missing");
 }
+
+/// The cost axes' ticks are round figures in the page's currency: in yuan 1, 2 or 5 x 10^k
+/// apart, not dollar ticks converted (¥35,500 apart at 7.1 yuan a dollar).
+#[tokio::test]
+async fn cost_ticks_are_round_in_yuan() {
+    let mut s = scenario();
+    s.cost.currency = hsi_gpu_core::choices::Currency::Cny;
+    let html = render_chart(Chart::Cost(CostChart {
+        report: report(&s),
+        lang: Lang::Zh,
+        ghost: None,
+    }))
+    .await;
+    let ticks: Vec<f64> = html
+        .split("class=\"tick\">")
+        .skip(1)
+        .filter_map(|t| {
+            t[..t.find('<')?]
+                .strip_prefix('¥')?
+                .replace(',', "")
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert!(ticks.len() >= 4, "two axes' ticks: {ticks:?}");
+    let round = |v: f64| {
+        let unit = 10f64.powf(v.log10().floor());
+        [1.0, 2.0, 5.0, 10.0]
+            .iter()
+            .any(|m| (v - m * unit).abs() < 1e-6 * v)
+    };
+    for pair in ticks.windows(2).filter(|p| p[1] > p[0]) {
+        assert!(round(pair[1] - pair[0]), "ticks {ticks:?} not round apart");
+    }
+}

@@ -147,13 +147,17 @@ impl Money {
 }
 
 impl CostReport {
-    /// A USD amount in the currency the scenario shows costs in.
-    pub fn money(&self, usd: f64) -> String {
+    /// How the scenario shows costs: its currency at its rate.
+    pub fn shown(&self) -> Money {
         Money {
             currency: self.currency,
             cny_per_usd: self.cny_per_usd,
         }
-        .text(usd)
+    }
+
+    /// A USD amount in the currency the scenario shows costs in.
+    pub fn money(&self, usd: f64) -> String {
+        self.shown().text(usd)
     }
 }
 

@@ -246,13 +246,17 @@ impl CostChart {
             ticks,
         };
         let range = (left, right.max(left + 1.0));
+        // Round figures in the page's currency (yuan ticks are not converted dollar ones),
+        // placed on the dollar axis.
+        let per_usd = c.shown().per_usd();
         let ticks = |layout: &BarRows| {
-            let money = |t: f64| c.money(t);
-            let fitted = fitting_ticks(0.0, layout.axis_max, range.1 - range.0, 4, font, |t| {
+            let money = |t: f64| c.money(t / per_usd);
+            let max = layout.axis_max * per_usd;
+            let fitted = fitting_ticks(0.0, max, range.1 - range.0, 4, font, |t| {
                 text_width(&money(t), font)
             });
             let labels = fitted.iter().map(|t| money(*t)).collect();
-            (fitted, labels)
+            (fitted.iter().map(|t| t / per_usd).collect(), labels)
         };
         let tco_layout = bar_rows(&[&tco, &bar(cloud_same)], range, 3);
         let run_layout = bar_rows(&[&bar(own_run), &bar(cloud_run)], range, 3);
