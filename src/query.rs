@@ -10,6 +10,7 @@
 //! (the default stays) and reported as a `Notice` the page shows.
 //! `lang`, `embed` and `present` are view settings, not part of the Scenario.
 
+use hsi_gpu_core::foundation::{FineTune, LORA_RANK};
 use hsi_gpu_core::json::{self, ToJson};
 use hsi_gpu_core::scenario::{scenario_from_value, ModelChoice};
 use hsi_gpu_core::zoo;
@@ -357,7 +358,21 @@ fn set_path(root: &mut Value, path: &str, text: &str) -> Result<(), String> {
         return Err("not a field name".into());
     }
     let kind = (path == "model.kind").then(|| parsed.as_str().map(String::from));
+    let mode = (path == "finetune.mode").then(|| parsed.as_str().map(String::from));
     set_value(root, path, parsed);
+    // A link may name the fine-tuning mode alone: the mode's other fields are the page's
+    // (those the link gave, before or after, are kept), another mode's are dropped.
+    if let (Some(mode), Some(old)) = (mode.flatten(), root.get_mut("finetune")) {
+        let mut fresh = FineTune::for_mode(&mode, LORA_RANK).to_json();
+        if let (Some(map), Some(given)) = (fresh.as_object_mut(), old.as_object()) {
+            for (key, value) in given {
+                if map.contains_key(key) {
+                    map.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        *old = fresh;
+    }
     // A model of another kind keeps only its own fields (a preset's id is not a custom
     // model's), so a link may switch the kind before or after setting the fields.
     if let Some(known) = kind.flatten().as_deref().and_then(ModelChoice::fields_of) {

@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 
+use hsi_gpu_core::foundation::LORA_RANK;
 use hsi_gpu_core::graph::ModelSpec;
 use hsi_gpu_core::scenario::{
     Attention, CpuClass, FineTune, Interconnect, ModelChoice, Optimizer, ParallelMode, Precision,
@@ -133,20 +134,6 @@ impl AppState {
     }
 }
 
-/// The page's fine-tuning modes by id (`full` for an unknown one).
-pub fn finetune_of(id: &str, rank: u32) -> FineTune {
-    match id {
-        "frozen" => FineTune::Frozen {
-            trainable: vec!["head".into()],
-        },
-        "lora" => FineTune::Lora {
-            rank,
-            targets: vec!["qkv".into(), "proj".into()],
-        },
-        _ => FineTune::Full,
-    }
-}
-
 /// The scenario's LoRA rank, if it trains LoRA adapters.
 pub fn lora_rank(s: &Scenario) -> Option<u32> {
     match s.finetune {
@@ -274,8 +261,10 @@ impl Reducible for AppState {
                 s.interconnect = hsi_gpu_core::linked(s).0.interconnect;
             }
             Action::Attention(v) => s.attention = v,
-            Action::FineTuneMode(id) => s.finetune = finetune_of(&id, lora_rank(s).unwrap_or(8)),
-            Action::LoraRank(rank) => s.finetune = finetune_of("lora", rank),
+            Action::FineTuneMode(id) => {
+                s.finetune = FineTune::for_mode(&id, lora_rank(s).unwrap_or(LORA_RANK))
+            }
+            Action::LoraRank(rank) => s.finetune = FineTune::for_mode("lora", rank),
             Action::Dataset(id) => {
                 if let Some(d) = dataset::dataset_by_id(&id) {
                     s.bands = d.bands_used;

@@ -28,7 +28,25 @@ pub enum FineTune {
     Lora { rank: u32, targets: Vec<String> },
 }
 
+/// The rank LoRA starts at where none is given (the page's mode select, a link).
+pub const LORA_RANK: u32 = 8;
+
 impl FineTune {
+    /// A mode by its id with what the page trains in it: the head when frozen, the
+    /// attention projections' adapters at `rank` with LoRA (`full` for an unknown id).
+    pub fn for_mode(id: &str, rank: u32) -> FineTune {
+        match id {
+            "frozen" => FineTune::Frozen {
+                trainable: vec!["head".into()],
+            },
+            "lora" => FineTune::Lora {
+                rank,
+                targets: vec!["qkv".into(), "proj".into()],
+            },
+            _ => FineTune::Full,
+        }
+    }
+
     /// The JSON fields of each mode (`mode` included); any other is refused.
     pub const MODES: [(&'static str, &'static [&'static str]); 3] = [
         ("full", &["mode"]),

@@ -190,3 +190,40 @@ fn optional_assumptions_show_empty_and_empty_text_unsets_them() {
     assert_eq!(parse_query(&query).scenario, set);
     assert_eq!(set_field(&set, &path, " ").unwrap(), unset);
 }
+
+/// A link may name the fine-tuning mode alone (as a person writes one by hand): the mode's
+/// other fields are the page's, a rank given before or after the mode is kept, and
+/// switching mode drops the old one's fields.
+#[test]
+fn a_link_names_the_finetuning_mode_alone() {
+    let frozen = parse_query("model.id=vit&finetune.mode=frozen");
+    assert_eq!(frozen.notices, vec![]);
+    assert_eq!(
+        frozen.scenario.finetune,
+        FineTune::for_mode("frozen", LORA_RANK)
+    );
+    for query in [
+        "model.id=vit&finetune.mode=lora&finetune.rank=16",
+        "model.id=vit&finetune.rank=16&finetune.mode=lora",
+    ] {
+        let lora = parse_query(query);
+        assert_eq!(lora.notices, vec![], "{query}");
+        assert_eq!(
+            lora.scenario.finetune,
+            FineTune::for_mode("lora", 16),
+            "{query}"
+        );
+    }
+    let mut s = frozen.scenario.clone();
+    s.finetune = FineTune::for_mode("lora", 4);
+    let back = set_field(&s, "finetune.mode", "frozen").unwrap();
+    assert_eq!(back.finetune, frozen.scenario.finetune);
+    // An unknown mode is still refused, with the modes there are.
+    let unknown = parse_query("model.id=vit&finetune.mode=partial");
+    assert_eq!(unknown.scenario.finetune, FineTune::Full);
+    assert!(
+        unknown.notices[0].reason.contains("lora"),
+        "{:?}",
+        unknown.notices
+    );
+}
