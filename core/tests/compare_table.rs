@@ -22,6 +22,10 @@ fn best_of_picks_the_extreme_and_keeps_ties() {
     assert_eq!(best_of(&values, Better::Higher), vec![0, 3]);
     assert_eq!(best_of(&values, Better::Lower), vec![2]);
     assert!(best_of(&[None, None], Better::Lower).is_empty());
+    // One option is best against nothing: no star on every row.
+    assert!(best_of(&[Some(3.0)], Better::Higher).is_empty());
+    // The only option with a figure among several is (the others do not fit).
+    assert_eq!(best_of(&[None, Some(3.0)], Better::Higher), vec![1]);
 }
 
 #[test]

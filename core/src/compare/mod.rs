@@ -272,8 +272,12 @@ pub struct MetricRow {
 /// Two figures closer than this (relative) tie for best: rounding noise, not a win.
 const TIE_RELATIVE: f64 = 1e-9;
 
-/// Indices of the best values; empty when no option has a figure.
+/// Indices of the best values; empty when no option has a figure, or there is one option
+/// (nothing to be best against).
 pub fn best_of(values: &[Option<f64>], better: Better) -> Vec<usize> {
+    if values.len() < 2 {
+        return Vec::new();
+    }
     let present = values.iter().flatten().copied();
     let best = match better {
         Better::Higher => present.fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.max(x)))),
