@@ -67,7 +67,7 @@ impl FromJson for FineTune {
             return Err(FieldError {
                 field: "mode".into(),
                 value: mode.map_or("missing".into(), json::to_text),
-                allowed: "full, frozen or lora".into(),
+                allowed: "one of full, frozen, lora".into(),
             });
         };
         let map = json::object(v, known)?;

@@ -58,7 +58,7 @@ impl FromJson for ModelChoice {
             return Err(FieldError {
                 field: "kind".into(),
                 value: kind.map_or("missing".into(), json::to_text),
-                allowed: "preset or custom".into(),
+                allowed: "one of preset, custom".into(),
             });
         };
         let map = json::object(v, known)?;
