@@ -11,14 +11,24 @@ A synthetic H x W x B cube with labelled pixels is fed two ways:
   `__getitem__` indexes it.
 Batches of `--batch` are drawn in random order and collated (torch's default_collate,
 or np.stack without torch). Per (patch, bands) the seconds per sample are timed, then
-fitted as `fixed + bytes x per_byte` by least squares:
+fitted as `fixed + bytes x per_byte` by least squares.
+
+With torch, a worker's hand-over is timed on both sides, as CPU time of the thread that
+spends it (so a machine whose workers share the main process's cores still tells them
+apart): the main process per batch it receives (unpickling the batch and the shared-memory
+handles, its first touch of the pages, their unmapping once freed) as `batch_s + bytes x
+worker_byte_s`, and in the worker what collating into shared memory costs beyond
+collating in the main process, `shared_byte_s` per byte (fresh shared pages, faulted in
+and zeroed, for every batch).
 
     python3 tools/bench_pipeline.py --output pipeline.json     # ~1 min
     python3 tools/bench_pipeline.py --quick                     # smaller grid
 
+
 The JSON's "constants" carry the fitted values under PipelineAssumptions' names
-(`precut_sample_s`, `cut_sample_s`, `byte_s`, `augment_byte_s`, `batch_s`), measured on
-this CPU; "workers" lists samples/s with 0, 1, 2, 4 DataLoader workers.
+(`precut_sample_s`, `cut_sample_s`, `byte_s`, `augment_byte_s`, and with torch
+`batch_s`, `worker_byte_s`, `shared_byte_s`), measured on this CPU; "workers" lists
+samples/s with 0, 1, 2, 4 DataLoader workers over cut 13 x 13 x 200 patches.
 """
 
 import argparse
@@ -68,6 +78,35 @@ def seconds_per_sample(dataset, batch, workers, count):
     return (time.perf_counter() - start) / max(n, 1)
 
 
+def timed_collate(items):
+    """default_collate, with the CPU time it took in the thread that ran it."""
+    start = time.thread_time()
+    x, y = torch.utils.data.default_collate(items)
+    return x, y, time.thread_time() - start
+
+
+def handover(dataset, batch, workers, count):
+    """Per batch, CPU seconds: collating it (in the worker, or in the main process without
+    one), and the main process receiving it, first touching its pages (beyond a copy of
+    pages already touched) and freeing it."""
+    it = iter(DataLoader(dataset, batch_size=batch, shuffle=True, num_workers=workers, collate_fn=timed_collate))
+    x, _, _ = next(it)
+    staging, touched = torch.empty_like(x), x.clone()
+    time.sleep(0.2)  # the worker gets ahead: the main process's time is its own
+    collate = main = 0.0
+    for _ in range(count):
+        start = time.thread_time()
+        x, y, spent = next(it)
+        staging.copy_(x)
+        del x, y
+        main += time.thread_time() - start
+        collate += spent
+        start = time.thread_time()
+        staging.copy_(touched)
+        main -= time.thread_time() - start
+    return collate / count, main / count
+
+
 def fit_line(xs, ys):
     """Least-squares (intercept, slope)."""
     a = np.vstack([np.ones(len(xs)), np.array(xs, dtype=float)]).T
@@ -93,8 +132,29 @@ def run(args):
     cut0, cut_byte = fit_line(bytes_, [p["cut_s"] for p in points])
     pre0, pre_byte = fit_line(bytes_, [p["precut_s"] for p in points])
     _, aug_byte = fit_line(bytes_, [p["cut_augmented_s"] - p["cut_s"] for p in points])
-    workers = []
+    constants = {
+        # The per-batch collate share is inside the per-sample intercepts here.
+        "precut_sample_s": max(pre0, 0.0),
+        "cut_sample_s": max(cut0, 0.0),
+        "byte_s": max((cut_byte + pre_byte) / 2.0, 0.0),
+        "augment_byte_s": max(aug_byte, 0.0),
+    }
+    handovers, workers = [], []
     if torch is not None:
+        for patch in (9, 25) if args.quick else (9, 13, 25, 41):
+            cube, labels = synthetic_cube(args.height, args.width, 200)
+            dataset = PrecutPatches(cube, labels, patch)
+            in_main, _ = handover(dataset, args.batch, 0, args.batches)
+            in_worker, main = handover(dataset, args.batch, 1, args.batches)
+            row = {"patch": patch, "bands": 200, "batch_bytes": args.batch * patch * patch * 200 * 4,
+                   "collate_main_s": in_main, "collate_worker_s": in_worker, "main_receive_s": main}
+            handovers.append(row)
+            print(f"hand-over s={patch:<3} {row['batch_bytes'] / 1e6:6.1f} MB  collate {in_main * 1e3:6.2f} ms, in a worker {in_worker * 1e3:6.2f} ms  main {main * 1e3:6.2f} ms", file=sys.stderr)
+        bytes_ = [h["batch_bytes"] for h in handovers]
+        receive0, receive_byte = fit_line(bytes_, [h["main_receive_s"] for h in handovers])
+        _, shared_byte = fit_line(bytes_, [h["collate_worker_s"] - h["collate_main_s"] for h in handovers])
+        constants.update(batch_s=max(receive0, 0.0), worker_byte_s=max(receive_byte, 0.0),
+                         shared_byte_s=max(shared_byte, 0.0))
         cube, labels = synthetic_cube(args.height, args.width, 200)
         dataset = CutPatches(cube, labels, 13, False)
         for n in (0, 1, 2, 4):
@@ -103,6 +163,7 @@ def run(args):
             print(f"workers {n}: {1.0 / t:9.0f} samples/s", file=sys.stderr)
     return {
         "tool": "bench_pipeline",
+        "date": time.strftime("%Y-%m-%d"),
         "cpu": platform.processor() or platform.machine(),
         "cores": os.cpu_count(),
         "python": platform.python_version(),
@@ -110,15 +171,9 @@ def run(args):
         "torch": torch.__version__ if torch is not None else None,
         "batch": args.batch,
         "cube": [args.height, args.width],
-        "constants": {
-            # The per-batch collate share is inside the per-sample intercepts here.
-            "precut_sample_s": max(pre0, 0.0),
-            "cut_sample_s": max(cut0, 0.0),
-            "byte_s": max((cut_byte + pre_byte) / 2.0, 0.0),
-            "augment_byte_s": max(aug_byte, 0.0),
-            "batch_s": 0.0,
-        },
+        "constants": constants,
         "points": points,
+        "handovers": handovers,
         "workers": workers,
     }
 

@@ -34,6 +34,18 @@ dry_run="$(mktemp)"
 target/debug/hsi-gpu compare tools/samples/scenario_hu1d.json "$dry_run" > /dev/null
 rm -f "$dry_run"
 
+say "the input-pipeline bench (tools/bench_pipeline.py): a short run whose constants a scenario takes"
+bench="$(mktemp -d)"
+"$python" tools/bench_pipeline.py --quick --batches 5 --output "$bench/bench.json" 2> /dev/null
+"$python" - "$bench" <<'PY'
+import json, sys
+constants = json.load(open(f"{sys.argv[1]}/bench.json"))["constants"]
+assert {"batch_s", "worker_byte_s", "shared_byte_s"} <= constants.keys(), constants
+json.dump({"perf": {"pipeline": constants}}, open(f"{sys.argv[1]}/scenario.json", "w"))
+PY
+target/debug/hsi-gpu estimate "$bench/scenario.json" > /dev/null
+rm -rf "$bench"
+
 say "the lent-GPU script (tools/measure_lent_gpu.py): its plan, a CPU dry run, the CLI reads its zoo and sweep lines"
 lent="$(mktemp -d)"
 "$python" tools/measure_lent_gpu.py --dry-run --gpu rtx_3090 --output "$lent/dry.jsonl"

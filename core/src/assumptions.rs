@@ -281,11 +281,16 @@ json_struct! {
         pub byte_s: f64 [0.0, 1e-6] = 0.5e-9,
         /// Per byte of a patch when augmented (a flipped/rotated copy).
         pub augment_byte_s: f64 [0.0, 1e-6] = 1.0e-9,
-        /// Per batch: the collate call and the hand-over from a worker.
-        pub batch_s: f64 [0.0, 1.0] = 60e-6,
-        /// Per batch byte the main process receives from a worker (shared memory,
-        /// unpickling).
-        pub worker_byte_s: f64 [0.0, 1e-6] = 1.0e-9,
+        /// Per batch the main process receives from a worker: unpickling the batch and
+        /// its shared-memory handles. (The collate call's own share is in the per-sample
+        /// costs.)
+        pub batch_s: f64 [0.0, 1.0] = 0.76e-3,
+        /// Per batch byte the main process receives from a worker: its first touch of
+        /// the shared pages and their unmapping once freed.
+        pub worker_byte_s: f64 [0.0, 1e-6] = 0.25e-9,
+        /// Per batch byte a worker collates into shared memory beyond collating in the
+        /// main process: fresh shared pages, faulted in and zeroed for every batch.
+        pub shared_byte_s: f64 [0.0, 1e-6] = 0.62e-9,
         /// Fraction of the PCIe rate a pageable (not pinned) copy reaches.
         pub pageable_factor: f64 [0.01, 1.0] = 0.5,
         /// Fraction of the PCIe x16 rate a pinned host-to-device copy reaches.

@@ -171,6 +171,7 @@ fn faster_host(s: &Scenario, factor: f64) -> Scenario {
         &mut p.augment_byte_s,
         &mut p.batch_s,
         &mut p.worker_byte_s,
+        &mut p.shared_byte_s,
     ] {
         *cost /= factor;
     }

@@ -210,13 +210,18 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     ),
     (
         "perf.pipeline.batch_s",
-        "CPU time per batch: collate, hand-over (s)",
-        "每批 CPU 时间：拼批与传递（秒）",
+        "Main process per batch from a worker (s)",
+        "主进程接收 worker 每批时间（秒）",
     ),
     (
         "perf.pipeline.worker_byte_s",
-        "Worker hand-over per batch byte (s)",
-        "worker 传递每批字节时间（秒）",
+        "Main process per byte from a worker (s)",
+        "主进程接收 worker 数据每字节时间（秒）",
+    ),
+    (
+        "perf.pipeline.shared_byte_s",
+        "Worker per byte into shared memory (s)",
+        "worker 写入共享内存每字节时间（秒）",
     ),
     (
         "perf.pipeline.pageable_factor",
