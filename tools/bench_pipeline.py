@@ -24,10 +24,9 @@ and zeroed, for every batch).
     python3 tools/bench_pipeline.py --output pipeline.json     # ~1 min
     python3 tools/bench_pipeline.py --quick                     # smaller grid
 
-
 The JSON's "constants" carry the fitted values under PipelineAssumptions' names
-(`precut_sample_s`, `cut_sample_s`, `byte_s`, `augment_byte_s`, and with torch
-`batch_s`, `worker_byte_s`, `shared_byte_s`), measured on this CPU; "workers" lists
+(`precut_sample_s`, `cut_sample_s`, `byte_s`, `augment_sample_s`, `augment_byte_s`, and
+with torch `batch_s`, `worker_byte_s`, `shared_byte_s`), measured on this CPU; "workers" lists
 samples/s with 0, 1, 2, 4 DataLoader workers over cut 13 x 13 x 200 patches.
 """
 
@@ -131,12 +130,13 @@ def run(args):
     bytes_ = [p["sample_bytes"] for p in points]
     cut0, cut_byte = fit_line(bytes_, [p["cut_s"] for p in points])
     pre0, pre_byte = fit_line(bytes_, [p["precut_s"] for p in points])
-    _, aug_byte = fit_line(bytes_, [p["cut_augmented_s"] - p["cut_s"] for p in points])
+    aug0, aug_byte = fit_line(bytes_, [p["cut_augmented_s"] - p["cut_s"] for p in points])
     constants = {
         # The per-batch collate share is inside the per-sample intercepts here.
         "precut_sample_s": max(pre0, 0.0),
         "cut_sample_s": max(cut0, 0.0),
         "byte_s": max((cut_byte + pre_byte) / 2.0, 0.0),
+        "augment_sample_s": max(aug0, 0.0),
         "augment_byte_s": max(aug_byte, 0.0),
     }
     handovers, workers = [], []

@@ -279,8 +279,10 @@ json_struct! {
         pub cut_sample_s: f64 [0.0, 1.0] = 18e-6,
         /// Per byte of a patch: slice copy, transpose, collate.
         pub byte_s: f64 [0.0, 1e-6] = 0.5e-9,
-        /// Per byte of a patch when augmented (a flipped/rotated copy).
-        pub augment_byte_s: f64 [0.0, 1e-6] = 1.0e-9,
+        /// Per sample when augmented: the random draws, the flipped/rotated views.
+        pub augment_sample_s: f64 [0.0, 1.0] = 9.8e-6,
+        /// Per byte of a patch when augmented (beyond the cut's own copy).
+        pub augment_byte_s: f64 [0.0, 1e-6] = 0.03e-9,
         /// Per batch the main process receives from a worker: unpickling the batch and
         /// its shared-memory handles. (The collate call's own share is in the per-sample
         /// costs.)

@@ -4,8 +4,9 @@
 //!
 //! Per sample a Dataset's `__getitem__` costs a fixed part (Python, indexing, the
 //! tensor wrapper) plus a part per byte of the patch (the slice copy, the transpose to
-//! channels first, the collate's stack); augmentation (random flips/rotations) adds a
-//! copy per byte. Patches can be cut once before training into one tensor (SSFTT and
+//! channels first, the collate's stack); augmentation (random flips/rotations) adds its
+//! random draws and views per sample, and next to nothing per byte (the flipped view is
+//! copied by the cut's own copy). Patches can be cut once before training into one tensor (SSFTT and
 //! HybridSN reference scripts: a per-sample index is then all `__getitem__` does) or cut
 //! per sample from the cube (DeepHyperX's `HyperX` dataset). With `num_workers = 0` the
 //! main process does it all between steps; with workers the per-sample work runs on
@@ -18,8 +19,9 @@
 //! The per-sample and per-byte constants are what `tools/bench_pipeline.py` measures on
 //! a CPU (its JSON result carries them under the same names). The defaults are its
 //! figures on the development machine (2 shared cores of a cloud VM, numpy 2.4, torch
-//! 2.15): pre-cut 8 us and cut 18 us per small patch, 0.3-0.6 ns per patch byte, about
-//! 1 ns per byte for flips/rotations; a desktop core is likely faster. Rough. A worker's
+//! 2.15): pre-cut 8 us and cut 18 us per small patch, 0.3-0.6 ns per patch byte; a desktop core
+//! is likely faster. Rough. Flips/rotations, from the run in
+//! `core/tests/fixtures/pipeline_bench.json`: 9.8 us a sample and 0.03 ns a byte. A worker's
 //! hand-over, timed on each side as its thread's CPU time (2026-12-07, torch 2.14;
 //! `core/tests/fixtures/pipeline_bench.json`): 0.76 ms a batch and 0.25 ns a byte in
 //! the main process, 0.62 ns a byte more in the worker than collating in the main
@@ -83,17 +85,14 @@ pub fn input_time(w: &InputWork, c: &Pipeline, a: &PipelineAssumptions) -> Input
             batch_bytes,
         };
     }
-    let per_sample = if c.precut {
-        a.precut_sample_s
-    } else {
-        a.cut_sample_s
-    };
-    let per_byte = a.byte_s
-        + if c.augmentation {
-            a.augment_byte_s
+    let augmented = f64::from(u8::from(c.augmentation));
+    let per_sample = augmented * a.augment_sample_s
+        + if c.precut {
+            a.precut_sample_s
         } else {
-            0.0
+            a.cut_sample_s
         };
+    let per_byte = a.byte_s + augmented * a.augment_byte_s;
     let load_s = w.single_thread * batch * (per_sample + w.sample_bytes * per_byte);
     let rate = a.pcie_efficiency * if c.pin_memory { 1.0 } else { a.pageable_factor };
     let copy_s = batch_bytes / (w.pcie_bytes_per_s * rate);

@@ -63,6 +63,27 @@ fn the_hand_over_defaults_are_the_benchs_measurements() {
     }
 }
 
+/// Augmentation (random flips and a rotation of the cut window) costs per sample, not
+/// per byte: the window is copied once either way. The defaults are the line through the
+/// bench's augmented-less-plain times (9.4-24 us a sample over 10-500 kB patches).
+#[test]
+fn the_augmentation_defaults_are_the_benchs_line() {
+    let b = bench();
+    let points: Vec<(f64, f64)> = b["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let s = |k: &str| p[k].as_f64().unwrap();
+            (s("sample_bytes"), s("cut_augmented_s") - s("cut_s"))
+        })
+        .collect();
+    let (per_sample, per_byte) = fit_line(&points);
+    let d = PipelineAssumptions::default();
+    assert!(close(d.augment_sample_s, per_sample, 0.025), "{per_sample}");
+    assert!(close(d.augment_byte_s, per_byte, 0.05), "{per_byte}");
+}
+
 /// Samples per second the model gives the bench's DataLoader (cut 13 x 13 x 200 patches,
 /// batch 64, no copy to a GPU) with its constants, on its 2 cores: the main process has
 /// one, the workers the other.

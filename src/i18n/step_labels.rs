@@ -204,6 +204,11 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
         "每字节块数据 CPU 时间（秒）",
     ),
     (
+        "perf.pipeline.augment_sample_s",
+        "Augmentation CPU time per sample (s)",
+        "数据增强每样本 CPU 时间（秒）",
+    ),
+    (
         "perf.pipeline.augment_byte_s",
         "Augmentation CPU time per byte (s)",
         "数据增强每字节 CPU 时间（秒）",
