@@ -27,7 +27,7 @@ and zeroed, for every batch).
 The JSON's "constants" carry the fitted values under PipelineAssumptions' names
 (`precut_sample_s`, `cut_sample_s`, `byte_s`, `augment_sample_s`, `augment_byte_s`, and
 with torch `batch_s`, `worker_byte_s`, `shared_byte_s`), measured on this CPU; "workers" lists
-samples/s with 0, 1, 2, 4 DataLoader workers over cut 13 x 13 x 200 patches.
+samples/s with 0, 1, 2, 4 DataLoader workers (`--workers`) over cut 13 x 13 x 200 patches.
 """
 
 import argparse
@@ -157,7 +157,7 @@ def run(args):
                          shared_byte_s=max(shared_byte, 0.0))
         cube, labels = synthetic_cube(args.height, args.width, 200)
         dataset = CutPatches(cube, labels, 13, False)
-        for n in (0, 1, 2, 4):
+        for n in args.workers:
             t = seconds_per_sample(dataset, args.batch, n, args.batches)
             workers.append({"num_workers": n, "patch": 13, "bands": 200, "samples_per_s": 1.0 / t})
             print(f"workers {n}: {1.0 / t:9.0f} samples/s", file=sys.stderr)
@@ -185,6 +185,8 @@ def main():
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--batches", type=int, default=30, help="timed batches per point")
     parser.add_argument("--quick", action="store_true", help="three grid points")
+    parser.add_argument("--workers", type=lambda text: [int(n) for n in text.split(",")], default=[0, 1, 2, 4],
+                        help="DataLoader worker counts timed end to end (default 0,1,2,4)")
     parser.add_argument("--output", default="-", help="JSON result (default: stdout)")
     args = parser.parse_args()
     if torch is not None:

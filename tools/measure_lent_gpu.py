@@ -39,6 +39,11 @@ each finishes, so a run cut short keeps what it measured:
   starts at 20,480, where the committed sweep failed right after two failures, when
   its tool still kept a failed step's activations (docs/validation.md): first, on a
   clean card, whether that batch runs.
+- pipeline: while the sweeps run (they leave the host's other cores idle and record no
+  host times), `tools/bench_pipeline.py` in a process of its own with 0-8 DataLoader
+  workers: the input pipeline's constants and a worker count's effect on a host with
+  spare cores, which the development machine (2 cores) could not show (docs/validation.md,
+  "A worker's hand-over"). Started only with the first sweep; its JSON is the last line.
 
     python3 tools/measure_lent_gpu.py --output lent.jsonl     # on the lent card
     python3 tools/measure_lent_gpu.py --plan                  # the plan and its time
@@ -53,7 +58,9 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -304,6 +311,27 @@ def run_sweep(item, device, dry_run):
             "sweep_details": details}
 
 
+class PipelineBench:
+    """tools/bench_pipeline.py in a process of its own, beside the device's items."""
+
+    def __init__(self, dry_run):
+        self.path = os.path.join(tempfile.mkdtemp(), "pipeline.json")
+        sizes = ["--quick", "--batches", "3", "--workers", "0,1"] if dry_run else ["--workers", "0,1,2,4,8"]
+        self.process = subprocess.Popen([sys.executable, os.path.join(TOOLS, "bench_pipeline.py"), *sizes,
+                                         "--output", self.path], stderr=subprocess.DEVNULL)
+
+    def record(self, timeout_s=120.0):
+        """Its result as a line, once it has ended (or an error past `timeout_s`)."""
+        try:
+            self.process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return {"section": "pipeline", "error": f"bench_pipeline.py ran past {timeout_s:.0f} s"}
+        if self.process.returncode != 0:
+            return {"section": "pipeline", "error": f"bench_pipeline.py exited {self.process.returncode}"}
+        return {"section": "pipeline", "bench": json.load(open(self.path))}
+
+
 def free_memory(device):
     import gc
 
@@ -399,6 +427,7 @@ def print_plan(chosen, budget_s):
           f"where only the run without it is committed):")
     for section, (n, t) in sections.items():
         print(f"  {section:<11} {n:4} items  ~{t:6.0f} s")
+    print("  pipeline    tools/bench_pipeline.py beside the sweeps (about a minute of CPU, no device time of its own)")
     print(f"  total ~{total:.0f} s (~{total / 60:.1f} min) + CUDA start; items start until {budget_s:.0f} s")
     return total
 
@@ -446,6 +475,7 @@ def main():
         print(f"warning: the plan (~{total:.0f} s) passes 8 minutes; --budget-s drops the last items", file=sys.stderr)
     device = torch.device("cpu" if args.dry_run else "cuda")
     start = time.perf_counter()
+    bench = None
     with open(args.output, "w") as out:
         out.write(json.dumps({**measure_suite.machine(), "script": "tools/measure_lent_gpu.py"}) + "\n")
         for section, label, item in chosen:
@@ -453,6 +483,8 @@ def main():
             if elapsed > args.budget_s:
                 out.write(json.dumps({"section": section, "case": label, "error": f"not run: past the {args.budget_s:.0f} s budget"}) + "\n")
                 continue
+            if section == "sweeps" and bench is None:
+                bench = PipelineBench(args.dry_run)
             try:
                 record = run(section, item, device, args.dry_run)
             except Exception as e:  # noqa: BLE001 - one item's failure must not end the session's run
@@ -464,6 +496,9 @@ def main():
             out.flush()
             free_memory(device)
             print(f"{time.perf_counter() - start:6.1f} s  {section:<11} {label}", flush=True)
+        if bench is not None:
+            out.write(json.dumps(bench.record()) + "\n")
+            print(f"{time.perf_counter() - start:6.1f} s  pipeline", flush=True)
     return 0
 
 

@@ -34,19 +34,7 @@ dry_run="$(mktemp)"
 target/debug/hsi-gpu compare tools/samples/scenario_hu1d.json "$dry_run" > /dev/null
 rm -f "$dry_run"
 
-say "the input-pipeline bench (tools/bench_pipeline.py): a short run whose constants a scenario takes"
-bench="$(mktemp -d)"
-"$python" tools/bench_pipeline.py --quick --batches 5 --output "$bench/bench.json" 2> /dev/null
-"$python" - "$bench" <<'PY'
-import json, sys
-constants = json.load(open(f"{sys.argv[1]}/bench.json"))["constants"]
-assert {"batch_s", "worker_byte_s", "shared_byte_s"} <= constants.keys(), constants
-json.dump({"perf": {"pipeline": constants}}, open(f"{sys.argv[1]}/scenario.json", "w"))
-PY
-target/debug/hsi-gpu estimate "$bench/scenario.json" > /dev/null
-rm -rf "$bench"
-
-say "the lent-GPU script (tools/measure_lent_gpu.py): its plan, a CPU dry run, the CLI reads its zoo and sweep lines"
+say "the lent-GPU script (tools/measure_lent_gpu.py): its plan, a CPU dry run, the CLI reads its zoo and sweep lines and the pipeline bench's constants"
 lent="$(mktemp -d)"
 "$python" tools/measure_lent_gpu.py --dry-run --gpu rtx_3090 --output "$lent/dry.jsonl"
 "$python" - "$lent" <<'PY'
@@ -59,10 +47,14 @@ for section in ("zoo", "sweeps"):
     line = next(r for r in lines if r.get("section") == section)
     json.dump(line["scenario"], open(f"{sys.argv[1]}/{section}-scenario.json", "w"))
     json.dump(line["measurement"], open(f"{sys.argv[1]}/{section}-measured.json", "w"))
+constants = next(r for r in lines if r.get("section") == "pipeline")["bench"]["constants"]
+assert {"batch_s", "worker_byte_s", "shared_byte_s", "augment_sample_s"} <= constants.keys(), constants
+json.dump({"perf": {"pipeline": constants}}, open(f"{sys.argv[1]}/pipeline-scenario.json", "w"))
 PY
 for section in zoo sweeps; do
   target/debug/hsi-gpu compare "$lent/$section-scenario.json" "$lent/$section-measured.json" > /dev/null
 done
+target/debug/hsi-gpu estimate "$lent/pipeline-scenario.json" > /dev/null
 rm -rf "$lent"
 
 say "the PyTorch tools as a package: pip install ./tools into a fresh venv, then its commands and API"
