@@ -1,33 +1,33 @@
-//! The input pipeline of a patch-based HSI training run: labelled pixels of an
-//! H x W x B cube become s x s x B patches, batched by a `torch.utils.data.DataLoader`
-//! and copied to the GPU.
+//! The input pipeline of a patch-based HSI training run: labelled pixels of an H x W x B
+//! cube become s x s x B patches, batched by a `torch.utils.data.DataLoader` and copied to
+//! the GPU.
 //!
-//! Per sample a Dataset's `__getitem__` costs a fixed part (Python, indexing, the
-//! tensor wrapper) plus a part per byte of the patch (the slice copy, the transpose to
-//! channels first, the collate's stack); augmentation (random flips/rotations) adds its
-//! random draws and views per sample, and next to nothing per byte (the flipped view is
-//! copied by the cut's own copy). Patches can be cut once before training into one tensor (SSFTT and
+//! Per sample a Dataset's `__getitem__` costs a fixed part (Python, indexing, the tensor
+//! wrapper) plus a part per byte of the patch (the slice copy, the transpose to channels
+//! first, the collate's stack); augmentation (random flips/rotations) adds its random draws
+//! and views per sample, and next to nothing per byte (the flipped view is copied by the
+//! cut's own copy). Patches can be cut once before training into one tensor (SSFTT and
 //! HybridSN reference scripts: a per-sample index is then all `__getitem__` does) or cut
 //! per sample from the cube (DeepHyperX's `HyperX` dataset). With `num_workers = 0` the
 //! main process does it all between steps; with workers the per-sample work runs on
-//! `min(num_workers, cores left)` other cores, which collate each batch into shared
-//! memory, and the main process only receives it (unpickling its handles, touching and
-//! unmapping its pages). The batch crosses PCIe at the pinned or pageable host-to-device rate. A cube
-//! resident on the GPU skips all of that: the step indexes patches on the device (a
-//! few gather ops) at the cost of H x W x B x 4 bytes of device memory.
+//! `min(num_workers, cores left)` other cores, which collate each batch into shared memory,
+//! and the main process only receives it (unpickling its handles, touching and unmapping
+//! its pages). The batch crosses PCIe at the pinned or pageable host-to-device rate. A cube
+//! resident on the GPU skips all of that: the step indexes patches on the device (a few
+//! gather ops) at the cost of H x W x B x 4 bytes of device memory.
 //!
-//! The per-sample and per-byte constants are what `tools/bench_pipeline.py` measures on
-//! a CPU (its JSON result carries them under the same names). The defaults are its
-//! figures on the development machine (2 shared cores of a cloud VM, numpy 2.4, torch
-//! 2.15): pre-cut 8 us and cut 18 us per small patch, 0.3-0.6 ns per patch byte; a desktop core
-//! is likely faster. Rough. Flips/rotations, from the run in
-//! `core/tests/fixtures/pipeline_bench.json`: 9.8 us a sample and 0.03 ns a byte. A worker's
-//! hand-over, timed on each side as its thread's CPU time (2026-12-07, torch 2.14;
-//! `core/tests/fixtures/pipeline_bench.json`): 0.76 ms a batch and 0.25 ns a byte in
-//! the main process, 0.62 ns a byte more in the worker than collating in the main
-//! process (fresh shared pages each batch). Collating into shared memory is why one
-//! worker is slower than none for a pre-cut tensor, and why more workers help large
-//! batches: that cost divides over them, the main process's does not.
+//! The per-sample and per-byte constants are what `tools/bench_pipeline.py` measures on a
+//! CPU (its JSON result carries them under the same names). The defaults are its figures on
+//! the development machine (2 shared cores of a cloud VM, numpy 2.4, torch 2.15): pre-cut
+//! 8 us and cut 18 us per small patch, 0.3-0.6 ns per patch byte; a desktop core is likely
+//! faster. Rough. Flips/rotations, from the run in
+//! `core/tests/fixtures/pipeline_bench.json`: 9.8 us a sample and 0.03 ns a byte. A
+//! worker's hand-over, timed on each side as its thread's CPU time (2026-12-07, torch 2.14;
+//! `core/tests/fixtures/pipeline_bench.json`): 0.76 ms a batch and 0.25 ns a byte in the
+//! main process, 0.62 ns a byte more in the worker than collating in the main process
+//! (fresh shared pages each batch). Collating into shared memory is why one worker is
+//! slower than none for a pre-cut tensor, and why more workers help large batches: that
+//! cost divides over them, the main process's does not.
 
 use serde::{Deserialize, Serialize};
 
