@@ -143,7 +143,8 @@ def run(args):
     if torch is not None:
         for patch in (9, 25) if args.quick else (9, 13, 25, 41):
             cube, labels = synthetic_cube(args.height, args.width, 200)
-            dataset = PrecutPatches(cube, labels, patch)
+            # Only the patches the timed batches draw: 41 px, 200 bands is 1.3 MB a patch.
+            dataset = PrecutPatches(cube, labels, patch, samples=args.batch * (args.batches + 2))
             in_main, _ = handover(dataset, args.batch, 0, args.batches)
             in_worker, main = handover(dataset, args.batch, 1, args.batches)
             row = {"patch": patch, "bands": 200, "batch_bytes": args.batch * patch * patch * 200 * 4,

@@ -49,8 +49,8 @@ class CutPatches(Dataset):
 class PrecutPatches(Dataset):
     """SSFTT/HybridSN-style: every patch cut once; a sample is an index."""
 
-    def __init__(self, cube, labels, patch):
-        cut = CutPatches(cube, labels, patch, augment=False)
+    def __init__(self, cube, labels, patch, samples=4096):
+        cut = CutPatches(cube, labels, patch, augment=False, samples=samples)
         patches = np.stack([cut[i][0] if torch is None else cut[i][0].numpy() for i in range(len(cut))])
         targets = np.array([labels[x, y] - 1 for x, y in cut.indices])
         if torch is None:
