@@ -57,6 +57,7 @@ The plan's time per item comes from the committed H200 runs
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -312,24 +313,40 @@ def run_sweep(item, device, dry_run):
 
 
 class PipelineBench:
-    """tools/bench_pipeline.py in a process of its own, beside the device's items."""
+    """tools/bench_pipeline.py in a process of its own, beside the device's items: its JSON
+    and its stderr in a folder of its own, removed once it is recorded."""
 
-    def __init__(self, dry_run):
-        self.path = os.path.join(tempfile.mkdtemp(), "pipeline.json")
-        sizes = ["--quick", "--batches", "3", "--workers", "0,1"] if dry_run else ["--workers", "0,1,2,4,8"]
-        self.process = subprocess.Popen([sys.executable, os.path.join(TOOLS, "bench_pipeline.py"), *sizes,
-                                         "--output", self.path], stderr=subprocess.DEVNULL)
+    FULL = ["--workers", "0,1,2,4,8"]
+    DRY_RUN = ["--quick", "--batches", "3", "--workers", "0,1"]
+
+    def __init__(self, arguments):
+        self.folder = tempfile.mkdtemp(prefix="lent-pipeline-")
+        self.path = os.path.join(self.folder, "pipeline.json")
+        self.stderr = open(os.path.join(self.folder, "stderr.txt"), "w+")
+        self.process = subprocess.Popen([sys.executable, os.path.join(TOOLS, "bench_pipeline.py"), *arguments,
+                                         "--output", self.path], stderr=self.stderr)
 
     def record(self, timeout_s=120.0):
-        """Its result as a line, once it has ended (or an error past `timeout_s`)."""
+        """Its result as a line, once it has ended (or an error past `timeout_s`, with the
+        end of what it wrote to stderr)."""
         try:
-            self.process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return {"section": "pipeline", "error": f"bench_pipeline.py ran past {timeout_s:.0f} s"}
-        if self.process.returncode != 0:
-            return {"section": "pipeline", "error": f"bench_pipeline.py exited {self.process.returncode}"}
-        return {"section": "pipeline", "bench": json.load(open(self.path))}
+            try:
+                self.process.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                return self.error(f"bench_pipeline.py ran past {timeout_s:.0f} s")
+            if self.process.returncode != 0:
+                return self.error(f"bench_pipeline.py exited {self.process.returncode}")
+            with open(self.path) as f:
+                return {"section": "pipeline", "bench": json.load(f)}
+        finally:
+            self.stderr.close()
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def error(self, what):
+        self.stderr.seek(0)
+        return {"section": "pipeline", "error": what, "stderr_tail": self.stderr.read()[-2000:]}
 
 
 def free_memory(device):
@@ -442,6 +459,10 @@ def self_check():
         good, bad, done = capped_largest(lambda b: b <= edge, 4, 60.0)
         assert done and good <= edge < bad and bad - good <= max(1, 0.02 * good), (edge, good, bad)
     assert capped_largest(lambda b: True, 4, 60.0, limit=64)[1:] == (None, False)
+    failed = PipelineBench(["--workers", "none"])
+    line = failed.record()
+    assert line["error"].startswith("bench_pipeline.py exited") and "--workers" in line["stderr_tail"], line
+    assert not os.path.exists(failed.folder), failed.folder
 
 
 def main():
@@ -484,7 +505,7 @@ def main():
                 out.write(json.dumps({"section": section, "case": label, "error": f"not run: past the {args.budget_s:.0f} s budget"}) + "\n")
                 continue
             if section == "sweeps" and bench is None:
-                bench = PipelineBench(args.dry_run)
+                bench = PipelineBench(PipelineBench.DRY_RUN if args.dry_run else PipelineBench.FULL)
             try:
                 record = run(section, item, device, args.dry_run)
             except Exception as e:  # noqa: BLE001 - one item's failure must not end the session's run
