@@ -159,10 +159,19 @@ fn read_input(path: &str) -> Result<String, String> {
         text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     }
     // A byte-order mark (Windows editors write one) is not part of the JSON.
-    Ok(match text.strip_prefix('\u{feff}') {
+    let text = match text.strip_prefix('\u{feff}') {
         Some(rest) => rest.to_string(),
         None => text,
-    })
+    };
+    // A syntax error in serde_json's own words ("expected `,` or `]` at line 2 column 2"):
+    // the core names only what stands there, to keep serde_json's messages off the page.
+    if let Err(e) = serde_json::from_str::<serde_json::Value>(&text) {
+        if e.is_syntax() || e.is_eof() {
+            let name = if path == "-" { "stdin" } else { path };
+            return Err(format!("{name}: (document): not valid JSON: {e}"));
+        }
+    }
+    Ok(text)
 }
 
 /// A field error as the core writes it, with the field or id a typo most likely meant

@@ -168,6 +168,12 @@ fn bad_input_exits_non_zero_with_one_line_naming_the_field() {
         let stderr = one_line_error(&run(&["estimate", "-"], input));
         assert!(stderr.contains(field), "{input}: {stderr}");
     }
+    // A syntax error in serde_json's own words, which the page leaves out.
+    let stderr = one_line_error(&run(&["estimate", "-"], "{\"bands\": [1, 2\n 3]}"));
+    assert!(
+        stderr.contains("not valid JSON: expected `,` or `]` at line 2 column 2"),
+        "{stderr}"
+    );
     assert!(one_line_error(&run(&["frobnicate"], "")).contains("usage"));
     // Asked for, the usage is the answer: on stdout, status 0.
     for flag in ["--help", "-h", "help"] {

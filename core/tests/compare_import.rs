@@ -110,6 +110,36 @@ fn a_syntax_error_gives_its_line() {
     let text = pretty(&Scenario::default()).replace("\"bands\": 30,", "\"bands\": 30,,");
     let e = &import_scenario(&text).unwrap_err()[0];
     assert_eq!(e.line, Some(line_of(&text, ",,", 0)));
+    assert!(e.error.value.starts_with("unexpected `,` at line"), "{e}");
+}
+
+/// A syntax error says what stands where serde_json stopped (its column counts bytes, so
+/// a line with Chinese text before it still finds the character), or that the text ended.
+#[test]
+fn a_syntax_error_names_what_stands_there() {
+    for (text, said) in [
+        (
+            "{\"bands\": [1, 2\n 3]}",
+            "unexpected `3` at line 2 column 2",
+        ),
+        (
+            "{\"label\": \"方案\", x}",
+            "unexpected `x` at line 1 column 21",
+        ),
+        ("{'bands': 3}", "unexpected `'` at line 1 column 2"),
+        ("{\"bands\": 3,}", "unexpected `}` at line 1 column 13"),
+        (
+            "{\"bands\": ",
+            "the text ends before the JSON does at line 1 column 10",
+        ),
+        (
+            "{\n",
+            "the text ends before the JSON does at line 2 column 0",
+        ),
+    ] {
+        let e = &import_scenario(text).unwrap_err()[0];
+        assert_eq!(e.error.value, said, "{text}");
+    }
 }
 
 #[test]

@@ -121,7 +121,7 @@ mod tests {
             ("{\"bands\": ", "Not valid JSON", "不是有效的 JSON"),
             (
                 "{\"bands\": [1, 2\n 3]}",
-                "line 2, column 2: Not valid JSON: expected `,` or `]`",
+                "line 2, column 2: Not valid JSON: unexpected `3`",
                 "第 2 行第 2 列：不是有效的 JSON",
             ),
             (

@@ -72,7 +72,7 @@ fn parse_value(text: &str, what: &str) -> Result<Value, ImportError> {
     serde_json::from_str(text).map_err(|e| {
         let (line, column) = position(&e);
         ImportError {
-            error: document_error(e.to_string(), what),
+            error: document_error(json::syntax_error_words(&e, text), what),
             line,
             column,
         }
