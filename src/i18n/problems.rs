@@ -144,6 +144,17 @@ mod tests {
                 "Team size (people, each running a sweep): got 99",
                 "团队人数",
             ),
+            // Ids listed with the list comma of each language (an enum's: "one of" too).
+            (
+                "{\"precision\": \"fp8\"}",
+                "allowed: one of torch_default, fp32, ",
+                "以下之一：torch_default、fp32、",
+            ),
+            (
+                "{\"gpu\": \"gtx_480\"}",
+                "allowed: rtx_3090, rtx_3090_ti, ",
+                "允许：rtx_3090、rtx_3090_ti、",
+            ),
             // The readers' kinds of value, in words in both languages.
             ("{\"options\": 5}", "allowed: a list", "允许：列表"),
             (

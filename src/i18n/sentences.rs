@@ -252,7 +252,7 @@ pub fn allowed_text(lang: Lang, allowed: &str) -> String {
     } else if let Some((lo, hi)) = range("a number from ") {
         format!("{lo} 到 {hi} 之间的数")
     } else if let Some(ids) = allowed.strip_prefix("one of ") {
-        format!("以下之一：{ids}")
+        format!("以下之一：{}", ids.replace(", ", "、"))
     } else if allowed.starts_with("a list") {
         "列表".into()
     } else {
@@ -264,11 +264,11 @@ pub fn allowed_text(lang: Lang, allowed: &str) -> String {
             ["true or false", "true 或 false"],
             ["a JSON object", "一个 JSON 对象"],
         ];
+        // Else a list of ids (the cards, the datasets), with the Chinese list comma.
         KINDS
             .iter()
             .find(|[en, _]| *en == allowed)
-            .map_or(allowed, |[_, zh]| zh)
-            .to_string()
+            .map_or_else(|| allowed.replace(", ", "、"), |[_, zh]| zh.to_string())
     }
 }
 
