@@ -135,7 +135,7 @@ pub fn count(value: u64) -> String {
 
 /// US dollars: whole dollars with separators from $100 up, cents from 10 cents up, three
 /// significant digits below (per-experiment costs are cents, per-sample ones fractions of
-/// a cent): "$12,400", "$3.17", "$0.0312", "$0.00421".
+/// a cent): "$12,400", "$3.17", "$0.0312", "$0.00421"; zero is "$0".
 pub fn money(usd: f64) -> String {
     money_with("$", usd)
 }
@@ -151,9 +151,10 @@ fn money_with(symbol: &str, amount: f64) -> String {
     }
     let sign = if amount < 0.0 { "-" } else { "" };
     let abs = amount.abs();
-    if abs >= 100.0 {
+    // Zero as a whole number: an axis's first tick beside "$50,000" reads "$0".
+    if abs >= 100.0 || abs == 0.0 {
         format!("{sign}{symbol}{}", count(abs.round() as u64))
-    } else if abs >= 0.1 || abs == 0.0 {
+    } else if abs >= 0.1 {
         // Below 10 cents two decimals would leave one digit ($0.03 beside $0.00734).
         format!("{sign}{symbol}{abs:.2}")
     } else {
@@ -250,7 +251,8 @@ mod tests {
         assert_eq!(money(0.004_213), "$0.00421");
         assert_eq!(money(0.031_24), "$0.0312");
         assert_eq!(money(0.25), "$0.25");
-        assert_eq!(money(0.0), "$0.00");
+        assert_eq!(money(0.0), "$0");
+        assert_eq!(money_cny(0.0), "¥0");
         assert_eq!(percent(0.314), "31 %");
         assert_eq!(percent(0.025), "2.5 %");
         assert_eq!(percent(0.05), "5 %");
