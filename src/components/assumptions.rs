@@ -9,7 +9,7 @@ use yew::TargetCast;
 
 use web_sys::HtmlInputElement;
 
-use crate::components::controls::{use_open, Choice, Toggle};
+use crate::components::controls::{escaped, remember_text, use_open, Choice, Toggle};
 use crate::i18n::{self, T};
 use crate::query;
 use crate::state::Action;
@@ -91,6 +91,16 @@ fn field_input(store: &Store, path: String, value: Value) -> Html {
     }
 }
 
+/// A number as its box shows it: a whole one without serde_json's ".0", so that the box
+/// keeps what is typed on the way to "1.5" (at "1" the value in use is 1, and a box
+/// rewritten to "1.0" would become "1.0.5").
+fn box_text(value: &Value) -> String {
+    match value.as_f64() {
+        Some(x) if x.fract() == 0.0 && x.abs() < 1e15 => (x as i64).to_string(),
+        _ => query::leaf_text(value),
+    }
+}
+
 /// A number (or an unset optional number) as typed text; text the core refuses stays in
 /// the box, marked with what is allowed, until fixed or Escape.
 fn text_box(
@@ -103,17 +113,21 @@ fn text_box(
 ) -> Html {
     let lang = store.lang;
     let rejected = store.rejected.as_ref().filter(|r| r.field == path);
-    let shown = rejected.map_or_else(|| query::leaf_text(value), |r| r.text.clone());
-    let on_input = Callback::from(move |e: InputEvent| {
-        set(e.target_unchecked_into::<HtmlInputElement>().value())
-    });
+    let shown = rejected.map_or_else(|| box_text(value), |r| r.text.clone());
+    // Typed text and, on Escape, the text from before this edit take the same way.
+    let set = std::rc::Rc::new(set);
+    let on_input = {
+        let set = set.clone();
+        Callback::from(move |e: InputEvent| {
+            set(e.target_unchecked_into::<HtmlInputElement>().value())
+        })
+    };
     let on_key = {
         let store = store.clone();
-        let holds_rejected = rejected.is_some();
-        Callback::from(move |e: KeyboardEvent| {
-            if holds_rejected && e.key() == "Escape" {
-                store.dispatch(Action::Restore);
-            }
+        Callback::from(move |e: KeyboardEvent| match escaped(&e) {
+            Some(Some(before)) => set(before),
+            Some(None) => store.dispatch(Action::Restore),
+            None => {}
         })
     };
     let error = rejected.map(|r| match &r.allowed {
@@ -128,7 +142,7 @@ fn text_box(
                 data-testid={id.to_string()} value={shown}
                 aria-invalid={error.is_some().to_string()}
                 aria-describedby={error.is_some().then(|| AttrValue::from(error_id.clone()))}
-                oninput={on_input} onkeydown={on_key} />
+                oninput={on_input} onkeydown={on_key} onfocus={remember_text} />
             if let Some(error) = error {
                 <p class="field-error" id={error_id} role="alert">{ error }</p>
             }

@@ -5,7 +5,9 @@
 //!
 //! A typed number outside its range (or not a number) never reaches the Scenario: the box
 //! reports it (`Typing::report`), the store keeps the text beside the last valid Scenario,
-//! the box shows it marked with the allowed range, and Escape (or a valid number) restores.
+//! the box shows it marked with the allowed range, and a valid number, or Escape, restores:
+//! Escape the value from before the edit (`remember_text`), as each valid prefix of a
+//! number typed key by key is used at once.
 //!
 //! Plain views (`Control { .. }.view()`), not components: their callbacks are new on
 //! every render of the panel, so a component's props check would never spare a render,
@@ -82,6 +84,25 @@ impl Allowed {
     }
 }
 
+/// A box's text when it takes the focus, kept on the element for Escape (`escaped`):
+/// what it held before this edit; nothing while it holds refused text.
+pub fn remember_text(e: FocusEvent) {
+    let input: HtmlInputElement = e.target_unchecked_into();
+    let _ = if input.get_attribute("aria-invalid").as_deref() == Some("true") {
+        input.remove_attribute("data-before")
+    } else {
+        input.set_attribute("data-before", &input.value())
+    };
+}
+
+/// Escape in a box: `Some`, with its text from when it took the focus where it had one.
+pub fn escaped(e: &KeyboardEvent) -> Option<Option<String>> {
+    (e.key() == "Escape").then(|| {
+        e.target_unchecked_into::<Element>()
+            .get_attribute("data-before")
+    })
+}
+
 /// The widest number box, in characters (app.css has a width for each up to it).
 const MAX_BOX_CHARS: usize = 12;
 
@@ -107,12 +128,16 @@ fn number_input(
             }
         })
     };
+    // Escape: the value from before this edit (each valid prefix typed was applied), or,
+    // where that text is refused too, the value in use.
     let on_key = {
-        let report = typing.report.clone();
-        let rejected = typing.rejected.is_some();
+        let (on_change, report) = (on_change.clone(), typing.report.clone());
         Callback::from(move |e: KeyboardEvent| {
-            if rejected && e.key() == "Escape" {
-                report.emit(None);
+            if let Some(before) = escaped(&e) {
+                match before.map(|text| allowed.read(&text)) {
+                    Some(Ok(v)) => on_change.emit(v),
+                    _ => report.emit(None),
+                }
             }
         })
     };
@@ -134,7 +159,7 @@ fn number_input(
             class="number" inputmode="numeric" aria-label={label.clone()}
             data-chars={chars.to_string()}
             min={allowed.min.to_string()} max={allowed.max.to_string()} step="1"
-            value={shown} oninput={on_type} onkeydown={on_key}
+            value={shown} oninput={on_type} onkeydown={on_key} onfocus={remember_text}
             aria-invalid={invalid.to_string()}
             aria-describedby={invalid.then(|| AttrValue::from(error_id.clone()))} />
     };

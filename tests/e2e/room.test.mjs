@@ -190,6 +190,29 @@ for (const viewport of VIEWPORTS) {
       assert.equal(await box.inputValue(), "64");
       assert.equal(await page.getByTestId("stale").count(), 0);
       assert.equal(await page.getByTestId("batch-error").count(), 0);
+      // Typed key by key, each valid prefix (2, 20, 204, 2048) is used at once; Escape goes
+      // back to the value from before the edit, not to the last prefix.
+      await box.selectText();
+      await box.pressSequentially("2048");
+      assert.notEqual(await app.text("total-memory"), total);
+      await box.press("Escape");
+      assert.equal(await box.inputValue(), "64");
+      assert.equal(await app.text("total-memory"), total);
+      // So does an assumption's box (a number typed as text).
+      await openEverything(app);
+      const headroom = page.getByTestId("field-memory-headroom");
+      const kept = await headroom.inputValue();
+      await headroom.selectText();
+      await headroom.pressSequentially("0.5");
+      assert.equal(await headroom.inputValue(), "0.5");
+      await headroom.press("Escape");
+      assert.equal(await headroom.inputValue(), kept);
+      await headroom.selectText();
+      await headroom.pressSequentially("7");
+      assert.equal(await headroom.getAttribute("aria-invalid"), "true");
+      await headroom.press("Escape");
+      assert.equal(await headroom.inputValue(), kept);
+      assert.equal(await headroom.getAttribute("aria-invalid"), "false");
     });
 
     test(`${name(viewport)} ${lang}: choices are selects, no id or path in the text${lang === "zh" ? ", no English left" : ""}`, async () => {
