@@ -345,7 +345,12 @@ fn set_path(root: &mut Value, path: &str, text: &str) -> Result<(), String> {
         _ if text.trim().is_empty() => Value::Null,
         Some(Value::String(_)) => Value::String(text.into()),
         Some(Value::Number(_)) | Some(Value::Bool(_)) | Some(Value::Array(_)) => {
-            serde_json::from_str(text).map_err(|_| "not a valid value".to_string())?
+            // "4." and ".5", on the way to "4.5" typed key by key, read as "4.0" and "0.5"
+            // (not `str::parse`: its float reader would cost the page 15 kB).
+            let t = text.trim();
+            let zero = |dot: bool| if dot && t.len() > 1 { "0" } else { "" };
+            let t = format!("{}{t}{}", zero(t.starts_with('.')), zero(t.ends_with('.')));
+            serde_json::from_str(&t).map_err(|_| "not a valid value".to_string())?
         }
         Some(Value::Object(_)) => return Err("a group of fields, not one value".into()),
         // Optional fields that are absent by default (a preset's width) and a custom

@@ -169,6 +169,18 @@ fn set_field_parses_by_the_existing_type() {
     assert_eq!(s.gpu, "rtx_a5500");
     assert!(set_field(&s, "memory.headroom", "lots").is_err());
     assert!(set_field(&s, "memory", "1").is_err());
+    // Typed key by key, "0.5" passes through "0." and a box may start at ".": both read.
+    for (text, value) in [("0.", 0.0), (".5", 0.5), (" 0.5 ", 0.5)] {
+        assert_eq!(
+            set_field(&s, "memory.headroom", text)
+                .unwrap()
+                .memory
+                .headroom,
+            value
+        );
+    }
+    assert!(set_field(&s, "memory.headroom", ".").is_err());
+    assert!(set_field(&s, "memory.headroom", "1.2.").is_err());
     let fields = fields_under(&s, &["memory"]);
     assert!(fields.contains(&("memory.headroom".to_string(), "0.25".to_string())));
 }

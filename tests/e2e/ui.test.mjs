@@ -164,6 +164,36 @@ test("typed numbers and arrow keys drive the same figures", async () => {
   assert.ok(banner.includes("at least 13") && !/Esc|marked/.test(banner), banner);
 });
 
+test("every assumption's box keeps a number typed key by key, and Escape takes it back", async () => {
+  // Each valid prefix is used at once (0 -> 0. -> 0.0 -> 0.07 ...): a box rewritten from the
+  // value in use ("0" as "0.0", "0." refused) turned "0.075" into "075".
+  const app = await open();
+  const { page } = app;
+  await page.getByTestId("compare-levers").waitFor();
+  await page.evaluate(() => {
+    for (const d of document.querySelectorAll("details")) d.open = true;
+  });
+  await page.getByTestId("field-memory-headroom").waitFor();
+  const boxes = await page.evaluate(() =>
+    [...document.querySelectorAll('.assumptions input[type="text"]')].map((i) => [i.dataset.testid, i.value]),
+  );
+  assert.ok(boxes.length > 40, `${boxes.length} boxes`);
+  const typedWrong = [];
+  for (const [id, before] of boxes) {
+    const value = Number(before || "2");
+    // A decimal within a factor of 1.5 of the value in use, or of 2 for an unset one.
+    const text = String(Math.round(value * 1.5 * 1000) / 1000 || 0.5);
+    const box = page.getByTestId(id);
+    await box.selectText();
+    await box.pressSequentially(text);
+    const [shown, invalid] = [await box.inputValue(), await box.getAttribute("aria-invalid")];
+    if (shown !== text) typedWrong.push(`${id}: typed ${text}, shows ${shown} (invalid ${invalid})`);
+    await box.press("Escape");
+    assert.equal(await box.inputValue(), before, `${id}: Escape`);
+  }
+  assert.deepEqual(typedWrong, []);
+});
+
 test("picking a dataset fills its band and class counts", async () => {
   const app = await open();
   await app.page.getByTestId("dataset").selectOption("pavia_university");
