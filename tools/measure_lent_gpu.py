@@ -25,7 +25,8 @@ each finishes, so a run cut short keeps what it measured:
   backward above what was allocated before (the workspaces), so a per-step count can be
   derived and the GRU preset checked against it, held out; and each point's forward and
   backward time (hidden 64: cuDNN's persistent kernel, whose rate the estimate fitted on
-  one GRU step; 256: its per-step kernels);
+  one GRU step; 256: its per-step kernels) and the host's time to issue them, FP32 also
+  under autocast (cuDNN's weight queries, fitted on one GRU step);
 - zoo: the HSI zoo at two batches each in PyTorch's default precision, with
   cudnn.benchmark off and on (tools/measure.py records, as tools/measure_suite.py
   writes them, readable by core/tests/common/h200.rs);
@@ -232,10 +233,33 @@ def run_rnn(item, device):
         # kernel (its steps at a rate the estimate fitted on one GRU), 256 as per-step
         # kernels (`use_rnn_persist_small_h`).
         point["forward_backward_s"] = seconds_per_call(lambda: rnn(x)[0].sum().backward(), device, 3)
+        # The host's share: the time to issue a forward and backward, the device synced
+        # before each (cuDNN's weight queries, `perf.host.rnn_weight_query_s`: in each
+        # backward and, under autocast, each forward too).
+        point["issue_s"] = issue_seconds(lambda: rnn(x)[0].sum().backward(), device)
+        if dtype == torch.float32:
+            def autocast_pass():
+                with torch.autocast(device.type, dtype=torch.bfloat16):
+                    output = rnn(x)[0].sum()
+                output.backward()
+            point["autocast_issue_s"] = issue_seconds(autocast_pass, device)
         runs.append(point)
         del rnn, x, output
         free_memory(device)
     return {"rnn": {**item, "runs": runs}}
+
+
+def issue_seconds(fn, device, reps=5):
+    """Median seconds the host takes to issue `fn`, the device idle at each start."""
+    fn()
+    times = []
+    for _ in range(reps):
+        sync(device)
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    sync(device)
+    return statistics.median(times)
 
 
 def run_zoo(item, device, dry_run):

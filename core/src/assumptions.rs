@@ -261,6 +261,12 @@ json_struct! {
         pub zero_grad_to_none: bool = true,
         /// Per step: `loss.item()` round trip, the Python loop, logging.
         pub step_fixed_s: f64 [0.0, 1.0] = 342e-6,
+        /// Per `cudnnGetRNNWeightParams` call: PyTorch's cuDNN RNN reads each weight
+        /// matrix's and bias's place in the flat buffer 100 times over (`get_parameters`,
+        /// aten/src/ATen/native/cudnn/RNN.cpp, cuDNN >= 8.9.7), once a backward and, under
+        /// autocast, once a forward: 1,200 calls a step for a one-layer GRU. Fitted on one
+        /// H200 GRU step (PyTorch's default precision, batch 64); its other steps held out.
+        pub rnn_weight_query_s: f64 [0.0, 1e-3] = 0.26e-6,
         /// Once per run: CUDA context and library start on the first CUDA call with lazy
         /// module loading (CUDA >= 11.7; pytorch PR 86509). Without it, seconds.
         pub startup_s: f64 [0.0, 600.0] = 0.5,

@@ -99,6 +99,9 @@ pub struct HostWork {
     pub foreach_ops: f64,
     /// Extra ops per step that autocast / GradScaler add (weight casts, unscale, check).
     pub amp_ops: f64,
+    /// cuDNN RNN weight-parameter queries forward and backward
+    /// (`LayerReport::weight_queries`).
+    pub weight_queries: [f64; 2],
     pub accum_steps: u32,
 }
 
@@ -116,8 +119,9 @@ pub struct HostTime {
 pub fn host_time(w: &HostWork, a: &HostAssumptions, cpu: CpuProfile) -> HostTime {
     let k = cpu.single_thread;
     let accum = f64::from(w.accum_steps.max(1));
-    let forward_s = k * accum * (w.forward_ops + w.amp_ops) * a.op_forward_s;
-    let backward_s = k * accum * w.backward_ops * a.op_backward_s;
+    let [queries_fwd, queries_bwd] = w.weight_queries.map(|q| q * a.rnn_weight_query_s);
+    let forward_s = k * accum * ((w.forward_ops + w.amp_ops) * a.op_forward_s + queries_fwd);
+    let backward_s = k * accum * (w.backward_ops * a.op_backward_s + queries_bwd);
     let optimizer_s = k
         * w.param_tensors
         * if a.foreach {
@@ -153,6 +157,7 @@ mod tests {
             optimizer_ops_per_tensor: 10.0,
             foreach_ops: 8.0,
             amp_ops: 0.0,
+            weight_queries: [0.0; 2],
             accum_steps: 1,
         }
     }

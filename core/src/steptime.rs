@@ -258,6 +258,9 @@ pub fn step_time(s: &StepSetup, gpu: &GpuSpec, a: &PerfAssumptions) -> StepBreak
         optimizer_ops_per_tensor: ops_per_tensor,
         foreach_ops: s.foreach_ops,
         amp_ops: cast_layers + if s.grad_scaler { GRAD_SCALER_OPS } else { 0.0 },
+        weight_queries: s.layers.iter().fold([0.0; 2], |[f, b], l| {
+            [f + forwards * l.weight_queries[0], b + l.weight_queries[1]]
+        }),
         accum_steps: s.accum_steps,
     };
     let cast = |l: &LayerReport, d: &DeviceLayer| {

@@ -116,14 +116,14 @@ fn the_estimate_against_the_h200_measurements() {
     let mut table = Vec::new();
     for model in models {
         let set: Vec<&Case> = cases.iter().filter(|c| c.model == model).collect();
-        let time_fit = set.iter().any(|c| c.time_fit);
+        let time_fit = set.iter().filter(|c| c.time_fit).count();
         let split = match (set[0].fit, set[0].memory_fit, time_fit) {
-            (true, _, _) => "fit",
-            (false, true, true) => "held out (memory and one step's time fit)",
-            (false, true, false) => "held out (memory fit)",
-            (false, false, _) => "held out",
+            (true, _, _) => "fit".to_string(),
+            (false, true, 0) => "held out (memory fit)".into(),
+            (false, true, n) => format!("held out (memory and {n} steps' times fit)"),
+            (false, false, _) => "held out".into(),
         };
-        table.push(row(display_name(model), split, &set, None));
+        table.push(row(display_name(model), &split, &set, None));
     }
     let all: Vec<&Case> = cases.iter().collect();
     // cuDNN's untimed picks: the HSI 3-D CNNs without cudnn.benchmark.
@@ -285,8 +285,9 @@ fn the_estimate_against_the_h200_measurements() {
     // Before the instruction issue of memory traffic (`memory_issue_per_kib`): 16.5 %,
     // 1.96x, 46 too fast; held out 23 %. Before cuDNN's persistent RNN kernel
     // (`perf.cudnn.rnn_persistent_*`): 15.8 %, 1.88x (the GRU at batch 512), 45 too fast.
-    // Issue 22's target for all steps, 20 % and 2x, is met.
-    assert!(step.median < 15.5, "step median {:.1} %", step.median);
+    // Before cuDNN's RNN weight queries (`perf.host.rnn_weight_query_s`): 14.9 %. Issue
+    // 22's target for all steps, 20 % and 2x, is met.
+    assert!(step.median < 13.5, "step median {:.1} %", step.median);
     assert!(step.worst < 1.85, "step worst {:.2}x", step.worst);
     assert!(step.optimistic <= 46, "{} steps too fast", step.optimistic);
     assert!(

@@ -210,3 +210,58 @@ fn a_narrow_recurrence_runs_as_one_persistent_kernel_whose_steps_grow_with_the_b
     let (wide_small, wide_large) = (time(&layer(160, 64)), time(&layer(160, 512)));
     assert_eq!(wide_small.1, wide_large.1);
 }
+
+/// PyTorch's `get_parameters` calls `cudnnGetRNNWeightParams` 100 times for every gate's
+/// input-side and hidden-side matrix and bias of every layer and direction: in backward
+/// where the weights train, and in forward under autocast, which casts the weights into a
+/// new flat buffer each step. Their host time (`perf.host.rnn_weight_query_s`) adds to
+/// the step's.
+#[test]
+fn cudnns_weight_queries_follow_the_gates_layers_directions_and_autocast() {
+    let queries = |op: Op, p: Precision| {
+        analyze(&spec(vec![200, 1], op), 64, p).unwrap().layers[0].weight_queries
+    };
+    let gru = Op::Rnn {
+        cell: RnnCell::Gru,
+        hidden: 64,
+        layers: 1,
+        bidirectional: false,
+        bias: true,
+        batch_first: true,
+    };
+    assert_eq!(queries(gru.clone(), Precision::Fp32), [0.0, 1200.0]);
+    assert_eq!(queries(gru.clone(), Precision::AmpBf16), [1200.0, 1200.0]);
+    // Weights already 16-bit, no autocast: nothing cast in forward.
+    assert_eq!(queries(gru, Precision::Bf16), [0.0, 1200.0]);
+    let lstm = Op::Rnn {
+        cell: RnnCell::Lstm,
+        hidden: 64,
+        layers: 2,
+        bidirectional: true,
+        bias: false,
+        batch_first: true,
+    };
+    // 4 gates x 2 layers x 2 directions; the bias queries run without biases too.
+    assert_eq!(
+        queries(lstm, Precision::Fp32),
+        [0.0, 400.0 * 4.0 * 2.0 * 2.0]
+    );
+
+    let host = |query_s: f64| {
+        let mut s = hsi_gpu_core::Scenario {
+            model: hsi_gpu_core::scenario::ModelChoice::Preset {
+                id: "mou_rnn".into(),
+                width: None,
+                size: None,
+            },
+            precision: Precision::AmpBf16,
+            ..Default::default()
+        };
+        s.perf.host.rnn_weight_query_s = query_s;
+        hsi_gpu_core::estimate(&s).unwrap().perf.time.host_s
+    };
+    // 2 passes x 1,200 queries of 1 us on a workstation core (x1; a little more with
+    // the input pipeline's thread busy beside it).
+    let added = (host(1e-6) - host(0.0)) / 2400e-6;
+    assert!((1.0..1.02).contains(&added), "{added}");
+}

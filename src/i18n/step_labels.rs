@@ -184,6 +184,11 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
         "每步固定 CPU 时间：loss.item()、循环、日志（秒）",
     ),
     (
+        "perf.host.rnn_weight_query_s",
+        "CPU time per cuDNN RNN weight query (s)",
+        "每次 cuDNN 循环层权重查询的 CPU 时间（秒）",
+    ),
+    (
         "perf.host.startup_s",
         "CUDA start-up per run (s)",
         "每次运行的 CUDA 启动时间（秒）",

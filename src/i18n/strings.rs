@@ -6,8 +6,8 @@ texts! {
     Title => "HSI GPU Planner", "高光谱 GPU 规划器";
     Tagline => "Will this hyperspectral model fit on this GPU, how fast does it train, how does it scale and what does it cost?",
         "这个高光谱模型能否放进这块 GPU？训练多快？多卡如何扩展？成本多少？";
-    EstimatesNote => "All figures are estimates from an analytic model (shapes, FLOPs, datasheet peaks and the assumptions below), not measurements. Checked against measured runs (see the validation notes): step time off by 9 % at the median on published benchmarks and 14.9 % on our own H200 runs (HSI 3-D CNNs without cudnn.benchmark: 8 %); allocated peak memory by 3 %, reserved (the caching allocator, simulated) by 6 %, mostly low: keep headroom (the default 20 % covered 55 of 55 measured steps).",
-        "所有数字均为解析模型（张量形状、FLOPs、官方规格峰值与下方假设）的估算值，并非实测。与实测对比（见验证说明）：单步时间在公开基准上的中位误差为 9 %，在本项目的 H200 实测上为 14.9 %（未开 cudnn.benchmark 的高光谱 3-D CNN：8 %）；已分配显存峰值为 3 %，已保留显存（模拟缓存分配器）为 6 %，多数偏少：请留出余量（默认的 20 % 余量覆盖了 55 个实测步骤中的 55 个）。";
+    EstimatesNote => "All figures are estimates from an analytic model (shapes, FLOPs, datasheet peaks and the assumptions below), not measurements. Checked against measured runs (see the validation notes): step time off by 9 % at the median on published benchmarks and 12.9 % on our own H200 runs (HSI 3-D CNNs without cudnn.benchmark: 8 %); allocated peak memory by 3 %, reserved (the caching allocator, simulated) by 6 %, mostly low: keep headroom (the default 20 % covered 55 of 55 measured steps).",
+        "所有数字均为解析模型（张量形状、FLOPs、官方规格峰值与下方假设）的估算值，并非实测。与实测对比（见验证说明）：单步时间在公开基准上的中位误差为 9 %，在本项目的 H200 实测上为 12.9 %（未开 cudnn.benchmark 的高光谱 3-D CNN：8 %）；已分配显存峰值为 3 %，已保留显存（模拟缓存分配器）为 6 %，多数偏少：请留出余量（默认的 20 % 余量覆盖了 55 个实测步骤中的 55 个）。";
     LanguageToggleLabel => "Switch language to Chinese", "切换到英文";
     Presentation => "Presentation mode", "演示模式";
     CopyLink => "Copy link", "复制链接";

@@ -166,6 +166,8 @@ pub(super) struct LayerAccount {
     pub(super) kernels_fwd: u32,
     pub(super) kernels_bwd: u32,
     pub(super) host_ops: Option<[u32; 2]>,
+    /// `LayerReport::weight_queries`.
+    pub(super) weight_queries: [f64; 2],
     /// Temporaries beyond gradients (bytes per sample), e.g. attention scores.
     pub(super) scratch_per_sample: f64,
     /// A recurrent layer's step unit, bytes per sample (`LayerReport::rnn_step_bytes`).

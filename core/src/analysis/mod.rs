@@ -27,8 +27,6 @@
 //! (a grouped conv's weight gradient once per group's weights, as PyTorch's fix of the
 //! counter, pull request 183405, counts it; torch 2.14 counts it `groups` times).
 
-use std::collections::HashMap;
-
 use crate::choices::Precision;
 use crate::foundation::LayerTraining;
 mod base;
@@ -98,6 +96,10 @@ pub struct LayerReport {
     /// kernels itself (cuDNN's RNN); `None`: one per kernel.
     #[serde(skip)]
     pub host_ops: Option<[u32; 2]>,
+    /// cuDNN weight-parameter queries the host makes forward and backward (a cuDNN RNN's
+    /// `get_parameters`, `HostAssumptions::rnn_weight_query_s`).
+    #[serde(skip)]
+    pub weight_queries: [f64; 2],
     /// The op class the device model times it by.
     pub class: OpClass,
     /// A convolution's groups (1 for every other op): its implicit GEMM is this many
@@ -281,8 +283,17 @@ pub fn analyze_with(
     };
     let input = ctx.fresh(spec.input.clone(), data_dtype, false);
     let input_storage = input.storage;
-    let mut values: HashMap<String, Value> = HashMap::new();
-    values.insert("input".into(), input.clone());
+    // Each layer's output by name, the latest of a name last (a list: a HashMap's code
+    // costs the page more than the lookups of a few hundred layers cost the estimate).
+    let mut values: Vec<(String, Value)> = vec![("input".into(), input.clone())];
+    let find = |values: &[(String, Value)], name: &str| {
+        values
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    let named = |values: &[(String, Value)], name: &str| values.iter().any(|(n, _)| n == name);
     let mut previous = input;
     let mut layers = Vec::with_capacity(spec.layers.len());
     let mut lines = MemoryLines::default();
@@ -301,7 +312,7 @@ pub fn analyze_with(
                 .from
                 .iter()
                 .map(|f| {
-                    values.get(f).cloned().ok_or_else(|| {
+                    find(&values, f).ok_or_else(|| {
                         err(
                             index,
                             &name,
@@ -317,7 +328,7 @@ pub fn analyze_with(
         if let Some(owner) = layer
             .shares
             .as_ref()
-            .filter(|o| *o == "input" || !values.contains_key(*o))
+            .filter(|o| *o == "input" || !named(&values, o))
         {
             return Err(err(
                 index,
@@ -421,6 +432,7 @@ pub fn analyze_with(
             kernels_fwd: account.kernels_fwd,
             kernels_bwd: account.kernels_bwd,
             host_ops: account.host_ops,
+            weight_queries: account.weight_queries,
             class: op_class(&layer.op),
             groups: match layer.op {
                 Op::Conv { groups, .. } => groups.max(1),
@@ -453,7 +465,9 @@ pub fn analyze_with(
             persistent_steps: account.persistent_steps,
             step_flops: account.step_flops_per_sample * n,
         });
-        if values.insert(name.clone(), output.clone()).is_some() && layer.name.is_some() {
+        let taken = layer.name.is_some() && named(&values, &name);
+        values.push((name.clone(), output.clone()));
+        if taken {
             return Err(err(
                 index,
                 &name,

@@ -147,6 +147,25 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
     // its view (torch/nn/modules/rnn.py); autograd runs one CudnnRnnBackward node and the
     // view's. Measured on an H200: 2.2 ms a step for a 200-step GRU (measured_h200.rs).
     account.host_ops = Some([RNN_HOST_OPS_FWD, RNN_HOST_OPS_BWD]);
+    // PyTorch finds each weight's place in cuDNN's flat buffer with `get_parameters`:
+    // `cudnnGetRNNWeightParams` 100 times for every gate's input-side and hidden-side
+    // matrix and bias of every layer and direction (aten/src/ATen/native/cudnn/RNN.cpp,
+    // cuDNN's v8 API), in backward for the weights' gradients and, under autocast, in
+    // forward, where the weights are cast into a new flat buffer every step
+    // (aten/src/ATen/cudnn/AutocastRNN.cpp).
+    let queries = (100 * 2 * 2 * r.cell.gates() * r.layers * directions) as f64;
+    account.weight_queries = [
+        if ctx.precision.is_autocast() {
+            queries
+        } else {
+            0.0
+        },
+        if needs_grad && ctx.train.params {
+            queries
+        } else {
+            0.0
+        },
+    ];
     // Batch first: the output is the time-major result transposed (a strided view).
     input.contiguous = !r.batch_first;
     input.leading_contiguous = input.contiguous;

@@ -370,10 +370,7 @@ pub(super) fn attention(
                 scores as f64 * (act + softmax_dtype) as f64
             },
             host_ops: Some(host_ops),
-            conv: None,
-            rnn_step_per_sample: 0.0,
-            persistent_steps: [0.0; 2],
-            step_flops_per_sample: 0.0,
+            ..LayerAccount::default()
         },
     ))
 }

@@ -367,8 +367,9 @@ impl PerfReport {
 }
 
 /// One forward pass of every layer on one card (no backward, no optimizer): what an
-/// evaluation or prediction batch costs. The host issues every op (a view costs one too)
-/// while the device runs them, so the slower of the two sets the time.
+/// evaluation or prediction batch costs. The host issues every op (a view costs one too,
+/// a cuDNN RNN under autocast its weight queries) while the device runs them, so the slower
+/// of the two sets the time.
 pub fn forward_s(layers: &[LayerReport], scenario: &Scenario, gpu: &GpuSpec) -> f64 {
     let maths = Maths::of(scenario.precision, gpu).benchmarked(scenario.cudnn_benchmark);
     let device_s: f64 = layers
@@ -379,7 +380,11 @@ pub fn forward_s(layers: &[LayerReport], scenario: &Scenario, gpu: &GpuSpec) -> 
                 .time_s
         })
         .sum();
-    let ops: f64 = layers.iter().map(|l| f64::from(l.host_ops_fwd())).sum();
-    let host_s = cpu_profile(scenario.cpu).single_thread * ops * scenario.perf.host.op_forward_s;
+    let host = &scenario.perf.host;
+    let op_s = |l: &LayerReport| {
+        f64::from(l.host_ops_fwd()) * host.op_forward_s
+            + l.weight_queries[0] * host.rnn_weight_query_s
+    };
+    let host_s = cpu_profile(scenario.cpu).single_thread * layers.iter().map(op_s).sum::<f64>();
     device_s.max(host_s)
 }

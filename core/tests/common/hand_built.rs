@@ -32,6 +32,7 @@ pub fn layer(i: usize, flops: f64, act_bytes: f64, params: u64, tensor_core: boo
         kernels_fwd: 1,
         kernels_bwd: if tensor_core { 2 } else { 1 },
         host_ops: None,
+        weight_queries: [0.0; 2],
         class: if tensor_core {
             OpClass::Conv
         } else {
