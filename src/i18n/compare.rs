@@ -34,8 +34,8 @@ texts! {
     Fits => "fits", "放得下";
     DoesNotFit => "does not fit", "放不下";
     Best => "best", "最优";
-    AwaitsValidValue => "Not estimated: a box above holds a value that is not used (see its note; Esc restores the last valid one).",
-        "未估算：上方某个输入框中的值未被采用（见其下方提示；按 Esc 恢复上一个有效值）。";
+    AwaitsValidValue => "Not estimated: a box above holds a value that is not used (see its note; Esc goes back to the value before the edit).",
+        "未估算：上方某个输入框中的值未被采用（见其下方提示；按 Esc 回到编辑前的值）。";
     NoFigure => "—", "—";
     CannotEstimate => "cannot be estimated", "无法估算";
     MetricMemory => "Memory / budget", "显存占预算";
