@@ -160,11 +160,7 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
         } else {
             0.0
         },
-        if needs_grad && ctx.train.params {
-            queries
-        } else {
-            0.0
-        },
+        if ctx.train.params { queries } else { 0.0 },
     ];
     // Batch first: the output is the time-major result transposed (a strided view).
     input.contiguous = !r.batch_first;
