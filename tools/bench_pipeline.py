@@ -25,7 +25,8 @@ and zeroed, for every batch).
     python3 tools/bench_pipeline.py --quick                     # smaller grid
 
 The JSON's "constants" carry the fitted values under PipelineAssumptions' names
-(`precut_sample_s`, `cut_sample_s`, `byte_s`, `augment_sample_s`, `augment_byte_s`, and
+(`precut_sample_s`, `cut_sample_s`, `byte_s` (the pre-cut line's slope), `cut_byte_s` (the cut
+line's beyond it), `augment_sample_s`, `augment_byte_s`, and
 with torch `batch_s`, `worker_byte_s`, `shared_byte_s`), measured on this CPU; "workers" lists
 samples/s with 0, 1, 2, 4 DataLoader workers (`--workers`) over cut 13 x 13 x 200 patches.
 """
@@ -135,7 +136,8 @@ def run(args):
         # The per-batch collate share is inside the per-sample intercepts here.
         "precut_sample_s": max(pre0, 0.0),
         "cut_sample_s": max(cut0, 0.0),
-        "byte_s": max((cut_byte + pre_byte) / 2.0, 0.0),
+        "byte_s": max(pre_byte, 0.0),
+        "cut_byte_s": max(cut_byte - pre_byte, 0.0),
         "augment_sample_s": max(aug0, 0.0),
         "augment_byte_s": max(aug_byte, 0.0),
     }

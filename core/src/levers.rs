@@ -168,6 +168,7 @@ fn faster_host(s: &Scenario, factor: f64) -> Scenario {
         &mut p.precut_sample_s,
         &mut p.cut_sample_s,
         &mut p.byte_s,
+        &mut p.cut_byte_s,
         &mut p.augment_sample_s,
         &mut p.augment_byte_s,
         &mut p.batch_s,

@@ -79,6 +79,7 @@ fn a_small_hsi_model_is_host_bound_and_a_big_batch_device_bound() {
 fn a_slow_pipeline_bounds_the_step() {
     let (spec, a) = model("ssftt", 200, 25, 64);
     let mut s = setup(&spec, &a, 64);
+    s.cpu = cpu_profile(CpuClass::Laptop);
     s.pipeline = Pipeline {
         precut: false,
         augmentation: true,

@@ -205,8 +205,13 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     ),
     (
         "perf.pipeline.byte_s",
-        "CPU time per patch byte (s)",
-        "每字节块数据 CPU 时间（秒）",
+        "Collating a batch: CPU time per patch byte (s)",
+        "批次整理：每字节块数据 CPU 时间（秒）",
+    ),
+    (
+        "perf.pipeline.cut_byte_s",
+        "Patch cut from the cube: CPU time per byte (s)",
+        "从数据立方体切块：每字节 CPU 时间（秒）",
     ),
     (
         "perf.pipeline.augment_sample_s",
