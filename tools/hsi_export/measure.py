@@ -114,17 +114,26 @@ class Trainer:
             torch.cuda.synchronize(self.device)
 
 
+# What PyTorch's cuDNN convolution raises when no engine config ran (Conv_v8.cpp,
+# `run_single_conv`): with cudnn.benchmark off it tries the heuristics' configs, then the
+# fallback list, skipping each whose workspace runs out of memory, and ends with a plain
+# RuntimeError ("GET was unable to find an engine ..."), not an out-of-memory error.
+NO_ENGINE = "unable to find an engine"
+
+
 def fits(trainer, batch, errors=None):
-    """True if two full steps at `batch` run without running out of memory; where given,
-    `errors` gets the out-of-memory message (the request, and what was allocated and
-    reserved when it failed)."""
+    """True if two full steps at `batch` run without running out of memory (or cuDNN
+    finding no convolution plan that runs); where given, `errors` gets the message (the
+    request, and what was allocated and reserved when it failed)."""
     try:
         trainer.set_batch(batch)
         trainer.step()
         trainer.step()
         trainer.synchronize()
         return True
-    except torch.cuda.OutOfMemoryError as e:
+    except RuntimeError as e:  # torch.cuda.OutOfMemoryError is one
+        if not isinstance(e, torch.cuda.OutOfMemoryError) and NO_ENGINE not in str(e):
+            raise
         # Only the text: the exception and the frames it holds go before the clean-up.
         if errors is not None:
             errors.append(str(e))
@@ -374,6 +383,19 @@ def self_test():
     trainer.step = step_up_to_8
     assert not fits(trainer, 9) and trainer.batch is None
     assert fits(trainer, 8)
+    # cuDNN finding no plan that runs ends the batch too, with its message; any other
+    # error is the script's own and goes up.
+    for error, counts in ((RuntimeError("GET was unable to find an engine to execute this computation"), True),
+                          (RuntimeError("shape mismatch"), False)):
+        def step_failing(error=error):
+            raise error
+
+        trainer.step, errors = step_failing, []
+        try:
+            assert not fits(trainer, 8, errors) and counts and errors == [str(error)]
+        except RuntimeError as e:
+            assert not counts and e is error
+    trainer.step = real_step
     # A step that runs out of memory in its backward takes its graph with it: the layers
     # the backward had not reached still hold their saved activations, and the next batch
     # a sweep tries would run beside them (its largest batch would come out low).
