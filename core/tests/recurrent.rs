@@ -265,3 +265,33 @@ fn cudnns_weight_queries_follow_the_gates_layers_directions_and_autocast() {
     let added = (host(1e-6) - host(0.0)) / 2400e-6;
     assert!((1.0..1.02).contains(&added), "{added}");
 }
+
+/// Under autocast PyTorch zeroes a 16-bit flat buffer, copies every weight and bias into
+/// it and casts the input and h0 before each cuDNN call (aten/src/ATen/cudnn/
+/// AutocastRNN.cpp): three ops and one per weight tensor more in forward, the copies'
+/// backward in backward; in FP32, or with weights already 16-bit, none.
+#[test]
+fn autocast_adds_the_flat_buffer_copies_and_casts_to_the_hosts_ops() {
+    let ops = |op: Op, p: Precision| {
+        let layer = &analyze(&spec(vec![200, 1], op), 64, p).unwrap().layers[0];
+        [layer.host_ops_fwd(), layer.host_ops_bwd()]
+    };
+    let gru = |layers, bidirectional, bias| Op::Rnn {
+        cell: RnnCell::Gru,
+        hidden: 64,
+        layers,
+        bidirectional,
+        bias,
+        batch_first: true,
+    };
+    let plain = ops(gru(1, false, true), Precision::Fp32);
+    assert_eq!(ops(gru(1, false, true), Precision::Bf16), plain);
+    let added = |op: Op| {
+        let [f, b] = ops(op.clone(), Precision::AmpBf16);
+        let [f0, b0] = ops(op, Precision::Fp32);
+        [f - f0, b - b0]
+    };
+    // W_ih, W_hh and their biases per layer and direction.
+    assert_eq!(added(gru(1, false, true)), [3 + 4, 4]);
+    assert_eq!(added(gru(2, true, false)), [3 + 2 * 2 * 2, 2 * 2 * 2]);
+}

@@ -146,7 +146,21 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
     // The host dispatches one `_cudnn_rnn` for every layer and step, plus h0's zeros and
     // its view (torch/nn/modules/rnn.py); autograd runs one CudnnRnnBackward node and the
     // view's. Measured on an H200: 2.2 ms a step for a 200-step GRU (measured_h200.rs).
-    account.host_ops = Some([RNN_HOST_OPS_FWD, RNN_HOST_OPS_BWD]);
+    // Under autocast (aten/src/ATen/cudnn/AutocastRNN.cpp) every forward also zeroes a
+    // 16-bit flat buffer, copies each weight and bias into it (`copy_weights_to_flat_buf_views`),
+    // and casts the input and h0: ops the host dispatches, and autograd runs each copy's
+    // backward.
+    let copies = if ctx.precision.is_autocast() {
+        let per_stack = 2 + 2 * u64::from(r.bias);
+        u32::try_from(per_stack * r.layers * directions).unwrap_or(u32::MAX)
+    } else {
+        0
+    };
+    let casts = if copies > 0 { AUTOCAST_RNN_OPS } else { 0 };
+    account.host_ops = Some([
+        RNN_HOST_OPS_FWD.saturating_add(casts + copies),
+        RNN_HOST_OPS_BWD.saturating_add(copies),
+    ]);
     // PyTorch finds each weight's place in cuDNN's flat buffer with `get_parameters`:
     // `cudnnGetRNNWeightParams` 100 times for every gate's input-side and hidden-side
     // matrix and bias of every layer and direction (aten/src/ATen/native/cudnn/RNN.cpp,
@@ -179,6 +193,8 @@ const PERSISTENT_BACKWARD: u64 = 128;
 
 const RNN_HOST_OPS_FWD: u32 = 3;
 const RNN_HOST_OPS_BWD: u32 = 2;
+/// Autocast's flat buffer's zeros and the input's and h0's casts.
+const AUTOCAST_RNN_OPS: u32 = 3;
 
 fn saturating_copy(steps: u64, features: u64, dtype: u64) -> u64 {
     steps.saturating_mul(features).saturating_mul(dtype)
