@@ -48,7 +48,7 @@ for section in ("zoo", "sweeps"):
     json.dump(line["scenario"], open(f"{sys.argv[1]}/{section}-scenario.json", "w"))
     json.dump(line["measurement"], open(f"{sys.argv[1]}/{section}-measured.json", "w"))
 constants = next(r for r in lines if r.get("section") == "pipeline")["bench"]["constants"]
-assert {"batch_s", "worker_byte_s", "shared_byte_s", "augment_sample_s"} <= constants.keys(), constants
+assert {"byte_s", "cut_byte_s", "batch_s", "worker_byte_s", "shared_byte_s", "augment_sample_s"} <= constants.keys(), constants
 json.dump({"perf": {"pipeline": constants}}, open(f"{sys.argv[1]}/pipeline-scenario.json", "w"))
 PY
 for section in zoo sweeps; do
