@@ -46,6 +46,39 @@ fn the_guides_inference_figures_are_the_estimates() {
     );
 }
 
+/// The guides' input times of the default scenario without DataLoader workers and with 2
+/// to 8 (`perf.time.input_s`): workers slow small pre-cut patches down.
+#[test]
+fn the_guides_worker_figures_are_the_estimates() {
+    let input_ms = |workers: u32| {
+        let r = estimate(&format!(r#"{{"pipeline": {{"num_workers": {workers}}}}}"#));
+        f(&r["perf"]["time"]["input_s"]) * 1e3
+    };
+    let none = input_ms(0);
+    let with: Vec<f64> = [2, 4, 8].map(input_ms).to_vec();
+    let (lo, hi) = with
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &t| (lo.min(t), hi.max(t)));
+    assert!(
+        none < lo,
+        "workers slow the default's input down: {none} against {lo}"
+    );
+    states(
+        "docs/guide.md",
+        &common::repo_prose("docs/guide.md"),
+        &[format!(
+            "takes {none:.1} ms a step without them, {lo:.1}-{hi:.1} ms with 2-8"
+        )],
+    );
+    states(
+        "docs/guide.zh.md",
+        &common::repo_prose_zh("docs/guide.zh.md"),
+        &[format!(
+            "不用 worker 时输入每步 {none:.1} ms，用 2-8 个时{lo:.1}-{hi:.1} ms"
+        )],
+    );
+}
+
 /// Figures the docs take from `hsi-gpu estimate` on named scenarios: HybridSN's
 /// parameters and model states (the article's section 5.2), the default total the
 /// browser tests read, ViT-B's saved bytes with fused and explicit attention and LoRA's
