@@ -7,9 +7,12 @@ each finishes, so a run cut short keeps what it measured:
   off) and a 1-D CNN and DBDA step in AMP bf16, every allocation and free of the first
   two steps with the op that made it and the allocator's running allocated and reserved
   totals (torch.profiler's memory events:
-  cuDNN workspaces show up inside `aten::cudnn_convolution`), then
-  `torch.cuda.memory_stats()` and the caching allocator's segments and blocks
-  (`torch.cuda.memory._snapshot()`);
+  cuDNN workspaces show up inside `aten::cudnn_convolution`) and the convolution passes'
+  kernels, then `torch.cuda.memory_stats()` and the caching allocator's segments and
+  blocks (`torch.cuda.memory._snapshot()`); the same for HybridSN at a batch sized to the
+  card (its memory over 7.5 MB a sample) where its first-choice plans' workspaces no
+  longer fit beside its tensors: which passes fell back, to which kernels and workspaces
+  (cuDNN's next engine config, `try_configs` in ATen's Conv_v8.cpp);
 - kernels: the CUDA kernels every convolution pass ran (forward `aten::convolution`,
   backward `aten::convolution_backward`), with their times, for the 3-D CNNs and SSFTT
   with cudnn.benchmark off and on (HybridSN also in FP32 and AMP bf16, off);
@@ -84,6 +87,11 @@ SNAPSHOT_MODELS = ("hybridsn", "ssftt", "hamida3d")
 # request takes the extra segment.
 AMP_SNAPSHOTS = (("hu1d", 64), ("dbda", 64))
 SWEEP_CAP_S = 25.0
+# HybridSN's batch for the memory item at cuDNN's fallback: the card's memory over this,
+# 7.5 MB a sample (its tensors alone 3.55, with the first-choice plans' workspaces 8.5 on
+# the H200: 20,000 samples there, where the committed sweep's peak had fallen to the
+# tensors), and the item's rough seconds (two steps of 2-3 s at that batch, profiled).
+FALLBACK_BYTES_PER_SAMPLE, FALLBACK_S = 7.5e6, 10.0
 # (model, precision) -> the batch its sweep starts from, where not the step's own batch.
 SWEEP_STARTS = {("hybridsn", "torch_default"): 20_480}
 # The two cheapest committed layer-list steps (5-6 s each on the H200).
@@ -112,6 +120,11 @@ def items():
         out.append(("memory", model, {"scenario": hsi_case(model, "torch_default")}))
     for model, batch in AMP_SNAPSHOTS:
         out.append(("memory", f"{model} b{batch} amp_bf16", {"scenario": hsi_case(model, "amp_bf16", batch)}))
+    # HybridSN where its first-choice plans' workspaces no longer fit beside its tensors,
+    # sized to the card: which passes fell back, to which kernels and workspaces.
+    out.append(("memory", "hybridsn at cuDNN's fallback", {"scenario": hsi_case("hybridsn", "torch_default"),
+                                                           "bytes_per_sample": FALLBACK_BYTES_PER_SAMPLE,
+                                                           "seconds": FALLBACK_S}))
     for model in ("hybridsn", "ssrn", "dbda", "hamida3d", "ssftt"):
         for bench in (False, True):
             out.append(("kernels", f"{model} bench={bench}", {"scenario": hsi_case(model, "torch_default"), "bench": bench}))
@@ -157,21 +170,28 @@ def trainer_for(scenario, device, bench):
 
 def run_memory(item, device):
     cuda = device.type == "cuda"
+    scenario = item["scenario"]
     if cuda:
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats(device)
-    trainer = trainer_for(item["scenario"], device, False)
+        if "bytes_per_sample" in item:
+            total = torch.cuda.get_device_properties(device).total_memory
+            scenario = {**scenario, "batch_per_gpu": int(total / item["bytes_per_sample"])}
+    trainer = trainer_for(scenario, device, False)
 
     def two_steps():
         trainer.step()
         trainer.step()
         trainer.synchronize()
 
-    events = memory_events(trace_events(two_steps, cuda, memory=True), 1 if cuda else 0)
+    trace = trace_events(two_steps, cuda, memory=True)
+    events = memory_events(trace, 1 if cuda else 0)
     with_totals = [i for i, e in enumerate(events) if e[3] is not None]
     peak_at = max(with_totals, key=lambda i: events[i][3]) if with_totals else None
-    record = {"events": events, "peak_event": peak_at,
-              "columns": ["op", "address", "bytes (+ alloc, - free)", "total allocated", "total reserved"]}
+    # The convolution passes' kernels too: which plan ran where a workspace was allocated.
+    record = {"batch": scenario["batch_per_gpu"], "events": events, "peak_event": peak_at,
+              "columns": ["op", "address", "bytes (+ alloc, - free)", "total allocated", "total reserved"],
+              "kernels": conv_kernels(trace)}
     if cuda:
         record["memory_stats"] = torch.cuda.memory_stats(device)
         record["segments"] = [{key: s.get(key) for key in ("address", "total_size", "allocated_size", "segment_type", "stream")}
@@ -433,6 +453,8 @@ def committed_wall_s():
 
 
 def estimate_s(section, item, walls, bench_factor):
+    if "seconds" in item:
+        return item["seconds"]
     if section == "ops":
         return OP_TIMING_S
     if section == "rnn":
