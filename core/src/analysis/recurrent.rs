@@ -150,13 +150,14 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
     // 16-bit flat buffer, copies each weight and bias into it (`copy_weights_to_flat_buf_views`),
     // and casts the input and h0: ops the host dispatches, and autograd runs each copy's
     // backward.
-    let copies = if ctx.precision.is_autocast() {
+    let autocast = ctx.precision.is_autocast();
+    let copies = if autocast {
         let per_stack = 2 + 2 * u64::from(r.bias);
         u32::try_from(per_stack * r.layers * directions).unwrap_or(u32::MAX)
     } else {
         0
     };
-    let casts = if copies > 0 { AUTOCAST_RNN_OPS } else { 0 };
+    let casts = if autocast { AUTOCAST_RNN_OPS } else { 0 };
     account.host_ops = Some([
         RNN_HOST_OPS_FWD.saturating_add(casts + copies),
         RNN_HOST_OPS_BWD.saturating_add(copies),
@@ -169,11 +170,7 @@ pub(super) fn rnn(ctx: &mut Ctx, x: &Value, r: &Recurrent) -> OpResult {
     // (aten/src/ATen/cudnn/AutocastRNN.cpp).
     let queries = (100 * 2 * 2 * r.cell.gates() * r.layers * directions) as f64;
     account.weight_queries = [
-        if ctx.precision.is_autocast() {
-            queries
-        } else {
-            0.0
-        },
+        if autocast { queries } else { 0.0 },
         if ctx.train.params { queries } else { 0.0 },
     ];
     // Batch first: the output is the time-major result transposed (a strided view).
