@@ -316,3 +316,38 @@ fn the_link_lever_appears_only_where_it_widens_the_ring() {
     let (_, two) = table(r#"{"cards": 2}"#);
     assert!(of(&two, Lever::Interconnect)[0].factor > 1.0);
 }
+
+/// More memory bandwidth never slows a step. A narrow 3-D convolution's implicit GEMM
+/// gathers its lowered operand at a rate that follows the SMs (`perf.cudnn.lowered_rate_*`);
+/// while that rate followed the DRAM, cuDNN's pick came out slower against a faster timed
+/// algorithm on a card with more bandwidth (Hamida in AMP at patch 64 on an H100 SXM:
+/// x1.5 bandwidth read 0.91x, and the H200, the same chip with more bandwidth, 9 % slower).
+#[test]
+fn more_bandwidth_never_slows_a_3d_cnn_step() {
+    let mut h100_h200 = Vec::new();
+    for model in ["hamida3d", "dbda", "hybridsn", "ssrn"] {
+        for precision in ["amp_bf16", "torch_default"] {
+            for patch in [9, 25, 64] {
+                let step = |gpu: &str| {
+                    let json = format!(
+                        r#"{{"model": {{"kind": "preset", "id": "{model}"}}, "precision": "{precision}",
+                            "patch": {patch}, "batch_per_gpu": 16, "gpu": "{gpu}"}}"#
+                    );
+                    let r = estimate_all(&scenario_from_json(&json).unwrap()).unwrap();
+                    for o in of(&r.levers, Lever::MemoryBandwidth) {
+                        assert!(o.speedup.unwrap() >= 0.999, "{json}: {o:?}");
+                    }
+                    r.perf.time.step_s
+                };
+                h100_h200.push((model, precision, patch, step("h100_sxm"), step("h200_sxm")));
+                step("b200");
+            }
+        }
+    }
+    for (model, precision, patch, h100, h200) in h100_h200 {
+        assert!(
+            h200 <= h100 * 1.001,
+            "{model} {precision} patch {patch}: {h200} > {h100}"
+        );
+    }
+}
