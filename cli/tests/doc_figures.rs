@@ -9,6 +9,8 @@ mod common;
 use common::docs::{estimate, f, states};
 use common::run;
 use hsi_gpu_core::format;
+use hsi_gpu_i18n::whatifs::cudnn_benchmark_sentence;
+use hsi_gpu_i18n::Lang;
 use serde_json::Value;
 
 /// The guide's evaluation and prediction figures for the default scenario are
@@ -77,6 +79,29 @@ fn the_guides_worker_figures_are_the_estimates() {
             "不用 worker 时输入每步 {none:.1} ms，用 2-8 个时{lo:.1}-{hi:.1} ms"
         )],
     );
+}
+
+/// The guides quote what the lever tile says of `cudnn.benchmark` for the default
+/// scenario, and it is more than twice the compute gives.
+#[test]
+fn the_guides_cudnn_benchmark_figure_is_the_estimate() {
+    let r = estimate("{}");
+    let speedup = f(&r["cudnn_benchmark_speedup"]);
+    assert!(speedup > f(&r["best_lever"]["speedup"]), "{speedup}");
+    for (file, text, lang) in [
+        (
+            "docs/guide.md",
+            common::repo_prose("docs/guide.md"),
+            Lang::En,
+        ),
+        (
+            "docs/guide.zh.md",
+            common::repo_prose_zh("docs/guide.zh.md"),
+            Lang::Zh,
+        ),
+    ] {
+        states(file, &text, &[cudnn_benchmark_sentence(lang, speedup)]);
+    }
 }
 
 /// Figures the docs take from `hsi-gpu estimate` on named scenarios: HybridSN's

@@ -218,6 +218,7 @@ fn estimate_with(
         lever_baseline: None,
         levers: Vec::new(),
         best_lever: None,
+        cudnn_benchmark_speedup: None,
         inference: None,
         warnings,
         layers: plan.analysis.layers,

@@ -33,6 +33,10 @@ pub struct Report {
     pub levers: Vec<crate::levers::LeverOutcome>,
     /// The lever that pays most; None when none helps (or without `estimate_all`).
     pub best_lever: Option<crate::levers::BestLever>,
+    /// How much faster a step runs with `torch.backends.cudnn.benchmark = True`, where the
+    /// scenario leaves it off and that gains over `levers::MIN_SPEEDUP` (`estimate_all`
+    /// only): no card to buy, and for 3-D CNNs often more than any card gives.
+    pub cudnn_benchmark_speedup: Option<f64>,
     /// Evaluation and whole-scene prediction (`estimate_all` with a catalog dataset).
     pub inference: Option<crate::inference::InferenceReport>,
     /// Non-fatal remarks (e.g. a precision the card runs only in emulation).

@@ -27,6 +27,7 @@ pub fn estimate_all(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     report.best_lever = levers::best_lever(&base, &outcomes);
     report.levers = outcomes;
     report.lever_baseline = Some(base);
+    report.cudnn_benchmark_speedup = cudnn_benchmark_speedup(s, gpu, &report);
     let training = analysis::Training::of(s, gpu);
     let analysis =
         analysis::analyze_with(&spec, s.batch_per_gpu.into(), &training).map_err(|e| vec![e])?;
@@ -34,6 +35,25 @@ pub fn estimate_all(s: &Scenario) -> Result<Report, Vec<FieldError>> {
     report.inference = inference::inference(&spec, &analysis, s, gpu, report.perf.epoch.run_s)
         .map_err(|e| vec![e])?;
     Ok(report)
+}
+
+/// The step's speed-up with `cudnn.benchmark` on, where the scenario has it off and the
+/// gain is real (over `levers::MIN_SPEEDUP`; `Report::cudnn_benchmark_speedup`).
+fn cudnn_benchmark_speedup(s: &Scenario, gpu: &GpuSpec, report: &Report) -> Option<f64> {
+    if s.cudnn_benchmark {
+        return None;
+    }
+    let timed = Scenario {
+        cudnn_benchmark: true,
+        ..s.clone()
+    };
+    let step = estimate_on(&timed, gpu, Some(report.max_batch))
+        .ok()?
+        .perf
+        .time
+        .step_s;
+    let speedup = report.perf.time.step_s / step;
+    (speedup > levers::MIN_SPEEDUP).then_some(speedup)
 }
 
 /// The scenario's own lever point and every lever's outcome, from its estimate `report`;

@@ -351,3 +351,24 @@ fn more_bandwidth_never_slows_a_3d_cnn_step() {
         );
     }
 }
+
+/// With `cudnn.benchmark` off the report says how much turning it on would speed a step
+/// up, where that is a real gain: HybridSN's 3-D kernels get slow untimed algorithms, a
+/// 1-D CNN's do not, and with it on there is nothing to say.
+#[test]
+fn the_report_says_what_cudnn_benchmark_would_gain() {
+    let speedup = |json: &str| {
+        estimate_all(&scenario_from_json(json).unwrap())
+            .unwrap()
+            .cudnn_benchmark_speedup
+    };
+    let hybridsn = speedup("{}").unwrap();
+    assert!(hybridsn > 1.5, "{hybridsn}");
+    let fp32 = speedup(r#"{"precision": "fp32"}"#).unwrap();
+    assert!(fp32 > hybridsn, "{fp32} against {hybridsn}");
+    assert_eq!(speedup(r#"{"cudnn_benchmark": true}"#), None);
+    assert_eq!(
+        speedup(r#"{"model": {"kind": "preset", "id": "hu1d"}, "patch": 1}"#),
+        None
+    );
+}

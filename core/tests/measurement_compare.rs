@@ -208,6 +208,13 @@ fn bad_measurement_files_name_the_field() {
     assert_eq!((m.batch, m.step_time_s), (4, None));
     let error = measurement_from_json(r#"{"batch": 4, "optimizer": "lion"}"#).unwrap_err();
     assert!(error.allowed.contains("adamw"), "{error}");
+    // A range a person can read: the smallest positive float was 300 digits long here.
+    let error = measurement_from_json(r#"{"batch": 4, "step_time_s": 0}"#).unwrap_err();
+    assert_eq!(
+        (error.field.as_str(), error.allowed.as_str()),
+        ("step_time_s", "a number from 0.000001 to 86400"),
+        "{error}"
+    );
 }
 
 #[test]

@@ -185,10 +185,10 @@ pub fn not_fitted_sentence(lang: Lang, label: &str, why: &str) -> String {
 pub fn custom_model_note(lang: Lang, input: &str) -> String {
     match lang {
         Lang::En => format!(
-            "The layer list fixes the input shape {input}: the band and patch sliders do not change the model (export it again for another geometry)."
+            "The layer list fixes the input shape {input}: bands, patch and classes do not change the model (export it again for another geometry)."
         ),
         Lang::Zh => format!(
-            "层列表固定了输入形状 {input}：波段数与空间块大小滑块不会改变模型（如需其他尺寸请重新导出）。"
+            "层列表固定了输入形状 {input}：波段数、空间块大小与类别数不会改变模型（如需其他尺寸请重新导出）。"
         ),
     }
 }
@@ -264,11 +264,19 @@ pub fn allowed_text(lang: Lang, allowed: &str) -> String {
             ["true or false", "true 或 false"],
             ["a JSON object", "一个 JSON 对象"],
         ];
-        // Else a list of ids (the cards, the datasets), with the Chinese list comma.
-        KINDS
-            .iter()
-            .find(|[en, _]| *en == allowed)
-            .map_or_else(|| allowed.replace(", ", "、"), |[_, zh]| zh.to_string())
+        // Else a list of ids (the cards, the datasets), with the Chinese list comma; a
+        // sentence (a layer's shape rule) keeps its own commas.
+        let ids = allowed.split(", ").all(|id| !id.contains(' '));
+        KINDS.iter().find(|[en, _]| *en == allowed).map_or_else(
+            || {
+                if ids {
+                    allowed.replace(", ", "、")
+                } else {
+                    allowed.to_string()
+                }
+            },
+            |[_, zh]| zh.to_string(),
+        )
     }
 }
 
@@ -386,6 +394,16 @@ mod tests {
             "foo: got unknown field `foo` = \"bar\"; allowed: a known field: model, dataset";
         assert_eq!(notice_reason(Lang::Zh, reason), parsed.get(Lang::Zh));
         assert_eq!(notice_reason(Lang::En, reason), parsed.get(Lang::En));
+    }
+
+    #[test]
+    fn only_a_list_of_ids_takes_the_chinese_list_comma() {
+        assert_eq!(
+            allowed_text(Lang::Zh, "h100_sxm, h200_sxm"),
+            "h100_sxm、h200_sxm"
+        );
+        let rule = "an input at least as large as the dilated kernel, and stride >= 1";
+        assert_eq!(allowed_text(Lang::Zh, rule), rule);
     }
 
     #[test]

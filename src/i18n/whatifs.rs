@@ -186,6 +186,15 @@ pub fn best_lever_text(report: &Report, lang: Lang) -> String {
     }
 }
 
+/// "Setting cudnn.benchmark = True alone makes a step 2.27× faster."
+pub fn cudnn_benchmark_sentence(lang: Lang, speedup: f64) -> String {
+    let s = format::times(speedup);
+    match lang {
+        Lang::En => format!("Setting cudnn.benchmark = True alone makes a step {s} faster."),
+        Lang::Zh => format!("仅开启 cudnn.benchmark，单步即快 {s}。"),
+    }
+}
+
 /// "Now limited by compute."
 pub fn limit_sentence(lang: Lang, limit: &str) -> String {
     match lang {

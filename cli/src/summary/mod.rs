@@ -10,7 +10,8 @@ use hsi_gpu_core::scaling::ScalingPoint;
 use hsi_gpu_core::scenario::{ParallelMode, Sharding};
 use hsi_gpu_core::{dataset, format, gpu, perf, Report, Scenario};
 use hsi_gpu_i18n::summary::{labelled, on_its_own, with_note, S};
-use hsi_gpu_i18n::whatifs::{best_lever_text, lever_label, limit_name, limit_sentence, X};
+use hsi_gpu_i18n::whatifs::{best_lever_text, cudnn_benchmark_sentence, lever_label};
+use hsi_gpu_i18n::whatifs::{limit_name, limit_sentence, X};
 use hsi_gpu_i18n::{self as i18n, Lang, T};
 
 pub use options::options_summary;
@@ -445,10 +446,15 @@ fn levers(report: &Report, lang: Lang) -> Vec<String> {
         return Vec::new();
     };
     let mut out = vec![heading(X::LeversTitle.get(lang))];
-    let said = [
+    let mut said = vec![
         best_lever_text(report, lang),
         limit_sentence(lang, limit_name(base.limit, lang)),
     ];
+    said.extend(
+        report
+            .cudnn_benchmark_speedup
+            .map(|s| cudnn_benchmark_sentence(lang, s)),
+    );
     out.extend(wrap(&i18n::paragraph(lang, &said), "  "));
     let pays = |o: &&LeverOutcome| o.speedup.map_or(o.fits && !base.fits, |s| s > 1.02);
     let mut paying: Vec<&LeverOutcome> = report.levers.iter().filter(pays).collect();

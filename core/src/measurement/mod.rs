@@ -92,8 +92,9 @@ json_struct! {
         pub warmup_steps: u32 = 0,
         /// Every timed step, seconds (CUDA-synchronised).
         pub step_times_s: Vec<f64> [0.0, MAX_STEP_S] = Vec::new(),
-        /// Median of `step_times_s`.
-        pub step_time_s: Option<f64> [f64::MIN_POSITIVE, MAX_STEP_S] = None,
+        /// Median of `step_times_s`: a microsecond at least (no step is shorter; the
+        /// smallest positive float made the refusal 300 digits long).
+        pub step_time_s: Option<f64> [1e-6, MAX_STEP_S] = None,
         /// `torch.cuda.max_memory_allocated` over the timed steps.
         pub peak_allocated_bytes: Option<f64> [0.0, MAX_MEASURED_BYTES] = None,
         /// `torch.cuda.max_memory_reserved` over the timed steps.

@@ -8,7 +8,8 @@ use hsi_gpu_core::{format, Report};
 use yew::prelude::*;
 
 use super::map_view::MAP_OPEN_ID;
-use super::text::{best_lever_text, lever_label, limit_name, limit_sentence, X};
+use super::text::{best_lever_text, cudnn_benchmark_sentence, lever_label, limit_name};
+use super::text::{limit_sentence, X};
 use crate::components::chart_parts::{bar_mark, chart_box, px, readout, Focus, Frame};
 use crate::components::palette::OKABE_ITO;
 use crate::i18n::thesis_map::M;
@@ -152,6 +153,9 @@ impl LeversView {
                 <p class="key-figures">
                     <strong data-testid="best-lever">{ best_lever_text(report, lang) }</strong>
                     { " " }<span class="limit">{ limit_sentence(lang, limit_name(base.limit, lang)) }</span>
+                    if let Some(speedup) = report.cudnn_benchmark_speedup {
+                        { " " }<span data-testid="cudnn-benchmark-hint">{ cudnn_benchmark_sentence(lang, speedup) }</span>
+                    }
                 </p>
                 { chart_box(frame, X::LeversTitle.get(lang).to_string(), Some("levers-chart"), html! {
                     <>
