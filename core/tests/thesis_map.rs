@@ -193,6 +193,30 @@ fn aids_are_added_in_order_until_the_model_fits_and_not_one_more() {
     }
 }
 
+/// A memory aid that frees nothing is not listed: DBDA at 64 px does not fit the default
+/// card even in bf16 with checkpointing (its 4,096-position attention), and offloading its
+/// 72 k parameters' optimizer would not change that.
+#[test]
+fn an_aid_that_frees_no_memory_is_not_what_a_model_needs() {
+    let base = cell_scenario(
+        &Scenario::default(),
+        MapModel {
+            id: "dbda",
+            size: None,
+        },
+        64,
+    );
+    let t = trained(&base).unwrap();
+    assert!(t.report.max_batch < base.batch_per_gpu);
+    assert_eq!(t.aids, [Aid::MixedPrecision, Aid::Checkpointing]);
+    let offloaded = Scenario {
+        offload: true,
+        ..t.scenario.clone()
+    };
+    let r = hsi_gpu_core::estimate(&offloaded).unwrap();
+    assert!(r.memory.total > 0.99 * t.report.memory.total);
+}
+
 #[test]
 fn flips_are_exactly_the_neighbours_whose_best_levers_differ() {
     let map = thesis_map(&Scenario::default()).unwrap();

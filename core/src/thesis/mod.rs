@@ -12,7 +12,8 @@
 //! parallelism over pairs of cards (with two cards or more, for a model it splits: the
 //! article's sec. 7.2 case, where NVLink is essential), FSDP over the data-parallel ranks
 //! (with two or more), mixed precision (bf16 autocast where the card has bf16, else
-//! fp16), activation checkpointing, optimizer offload to the host. A model that fits as
+//! fp16), activation checkpointing, optimizer offload to the host (these two only where
+//! they free 1 % of the memory or raise the largest batch). A model that fits as
 //! the scenario is needs none; one that never fits gets the capacity step that makes it
 //! fit as its lever, or none.
 //!
@@ -330,12 +331,24 @@ pub fn trained(s: &Scenario) -> Result<Trained, Vec<FieldError>> {
             break;
         }
         if let Some(next) = aid.apply(&t.scenario, bf16) {
-            t.report = match estimate(&next) {
+            let report = match estimate(&next) {
                 Ok(r) => r,
                 // A model with nothing to split, or heads a pair does not divide.
                 Err(_) if aid == Aid::TensorParallel => continue,
                 Err(e) => return Err(e),
             };
+            // Checkpointing or offload that frees under 1 % of the memory is not what the
+            // model needs (offloading the optimizer of DBDA's 72 k parameters, whose
+            // activations do not fit). Mixed precision stays: it is also how such a
+            // model is trained for speed.
+            let frees = 1.0 - report.memory.total / t.report.memory.total;
+            if matches!(aid, Aid::Checkpointing | Aid::Offload)
+                && frees < 0.01
+                && report.max_batch <= t.report.max_batch
+            {
+                continue;
+            }
+            t.report = report;
             t.scenario = next;
             t.aids.push(aid);
         }

@@ -85,10 +85,12 @@ fn cell_text(map: &ThesisMap, i: usize, lang: Lang) -> String {
         Lang::En => (": ", "; ", " ", ", "),
         Lang::Zh => ("：", "；", "", "、"),
     };
-    let head = format!("{} ({}), {} px", c.model, format::params(c.params), c.patch);
     if c.error.is_some() {
+        // A model that cannot take the patch has no parameter count to give.
+        let head = format!("{}, {} px", c.model, c.patch);
         return format!("{head}{colon}{}", M::NotBuilt.get(lang));
     }
+    let head = format!("{} ({}), {} px", c.model, format::params(c.params), c.patch);
     let best = match c.best {
         Some(b) => {
             let label = lever_label(b.lever, b.factor, lang);
