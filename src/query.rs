@@ -350,7 +350,9 @@ fn set_path(root: &mut Value, path: &str, text: &str) -> Result<(), String> {
             let t = text.trim();
             let zero = |dot: bool| if dot && t.len() > 1 { "0" } else { "" };
             let t = format!("{}{t}{}", zero(t.starts_with('.')), zero(t.ends_with('.')));
-            serde_json::from_str(&t).map_err(|_| "not a valid value".to_string())?
+            // Text that reads as no value goes on as text: the field's reader then
+            // refuses it with what the field allows ("an integer from 1 to 4096").
+            serde_json::from_str(&t).unwrap_or_else(|_| Value::String(text.into()))
         }
         Some(Value::Object(_)) => return Err("a group of fields, not one value".into()),
         // Optional fields that are absent by default (a preset's width) and a custom

@@ -290,10 +290,9 @@ impl Reducible for AppState {
                 }
             }
             Action::Field { path, text } => {
-                // Text that does not read is "not a valid value"; a value that reads but is
-                // out of range says what is allowed.
-                // The reader names the field's range for a number of the wrong kind
-                // (-5, 3.5, past the type's limit).
+                // A value out of range, or text that reads as no value, says what is
+                // allowed: the reader names the field's range for a number of the wrong
+                // kind (-5, 3.5, "abc", past the type's limit).
                 let checked = query::set_field(s, &path, &text)
                     .map_err(|e| e.rsplit_once("; allowed: ").map(|(_, a)| a.to_string()))
                     .and_then(|updated| {

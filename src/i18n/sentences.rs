@@ -181,6 +181,7 @@ pub fn not_fitted_sentence(lang: Lang, label: &str, why: &str) -> String {
     }
 }
 
+
 /// Under a custom model: its layer list fixes the input, whatever the sliders say.
 pub fn custom_model_note(lang: Lang, input: &str) -> String {
     match lang {
@@ -361,7 +362,6 @@ pub fn notice_reason(lang: Lang, reason: &str) -> String {
         _ => reason,
     };
     let known = match reason {
-        "not a valid value" => T::InvalidValue,
         "not a field of the scenario" | "not a field name" => T::NotAField,
         _ if reason.contains(": got unknown field ") => T::NotAField,
         "a group of fields, not one value" => T::GroupOfFields,

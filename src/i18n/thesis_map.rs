@@ -107,7 +107,7 @@ fn untested_reason(u: Untested, lang: Lang) -> &'static str {
     .get(lang)
 }
 
-/// What the map finds for a claim, in a line: "disagrees: 3/29 cells".
+/// What the map finds for a claim, in a line: "disagrees: 3/29 cells bear it out".
 pub fn claim_finding(c: &Claim, lang: Lang) -> String {
     let verdict = verdict_name(c.verdict, lang);
     let colon = lang.colon();
@@ -115,8 +115,11 @@ pub fn claim_finding(c: &Claim, lang: Lang) -> String {
         return format!("{verdict}{colon}{}", untested_reason(u, lang));
     }
     let mut out = match lang {
-        Lang::En => format!("{verdict}{colon}{}/{} cells", c.supporting, c.cells),
-        Lang::Zh => format!("{verdict}{colon}{}/{} 格", c.supporting, c.cells),
+        Lang::En => format!(
+            "{verdict}{colon}{}/{} cells bear it out",
+            c.supporting, c.cells
+        ),
+        Lang::Zh => format!("{verdict}{colon}{}/{} 格支持", c.supporting, c.cells),
     };
     if let Some((n, k)) = c.baseline {
         out.push_str(&match lang {

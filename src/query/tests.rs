@@ -90,6 +90,13 @@ fn malformed_unknown_and_out_of_range_values_fall_back_with_notices() {
     let cards = parsed.notices.iter().find(|n| n.key == "cards").unwrap();
     assert_eq!(cards.value, "99");
     assert!(cards.reason.contains('8'), "{}", cards.reason);
+    // Text that is no number says what the field allows, as a wrong number does.
+    let bands = parsed.notices.iter().find(|n| n.key == "bands").unwrap();
+    assert!(
+        bands.reason.ends_with("allowed: an integer from 1 to 1024"),
+        "{}",
+        bands.reason
+    );
     assert!(parsed.scenario.validate().is_empty());
 }
 
