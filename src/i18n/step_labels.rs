@@ -6,7 +6,7 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     (
         "perf.device.conv_efficiency",
         "Tensor-core convolution efficiency (fraction of peak)",
-        "张量核卷积效率（峰值比例）",
+        "张量核心卷积效率（峰值比例）",
     ),
     (
         "perf.device.fp32_conv_efficiency",
@@ -16,7 +16,7 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     (
         "perf.device.conv3d_tensor_factor",
         "3-D conv on tensor cores, relative to 2-D",
-        "张量核 3-D 卷积相对 2-D 的效率",
+        "张量核心 3-D 卷积相对 2-D 的效率",
     ),
     (
         "perf.device.conv3d_fp32_factor",
@@ -26,7 +26,7 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     (
         "perf.device.conv3d_channels_half",
         "3-D conv: output channels at half rate (tensor cores)",
-        "3-D 卷积：半速率时的输出通道数（张量核）",
+        "3-D 卷积：半速率时的输出通道数（张量核心）",
     ),
     (
         "perf.device.conv3d_fp32_channels_half",
@@ -51,7 +51,7 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     (
         "perf.device.grouped_channels_half",
         "Grouped conv: output channels per group at half rate (tensor cores)",
-        "分组卷积：半速率时的每组输出通道数（张量核）",
+        "分组卷积：半速率时的每组输出通道数（张量核心）",
     ),
     (
         "perf.device.conv_traffic",
@@ -106,7 +106,7 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     (
         "perf.cudnn.hopper_conv3d_tensor_factor",
         "3-D conv on Hopper's tensor cores, relative to the fit",
-        "Hopper 张量核上的 3-D 卷积，相对拟合值",
+        "Hopper 张量核心上的 3-D 卷积，相对拟合值",
     ),
     (
         "perf.cudnn.hopper_conv2d_fp32_factor",
@@ -116,7 +116,7 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     (
         "perf.cudnn.hopper_conv2d_tensor_factor",
         "2-D conv on Hopper's tensor cores, relative to the fit",
-        "Hopper 张量核上的 2-D 卷积，相对拟合值",
+        "Hopper 张量核心上的 2-D 卷积，相对拟合值",
     ),
     (
         "perf.cudnn.lowered_rate_fp32",
@@ -126,7 +126,7 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     (
         "perf.cudnn.lowered_rate_tensor",
         "Narrow conv: lowered-operand reads, tensor cores (x bandwidth)",
-        "窄卷积：展开操作数读取速率，张量核（带宽的倍数）",
+        "窄卷积：展开操作数读取速率，张量核心（带宽的倍数）",
     ),
     (
         "perf.cudnn.workspace_cuda_core",
@@ -136,7 +136,7 @@ pub const STEP_LABELS: &[(&str, &str, &str)] = &[
     (
         "perf.cudnn.workspace_tensor_core",
         "cuDNN workspace, tensor-core 3-D conv (x im2col)",
-        "cuDNN 工作空间，张量核 3-D 卷积（im2col 的倍数）",
+        "cuDNN 工作空间，张量核心 3-D 卷积（im2col 的倍数）",
     ),
     (
         "perf.cudnn.rnn_workspace_per_step",
