@@ -82,7 +82,7 @@ fn the_guides_worker_figures_are_the_estimates() {
 }
 
 /// The guides quote what the lever tile says of `cudnn.benchmark` for the default
-/// scenario, and it is more than twice the compute gives.
+/// scenario, and it is more than twice the compute gives; the README its figure.
 #[test]
 fn the_guides_cudnn_benchmark_figure_is_the_estimate() {
     let r = estimate("{}");
@@ -102,6 +102,11 @@ fn the_guides_cudnn_benchmark_figure_is_the_estimate() {
     ] {
         states(file, &text, &[cudnn_benchmark_sentence(lang, speedup)]);
     }
+    states(
+        "README.md",
+        &common::repo_prose("README.md"),
+        &[format!("{speedup:.2}x on the default HybridSN scenario")],
+    );
 }
 
 /// Figures the docs take from `hsi-gpu estimate` on named scenarios: HybridSN's
