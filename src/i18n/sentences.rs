@@ -181,7 +181,6 @@ pub fn not_fitted_sentence(lang: Lang, label: &str, why: &str) -> String {
     }
 }
 
-
 /// Under a custom model: its layer list fixes the input, whatever the sliders say.
 pub fn custom_model_note(lang: Lang, input: &str) -> String {
     match lang {
