@@ -40,7 +40,9 @@ pub fn estimate_all(s: &Scenario) -> Result<Report, Vec<FieldError>> {
 /// The step's speed-up with `cudnn.benchmark` on, where the scenario has it off and the
 /// gain is real (over `levers::MIN_SPEEDUP`; `Report::cudnn_benchmark_speedup`).
 fn cudnn_benchmark_speedup(s: &Scenario, gpu: &GpuSpec, report: &Report) -> Option<f64> {
-    if s.cudnn_benchmark {
+    // The flag picks convolution algorithms only: a model without one (a ViT, a GRU) is
+    // not estimated again.
+    if s.cudnn_benchmark || report.layers.iter().all(|l| l.conv.is_none()) {
         return None;
     }
     let timed = Scenario {

@@ -317,11 +317,11 @@ fn the_link_lever_appears_only_where_it_widens_the_ring() {
     assert!(of(&two, Lever::Interconnect)[0].factor > 1.0);
 }
 
-/// More memory bandwidth never slows a step. A narrow 3-D convolution's implicit GEMM
-/// gathers its lowered operand at a rate that follows the SMs (`perf.cudnn.lowered_rate_*`);
-/// while that rate followed the DRAM, cuDNN's pick came out slower against a faster timed
-/// algorithm on a card with more bandwidth (Hamida in AMP at patch 64 on an H100 SXM:
-/// x1.5 bandwidth read 0.91x, and the H200, the same chip with more bandwidth, 9 % slower).
+/// More memory bandwidth never slows a step. Where a timed algorithm bound by its reads
+/// set the rate a cuDNN pick was measured against, a pick not bound by them came out
+/// faster than its own unit runs, and faster still on a card with less bandwidth (Hamida
+/// in AMP at patch 64 on an H100 SXM: x1.5 bandwidth read 0.91x, and the H200, the same
+/// chip with more bandwidth, 9 % slower); a pick now runs at its own unit's rate at best.
 #[test]
 fn more_bandwidth_never_slows_a_3d_cnn_step() {
     let mut h100_h200 = Vec::new();
